@@ -29,7 +29,7 @@ class FinetuneConfig:
     weight_decay: float = 0.01
     warmup: float = 0.1  # fraction of steps
     seed: int = 0
-    max_train: int | None = None  # use only the first N training sentences (tests)
+    max_train: int | None = None  # use only N training sentences, a fixed random sample (tests)
     max_test: int | None = None
     threads: int | None = None
 
@@ -41,6 +41,12 @@ def load_classifier(model_dir: str | Path, random_init: bool, seed: int) -> Elec
         config = AutoConfig.from_pretrained(model_dir, num_labels=2)
         return ElectraForSequenceClassification(config)
     return ElectraForSequenceClassification.from_pretrained(model_dir, num_labels=2)
+
+
+def _subset(rows, n: int | None) -> list:
+    """The rows are stored positives first; a subset is a fixed random sample, never a prefix."""
+    rows = list(rows)
+    return rows if n is None or n >= len(rows) else random.Random(1234).sample(rows, n)
 
 
 @torch.no_grad()
@@ -62,8 +68,8 @@ def finetune(model_dir: str | Path, config: FinetuneConfig = FinetuneConfig(), r
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = load_classifier(model_dir, random_init, config.seed)
     task = load_sentiment()
-    train_rows = list(task.train[: config.max_train] if config.max_train else task.train)
-    test_rows = list(task.test[: config.max_test] if config.max_test else task.test)
+    train_rows = _subset(task.train, config.max_train)
+    test_rows = _subset(task.test, config.max_test)
 
     no_decay = [p for n, p in model.named_parameters() if n.endswith("bias") or "LayerNorm" in n]
     decay = [p for n, p in model.named_parameters() if not (n.endswith("bias") or "LayerNorm" in n)]
