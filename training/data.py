@@ -90,6 +90,13 @@ def load_sentiment() -> SentimentTask:
     return SentimentTask(train, test)
 
 
+def _size(n_bytes: int) -> str:
+    for unit, scale in (("GB", 2**30), ("MB", 2**20), ("KB", 2**10)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.1f} {unit}"
+    return f"{n_bytes} bytes"
+
+
 def load_text_file(path: str | Path, max_bytes: int = MAX_UPLOAD_BYTES) -> Corpus:
     """A user corpus: .txt (one document per line) or .jsonl (one {"text": ...} per line)."""
     path = Path(path)
@@ -97,7 +104,7 @@ def load_text_file(path: str | Path, max_bytes: int = MAX_UPLOAD_BYTES) -> Corpu
         raise ValueError(f"corpus file not found: {path.name}")
     size = path.stat().st_size
     if size > max_bytes:
-        raise ValueError(f"corpus file is {size / 2**20:.1f} MB; the limit is {max_bytes / 2**20:.0f} MB")
+        raise ValueError(f"corpus file is {_size(size)}; the limit is {_size(max_bytes)}")
     raw = path.read_bytes()
     if b"\x00" in raw[:8192]:
         raise ValueError(f"{path.name} looks like a binary file, not text")
@@ -150,7 +157,7 @@ def tokenize_stream(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerBase, 
     stream = np.fromiter((t for doc in ids for t in (*doc, sep)), dtype=np.int32)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp.npy")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")  # two processes may tokenize at once
         np.save(tmp, stream)
         tmp.replace(path)  # atomic: a killed run never leaves a torn cache file
     return stream

@@ -27,6 +27,7 @@ from pathlib import Path
 import torch
 import transformers
 from accelerate import Accelerator
+from transformers import AutoTokenizer
 from torch.utils.flop_counter import FlopCounterMode
 
 from training import data as data_lib
@@ -209,8 +210,13 @@ def train(config: TrainConfig, out_dir: str | Path, resume: bool = False, stop=l
     cache = data_lib.cache_dir()
     corpus = data_lib.load_corpus(config.corpus)
     texts = corpus.train[: config.max_documents] if config.max_documents else corpus.train
-    tokenizer = load_tokenizer(config.tokenizer, texts, cache)
-    blocks = data_lib.make_blocks(texts, tokenizer, config.seq_len, config.seed, cache)
+    # Rank 0 trains the tokenizer and tokenizes first, the other ranks then read its cache: a trained
+    # WordPiece numbers its tokens differently every time, and all ranks must share one vocabulary.
+    with accelerator.main_process_first():
+        # A resumed run reuses its own saved tokenizer: a retrained WordPiece would renumber tokens.
+        saved = out_dir / "tokenizer.json"
+        tokenizer = AutoTokenizer.from_pretrained(out_dir) if resume and saved.exists() else load_tokenizer(config.tokenizer, texts, cache)
+        blocks = data_lib.make_blocks(texts, tokenizer, config.seq_len, config.seed, cache)
 
     torch.manual_seed(config.seed)
     objective, warm_names = _build(config, len(tokenizer), tokenizer.pad_token_id)
@@ -246,24 +252,64 @@ def train(config: TrainConfig, out_dir: str | Path, resume: bool = False, stop=l
     started = time.perf_counter() - counters["elapsed"]
     interval_start, interval_step = time.perf_counter(), step
 
-    def progress(steps_done: int) -> float:
+    def clock() -> tuple[float, bool]:
+        """Elapsed seconds and whether to stop, agreed by every rank (the slowest clock wins), so
+        all ranks use one learning rate and leave the loop at the same step."""
+        state = torch.tensor([time.perf_counter() - started, float(stop())], dtype=torch.float64, device=accelerator.device)
+        if world > 1:
+            state = accelerator.reduce(state, reduction="max")
+        return state[0].item(), bool(state[1].item())
+
+    def progress(steps_done: int, elapsed: float) -> float:
         """Fraction of the budget used after `steps_done` steps: the first limit to be reached."""
         done = [steps_done / config.max_steps if config.max_steps else 0.0]
         if config.max_flops and counters["flops_per_step"]:
             done.append(steps_done * counters["flops_per_step"] / config.max_flops)
         if config.max_minutes:
-            done.append((time.perf_counter() - started) / 60 / config.max_minutes)
+            done.append(elapsed / 60 / config.max_minutes)
         return max(done)
 
+    # The step the files on disk hold. Every rank keeps it itself: asking the filesystem
+    # (checkpoint.exists()) would race with rank 0's write and leave one rank in a barrier alone.
+    saved_step = counters["step"] if resume else None
+
     def save() -> None:
+        nonlocal saved_step
+        saved_step = step
         counters.update(step=step, elapsed=time.perf_counter() - started)
         accelerator.wait_for_everyone()
         if main:
             save_models(model, tokenizer, out_dir)
             _save_checkpoint(checkpoint, model, optimizer, counters)
 
-    while progress(step) < 1.0 and not stop():
-        factor = lr_factor(progress(step + 1), config.warmup)  # the lr this step moves towards
+    def event(out, factor: float, elapsed: float) -> dict:
+        nonlocal interval_start, interval_step
+        now = time.perf_counter()
+        record = {
+            "objective": config.objective,
+            "step": step,
+            "tokens": step * tokens_per_step,
+            "supervised_positions": counters["supervised"],
+            "flops": counters["flops"],
+            "wall_time": elapsed,
+            "tokens_per_second": (step - interval_step) * tokens_per_step / max(now - interval_start, 1e-9),
+            "lr": config.lr * factor,
+            "loss": out.loss.item(),
+            **{k: v for k, v in step_metrics(out).items() if k != "supervised_positions"},
+            "step_supervised_positions": supervised_now * world,
+        }
+        interval_start, interval_step = now, step
+        record = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in record.items()}
+        if main:
+            log.append(record)
+        return record
+
+    logged_step, pending = step, None
+    while True:
+        elapsed, stopping = clock()
+        if progress(step, elapsed) >= 1.0 or stopping:
+            break
+        factor = lr_factor(progress(step + 1, elapsed), config.warmup)  # the lr this step moves towards
         for group in optimizer.param_groups:
             group["lr"] = group["base_lr"] * factor
         batch = {k: v.to(accelerator.device) for k, v in blocks.batch(step, config.batch_size, rank, world).items()}
@@ -286,28 +332,16 @@ def train(config: TrainConfig, out_dir: str | Path, resume: bool = False, stop=l
         supervised_now = int(out.attention_mask.sum()) if config.objective == "rtd" else int(masked.is_masked.sum())
         counters["supervised"] += supervised_now * world
 
-        if step % config.log_every == 0 or progress(step) >= 1.0 or stop():
-            now = time.perf_counter()
-            event = {
-                "objective": config.objective,
-                "step": step,
-                "tokens": step * tokens_per_step,
-                "supervised_positions": counters["supervised"],
-                "flops": counters["flops"],
-                "wall_time": now - started,
-                "tokens_per_second": (step - interval_step) * tokens_per_step / max(now - interval_start, 1e-9),
-                "lr": config.lr * factor,
-                "loss": out.loss.item(),
-                **{k: v for k, v in step_metrics(out).items() if k != "supervised_positions"},
-                "step_supervised_positions": supervised_now * world,
-            }
-            event = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in event.items()}
-            interval_start, interval_step = now, step
-            if main:
-                log.append(event)
-            yield event
+        elapsed = time.perf_counter() - started
+        if step % config.log_every == 0 or progress(step, elapsed) >= 1.0:
+            yield event(out, factor, elapsed)
+            logged_step = step
+        else:
+            pending = (out, factor)
         if step % config.checkpoint_every == 0:
             save()
-    if step != counters["step"] or not checkpoint.exists():
+    if logged_step != step and pending is not None:  # stopped between log steps: report where
+        yield event(*pending, time.perf_counter() - started)
+    if saved_step != step:
         save()  # the budget ran out or stop() was called: keep everything trained so far
 

@@ -1,0 +1,108 @@
+"""Shared test setup: offline, single-threaded, one tokenization cache for the whole session.
+
+The environment is set at import time, before transformers or gradio are imported by any test,
+and inherited by the subprocesses the CLI and distributed tests start.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+ONLINE = os.environ.get("ELECTRA_TEST_ONLINE") == "1"  # opt in to the `online` tests
+
+os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
+if not ONLINE:
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+torch.set_num_threads(1)  # the machine is shared with long training runs; keep tests light
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Always a folder under .pytest_cache (never a user's own cache), so tokenizers and token
+    # streams are cached across tests and sessions; the cache is keyed by content, never stale.
+    cache = getattr(config, "cache", None)  # absent under `-p no:cacheprovider`
+    folder = cache.mkdir("electra-cache") if cache else tempfile.mkdtemp(prefix="electra-cache-")
+    os.environ["ELECTRA_CACHE"] = str(folder)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not ONLINE:
+        skip = pytest.mark.skip(reason="needs the network; set ELECTRA_TEST_ONLINE=1 to run")
+        for item in items:
+            if "online" in item.keywords:
+                item.add_marker(skip)
+
+
+N_DOCUMENTS = 200  # IMDB training documents the small corpora use (~60k tokens)
+WORDPIECE = "wordpiece:1000"  # a small trained vocabulary: tiny embedding tables, fast steps
+
+
+@pytest.fixture(scope="session")
+def imdb_texts() -> tuple[str, ...]:
+    from training.data import load_imdb
+
+    return load_imdb().train[:N_DOCUMENTS]
+
+
+@pytest.fixture(scope="session")
+def wordpiece(imdb_texts):
+    """The same tokenizer `TrainConfig(tokenizer=WORDPIECE, max_documents=N_DOCUMENTS)` uses."""
+    from training.data import cache_dir
+    from training.tokenizer import load_tokenizer
+
+    return load_tokenizer(WORDPIECE, imdb_texts, cache_dir())
+
+
+# --- the Explore tab (issue #3): a tiny seeded generator+discriminator pair on disk ---------
+
+@pytest.fixture(scope="session")
+def tiny_pair_dir(tmp_path_factory, imdb_texts):
+    """A folder with generator/ and discriminator/ (+ tokenizer in each), like a training run's.
+
+    Random weights from `build_electra(PRESETS["tiny"])` (seed 0) on a 1,000-token WordPiece
+    vocabulary trained on 300 IMDB reviews; loads offline in well under a second.
+    """
+    from training.models import PRESETS, build_electra
+    from training.tokenizer import train_wordpiece
+
+    tokenizer = train_wordpiece(imdb_texts[:300], 1000)
+    generator, discriminator = build_electra(PRESETS["tiny"], len(tokenizer), tokenizer.pad_token_id, seed=0)
+    folder = tmp_path_factory.mktemp("tiny-pair")
+    for name, model in (("generator", generator), ("discriminator", discriminator)):
+        model.save_pretrained(folder / name)
+        tokenizer.save_pretrained(folder / name)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_pair(tiny_pair_dir):
+    """The tiny pair loaded through the explainer's cache (shared, read-only: copy before editing)."""
+    from explainer import models
+
+    return models.load(str(tiny_pair_dir))
+
+
+@pytest.fixture(scope="session")
+def app_url(tiny_pair_dir):
+    """The Gradio app, launched once on a free port with the tiny pair as its default model."""
+    previous = {key: os.environ.get(key) for key in ("ELECTRA_MODEL", "ELECTRA_MODEL_ROOTS")}
+    os.environ["ELECTRA_MODEL"] = str(tiny_pair_dir)
+    os.environ["ELECTRA_MODEL_ROOTS"] = str(tiny_pair_dir)
+    import app  # built at import: reads the default model from the environment set just above
+
+    _, url, _ = app.demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1")
+    yield url
+    app.demo.close()
+    for key, value in previous.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value

@@ -1,0 +1,90 @@
+"""The launched app: `/explain` and `/attribute` through gradio_client, and the page's own handlers."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+SENTENCE = "The chef cooked a delicious meal for the guests."
+
+
+@pytest.fixture(scope="module")
+def client(app_url):
+    from gradio_client import Client
+
+    return Client(app_url, verbose=False)
+
+
+def test_the_api_names_are_stable(client):
+    endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    assert set(endpoints) == {"/explain", "/attribute"}  # the page's own events stay private
+    names = [p["parameter_name"] for p in endpoints["/explain"]["parameters"]]
+    assert names[:3] == ["text", "model", "mode"]
+
+
+def test_explain_through_gradio_client(client):
+    result = client.predict(SENTENCE, seed=3, api_name="/explain")
+    assert result["text"] == SENTENCE and result["settings"]["seed"] == 3
+    assert result["tokens"][0]["original"] == "[CLS]" and result["masked"]
+    assert all(0 <= t["p_replaced"] <= 1 for t in result["tokens"])
+    again = client.predict(SENTENCE, seed=3, api_name="/explain")
+    assert again == result  # reproducible across calls
+
+
+def test_explain_modes_through_gradio_client(client):
+    detect = client.predict("the chef ate the car", mode="detect", api_name="/explain")
+    assert detect["masked"] == [] and detect["score"] == {}
+    manual = client.predict("the chef ate the car", mode="manual", mask_words=[1], api_name="/explain")
+    assert {m["position"] for m in manual["masked"]} == set(manual["words"][1]["tokens"])
+
+
+def test_attribute_through_gradio_client(client):
+    result = client.predict(SENTENCE, target=-1, n_steps=20, api_name="/attribute")
+    explanation = client.predict(SENTENCE, api_name="/explain")
+    assert result["target"] == explanation["most_suspicious"]
+    assert abs(result["delta"]) < 1e-4 and len(result["scores"]) == len(explanation["tokens"])
+    matrix = client.predict(SENTENCE, all_tokens=True, method="gradient_x_input", api_name="/attribute")
+    assert len(matrix["scores"]) == len(matrix["targets"]) == len(explanation["tokens"]) - 2
+
+
+def test_api_errors_carry_the_message(client):
+    from gradio_client.exceptions import AppError
+
+    with pytest.raises(AppError, match="empty"):
+        client.predict("   ", api_name="/explain")
+    start = time.perf_counter()
+    with pytest.raises(AppError, match="offline"):
+        client.predict(SENTENCE, model="google/electra-small", api_name="/explain")
+    assert time.perf_counter() - start < 2.0
+    with pytest.raises(AppError, match="outside the folders"):
+        client.predict(SENTENCE, model="../../etc", api_name="/explain")
+
+
+def test_page_handlers_render_results_and_errors(app_url, tiny_pair_dir):
+    from explainer.ui import explore
+
+    model = str(tiny_pair_dir)
+    out = explore.run_explain(SENTENCE, model, "auto", 0.15, 0, 1.0, 5, [], True)
+    notices, generator_input, proposals, verdict, explanation, target, download, *_ = out
+    assert "[MASK]" in generator_input and 'class="ee-chip"' in verdict and proposals is not None
+    assert target["value"] == explanation.most_suspicious
+    assert download.endswith(".json")
+    html, figure, download, attribution = explore.run_attribute(explanation, None, "integrated_gradients", 10,
+                                                                  "pad", True)
+    assert "convergence delta" in html and figure["visible"] and attribution.target == explanation.most_suspicious
+    heatmap, _ = explore.run_matrix(explanation, "gradient_x_input", 10, "pad")
+    assert heatmap["visible"] and heatmap["value"] is not None
+    error = explore.run_explain("", model, "auto", 0.15, 0, 1.0, 5, [], True)[0]
+    assert "ee-error" in error and "empty" in error
+    status, active = explore.model_status("google/electra-small")
+    assert "offline" in status and active == {"__type__": "update"}
+
+
+def test_the_app_starts_and_explains_why_when_the_bundled_model_is_missing(monkeypatch, tmp_path):
+    from explainer import models
+    from explainer.ui import explore
+
+    monkeypatch.setattr(models, "BUNDLED", tmp_path / "absent")
+    status, _ = explore.model_status("bundled")
+    assert "bundled model is missing" in status

@@ -1,0 +1,104 @@
+"""`python -m training ...`: the compare command end to end, and clean errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import N_DOCUMENTS, WORDPIECE
+from training.__main__ import main
+from training.trainer import read_metrics
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = ["--preset", "tiny", "--tokenizer", WORDPIECE, "--max-documents", str(N_DOCUMENTS), "--seq-len", "64",
+         "--batch-size", "8", "--lr", "2e-3", "--threads", "1", "--device", "cpu"]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, "-m", "training", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_compare_trains_both_objectives_on_one_budget(tmp_path):
+    out = tmp_path / "race"
+    result = run_cli("compare", *SMALL, "--max-steps", "30", "--log-every", "5", "--out", str(out))
+    assert result.returncode == 0, result.stderr[-3000:]
+
+    summary = json.loads((out / "compare.json").read_text())
+    assert set(summary) == {"rtd", "mlm"}
+    assert json.loads(result.stdout) == summary  # the same summary is printed
+    for objective, folders in (("rtd", ("generator", "discriminator")), ("mlm", ("encoder",))):
+        events = read_metrics(out / objective)
+        assert [e["step"] for e in events] == [5, 10, 15, 20, 25, 30]
+        assert all(e["objective"] == objective for e in events)
+        assert events[-1]["loss"] < events[0]["loss"]
+        assert events[-1]["mlm_loss"] < events[0]["mlm_loss"]
+        for folder in folders:
+            assert (out / objective / folder / "model.safetensors").exists()
+        assert summary[objective]["step"] == 30
+        assert summary[objective]["loss"] == events[-1]["loss"]
+        config = json.loads((out / objective / "config.json").read_text())
+        assert config["objective"] == objective and config["preset"] == "tiny" and config["max_steps"] == 30
+    # Same budget in steps and tokens; RTD learns from every token, MLM from ~15% of them.
+    assert summary["rtd"]["tokens"] == summary["mlm"]["tokens"] == 30 * 8 * 64
+    assert summary["rtd"]["supervised_positions"] == summary["rtd"]["tokens"]
+    assert summary["mlm"]["supervised_positions"] == 30 * 8 * round(0.15 * 62)
+    assert summary["rtd"]["flops"] > summary["mlm"]["flops"] > 0
+
+
+def test_bad_corpus_is_a_clean_error_from_the_command_line(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    result = run_cli("pretrain", *SMALL, "--max-steps", "2", "--corpus", str(empty), "--out", str(tmp_path / "out"))
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == "error: empty.txt contains no text"
+    assert "Traceback" not in result.stderr
+
+
+def cli_error(capsys, *args: str) -> str:
+    """Run main() in this process; return the message it exits with."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    assert exit_info.value.code not in (0, None)
+    return str(exit_info.value.code)
+
+
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("latin1.txt", "caf\u00e9\n".encode("latin-1"), "error: latin1.txt is not UTF-8 text (byte 3); re-save it as UTF-8"),
+        ("binary.txt", b"abc\x00\x01\x02", "error: binary.txt looks like a binary file, not text"),
+        ("blank.txt", b"   \n\n", "error: blank.txt contains no text"),
+        ("bad.jsonl", b"{not json}\n", 'error: bad.jsonl line 1: expected a JSON object with a "text" field'),
+        ("short.txt", b"just a few words\n", "error: the corpus has"),
+    ],
+)
+def test_bad_corpus_files_exit_with_a_message(tmp_path, capsys, name, content, message):
+    path = tmp_path / name
+    path.write_bytes(content)
+    error = cli_error(capsys, "pretrain", *SMALL, "--max-steps", "2", "--corpus", str(path), "--out", str(tmp_path / "out"))
+    assert error.startswith(message), error
+
+
+def test_other_bad_arguments_exit_with_a_message(tmp_path, capsys):
+    out = str(tmp_path / "out")
+    assert cli_error(capsys, "pretrain", *SMALL, "--corpus", str(tmp_path / "missing.txt"), "--max-steps", "2",
+                     "--out", out) == "error: corpus file not found: missing.txt"
+    assert cli_error(capsys, "pretrain", *SMALL, "--out", out) == "error: give a budget: max_steps, max_flops or max_minutes"
+    assert cli_error(capsys, "pretrain", *SMALL, "--max-steps", "2", "--preset", "huge", "--out", out).startswith(
+        "error: unknown preset 'huge'")
+    assert cli_error(capsys, "pretrain", *SMALL, "--max-steps", "2", "--resume", "--out", out).startswith(
+        "error: no checkpoint to resume")
+
+
+def test_argparse_rejects_a_wrong_type(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["pretrain", "--out", "x", "--max-steps", "many"])
+    assert exit_info.value.code == 2
+    assert "invalid int value: 'many'" in capsys.readouterr().err

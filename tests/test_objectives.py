@@ -1,0 +1,330 @@
+"""Masking, replacement sampling and the RTD/MLM losses on tiny random models."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from training import objectives
+from training.metrics import step_metrics
+from training.models import PRESETS, build_electra, build_mlm
+from training.objectives import (
+    BERT_MASKING,
+    ELECTRA_MASKING,
+    IGNORE_INDEX,
+    MaskedBatch,
+    MLMObjective,
+    RTDObjective,
+    mask_tokens,
+    masked_lm_logits,
+    sample_replacements,
+)
+
+# A toy vocabulary: 0 [PAD], 1 [CLS], 2 [SEP], 3 [MASK], 4.. ordinary tokens.
+PAD, CLS, SEP, MASK = 0, 1, 2, 3
+VOCAB = 50
+
+
+def make_rows(lengths: list[int], width: int, seed: int = 0) -> dict[str, torch.Tensor]:
+    """One row per length: [CLS] tokens [SEP] then [PAD] up to `width`."""
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.full((len(lengths), width), PAD, dtype=torch.long)
+    for row, length in enumerate(lengths):
+        ids[row, 0] = CLS
+        ids[row, 1 : length - 1] = torch.randint(4, VOCAB, (length - 2,), generator=g)
+        ids[row, length - 1] = SEP
+    attention = (ids != PAD).long()
+    special = torch.isin(ids, torch.tensor([PAD, CLS, SEP])).long()
+    return {"input_ids": ids, "special_tokens_mask": special, "attention_mask": attention}
+
+
+def mask(rows: dict, config=ELECTRA_MASKING, seed: int = 0) -> MaskedBatch:
+    return mask_tokens(rows["input_ids"], rows["special_tokens_mask"], rows["attention_mask"], MASK, VOCAB,
+                       config, torch.Generator().manual_seed(seed))
+
+
+# Rows with different amounts of padding, down to [CLS] [SEP] only; n non-special = length - 2.
+LENGTHS = [40, 33, 27, 20, 12, 9, 5, 3, 2]
+
+
+@pytest.mark.parametrize("rate", [0.15, 0.3, 0.5])
+@pytest.mark.parametrize("seed", range(5))
+def test_exactly_round_rate_times_n_selected_per_sequence(rate, seed):
+    rows = make_rows(LENGTHS, width=40, seed=seed)
+    batch = mask(rows, dataclasses.replace(ELECTRA_MASKING, rate=rate), seed)
+    expected = [round(rate * (length - 2)) for length in LENGTHS]
+    assert batch.is_masked.sum(dim=1).tolist() == expected
+
+
+def test_rate_changes_how_many_are_selected():
+    rows = make_rows([102] * 4, width=102)  # 100 candidates per row
+    counts = {rate: mask(rows, dataclasses.replace(ELECTRA_MASKING, rate=rate)).is_masked.sum(1).tolist()
+              for rate in (0.1, 0.15, 0.4)}
+    assert counts == {0.1: [10] * 4, 0.15: [15] * 4, 0.4: [40] * 4}
+
+
+@pytest.mark.parametrize("config", [ELECTRA_MASKING, BERT_MASKING, dataclasses.replace(ELECTRA_MASKING, rate=0.9)])
+def test_special_tokens_and_padding_are_never_selected_or_changed(config):
+    rows = make_rows(LENGTHS, width=40)
+    special = rows["special_tokens_mask"].bool()
+    for seed in range(50):
+        batch = mask(rows, config, seed)
+        assert not (batch.is_masked & special).any()
+        assert torch.equal(batch.masked[special], rows["input_ids"][special])
+        # Positions that were not selected are untouched.
+        assert torch.equal(batch.masked[~batch.is_masked], rows["input_ids"][~batch.is_masked])
+        assert torch.equal(batch.original, rows["input_ids"])
+
+
+def test_special_tokens_mask_alone_protects_positions_inside_the_attention_mask():
+    # A [SEP] in the middle of a packed block (document boundary) is special but attended to.
+    rows = make_rows([30], width=30)
+    rows["input_ids"][0, 15] = SEP
+    rows["special_tokens_mask"][0, 15] = 1
+    for seed in range(50):
+        assert not mask(rows, dataclasses.replace(ELECTRA_MASKING, rate=0.9), seed).is_masked[0, 15]
+
+
+def test_masking_is_a_pure_function_of_the_rng_seed():
+    rows = make_rows(LENGTHS, width=40)
+    a, b, c = mask(rows, seed=7), mask(rows, seed=7), mask(rows, seed=8)
+    assert torch.equal(a.is_masked, b.is_masked) and torch.equal(a.masked, b.masked)
+    assert not torch.equal(a.is_masked, c.is_masked)
+
+
+def split_fractions(config) -> dict[str, float]:
+    """Of the selected positions: share turned into [MASK], kept as the original, randomised."""
+    rows = make_rows([130] * 512, width=130)  # 128 candidates x 512 rows -> ~9,800 selected
+    batch = mask(rows, config, seed=1)
+    chosen_masked, chosen_original = batch.masked[batch.is_masked], batch.original[batch.is_masked]
+    is_mask = chosen_masked == MASK
+    kept = ~is_mask & (chosen_masked == chosen_original)
+    return {
+        "n": len(chosen_masked),
+        "mask": is_mask.float().mean().item(),
+        "kept": kept.float().mean().item(),
+        "random": (~is_mask & ~kept).float().mean().item(),
+    }
+
+
+def test_electra_masking_is_85_percent_mask_15_percent_kept_and_no_random_tokens():
+    split = split_fractions(ELECTRA_MASKING)
+    assert split["n"] == 512 * round(0.15 * 128)
+    assert split["mask"] == pytest.approx(0.85, abs=0.015)  # binomial sd ~0.004
+    assert split["kept"] == pytest.approx(0.15, abs=0.015)
+    assert split["random"] == 0.0  # the paper's ELECTRA never puts in random tokens
+
+
+def test_bert_masking_is_80_10_10():
+    split = split_fractions(BERT_MASKING)
+    assert split["mask"] == pytest.approx(0.80, abs=0.015)
+    # A random token equal to the original (1 in 50 here) counts as kept.
+    assert split["random"] == pytest.approx(0.10 * (1 - 1 / VOCAB), abs=0.015)
+    assert split["kept"] == pytest.approx(0.10 + 0.10 / VOCAB, abs=0.015)
+
+
+def test_sampling_follows_the_softmax_and_a_near_zero_temperature_is_argmax():
+    logits = torch.tensor([[0.0, 1.0, 2.0, -1.0]]).repeat(20_000, 1)  # (M, V)
+    samples = sample_replacements(logits, 1.0, torch.Generator().manual_seed(0))
+    frequencies = torch.bincount(samples, minlength=4).float() / len(samples)
+    assert torch.allclose(frequencies, torch.softmax(logits[0], -1), atol=0.015)
+    assert (sample_replacements(logits, 1e-6, torch.Generator().manual_seed(0)) == 2).all()
+    # bf16 logits are sampled in float32 and never carry a graph
+    half = logits[:4].bfloat16().requires_grad_()
+    out = sample_replacements(half, 1.0, torch.Generator().manual_seed(0))
+    assert out.dtype == torch.long and not out.requires_grad
+
+
+# ---------------------------------------------------------------------------------------------
+# RTD on a tiny generator/discriminator pair
+
+
+@pytest.fixture
+def pair():
+    generator, discriminator = build_electra(PRESETS["tiny"], VOCAB, PAD, seed=0)
+    return generator.eval(), discriminator.eval()  # eval: no dropout, so outputs can be recomputed
+
+
+@pytest.fixture
+def masked_batch() -> MaskedBatch:
+    rows = make_rows([24, 24, 17, 10], width=24)
+    return mask(rows, dataclasses.replace(ELECTRA_MASKING, rate=0.3), seed=3)
+
+
+def rng() -> torch.Generator:
+    return torch.Generator().manual_seed(0)
+
+
+def fixed_sampler(monkeypatch, replacements: torch.Tensor) -> None:
+    monkeypatch.setattr(objectives, "sample_replacements", lambda logits, temperature, rng: replacements)
+
+
+def test_a_sample_equal_to_the_original_is_labelled_original(pair, masked_batch, monkeypatch):
+    fixed_sampler(monkeypatch, masked_batch.original[masked_batch.is_masked])
+    out = RTDObjective(*pair)(masked_batch, rng())
+    assert masked_batch.is_masked.sum() > 0
+    assert out.disc_labels.sum() == 0
+
+
+def test_a_different_sample_is_labelled_replaced(pair, masked_batch, monkeypatch):
+    originals = masked_batch.original[masked_batch.is_masked]
+    fixed_sampler(monkeypatch, (originals - 4 + 1) % (VOCAB - 4) + 4)  # another ordinary token
+    out = RTDObjective(*pair)(masked_batch, rng())
+    assert torch.equal(out.disc_labels.bool(), masked_batch.is_masked)
+
+
+def test_mixed_samples_are_labelled_position_by_position(pair, masked_batch, monkeypatch):
+    originals = masked_batch.original[masked_batch.is_masked]
+    keep = torch.arange(len(originals)) % 2 == 0
+    fixed_sampler(monkeypatch, torch.where(keep, originals, (originals - 4 + 1) % (VOCAB - 4) + 4))
+    out = RTDObjective(*pair)(masked_batch, rng())
+    assert torch.equal(out.disc_labels[masked_batch.is_masked].bool(), ~keep)
+    assert out.disc_labels[~masked_batch.is_masked].sum() == 0
+
+
+@pytest.mark.parametrize("peak_at_original", [True, False])
+def test_generator_peaked_by_its_bias_drives_the_labels(peak_at_original):
+    """No monkeypatching: the real sampler at a low temperature, the generator forced by its bias."""
+    generator, discriminator = build_electra(PRESETS["tiny"], VOCAB, PAD, seed=0)
+    rows = make_rows([20, 20, 13], width=20)
+    body = rows["attention_mask"].bool() & ~rows["special_tokens_mask"].bool()
+    rows["input_ids"][body] = 7  # every ordinary token is 7
+    batch = mask(rows, dataclasses.replace(ELECTRA_MASKING, rate=0.4), seed=0)
+    with torch.no_grad():
+        generator.generator_lm_head.bias.zero_()
+        generator.generator_lm_head.bias[7 if peak_at_original else 8] = 1e4
+    out = RTDObjective(generator, discriminator, temperature=1e-3)(batch, rng())
+    expected = torch.zeros_like(batch.is_masked) if peak_at_original else batch.is_masked
+    assert torch.equal(out.disc_labels.bool(), expected)
+    assert out.mlm_targets.eq(7).all()
+
+
+def test_sigmoid_of_the_discriminator_logit_is_p_replaced(pair, masked_batch, monkeypatch):
+    generator, discriminator = pair
+    originals = masked_batch.original[masked_batch.is_masked]
+    replacements = (originals - 4 + 1) % (VOCAB - 4) + 4
+    fixed_sampler(monkeypatch, replacements)
+    out = RTDObjective(generator, discriminator)(masked_batch, rng())
+
+    corrupted = masked_batch.original.clone()
+    corrupted[masked_batch.is_masked] = replacements
+    labels = masked_batch.is_masked.long()
+    # The logits are the stock ElectraForPreTraining's, whose own loss takes label 1 = replaced ...
+    reference = discriminator(corrupted, attention_mask=masked_batch.attention_mask, labels=labels)
+    assert torch.allclose(out.disc_logits, reference.logits, atol=1e-6)
+    assert torch.allclose(out.disc_loss, reference.loss, atol=1e-6)
+    # ... and the objective's BCE treats sigmoid(logit) as P(label 1) over the real tokens.
+    real = masked_batch.attention_mask.bool()
+    p_replaced = torch.sigmoid(out.disc_logits[real])
+    manual = -(labels[real] * p_replaced.log() + (1 - labels[real]) * (1 - p_replaced).log()).mean()
+    assert torch.allclose(out.disc_loss, manual, atol=1e-5)
+
+
+def test_metrics_read_a_positive_logit_as_replaced(pair, masked_batch, monkeypatch):
+    generator, discriminator = pair
+    originals = masked_batch.original[masked_batch.is_masked]
+    fixed_sampler(monkeypatch, (originals - 4 + 1) % (VOCAB - 4) + 4)
+    with torch.no_grad():
+        discriminator.discriminator_predictions.dense_prediction.bias.fill_(100.0)  # "all replaced"
+    metrics = step_metrics(RTDObjective(generator, discriminator)(masked_batch, rng()))
+    real = masked_batch.attention_mask.bool()
+    replaced_fraction = masked_batch.is_masked[real].float().mean().item()
+    assert metrics["disc_recall"] == 1.0
+    assert metrics["disc_precision"] == pytest.approx(replaced_fraction)
+    assert metrics["disc_accuracy"] == pytest.approx(replaced_fraction)
+    assert metrics["replaced_fraction"] == pytest.approx(replaced_fraction)
+    assert metrics["supervised_positions"] == real.sum().item()  # RTD learns from every real token
+
+
+def test_loss_is_mlm_loss_plus_50_times_disc_loss(pair, masked_batch):
+    out = RTDObjective(*pair)(masked_batch, rng())
+    assert out.loss.item() == pytest.approx(out.mlm_loss.item() + 50 * out.disc_loss.item(), rel=1e-6)
+    out7 = RTDObjective(*pair, disc_weight=7.0)(masked_batch, rng())
+    assert out7.loss.item() == pytest.approx(out7.mlm_loss.item() + 7 * out7.disc_loss.item(), rel=1e-6)
+    # The generator's loss is the cross-entropy at the masked positions only.
+    logits, _ = masked_lm_logits(pair[0], masked_batch.masked, masked_batch.attention_mask, masked_batch.is_masked)
+    targets = masked_batch.original[masked_batch.is_masked]
+    assert out.mlm_loss.item() == pytest.approx(F.cross_entropy(logits, targets).item(), rel=1e-6)
+    assert torch.equal(out.mlm_targets, targets)
+
+
+def test_disc_loss_covers_every_non_padding_token_and_no_padding(pair, masked_batch):
+    generator, discriminator = pair
+    with torch.no_grad():  # confident logits, so that including padding would move the mean
+        discriminator.discriminator_predictions.dense_prediction.bias.fill_(3.0)
+    out = RTDObjective(generator, discriminator)(masked_batch, rng())
+    real = masked_batch.attention_mask.bool()
+    assert not real.all()  # the batch has padding
+    expected = F.binary_cross_entropy_with_logits(out.disc_logits[real], out.disc_labels[real].float())
+    with_padding = F.binary_cross_entropy_with_logits(out.disc_logits, out.disc_labels.float())
+    assert out.disc_loss.item() == pytest.approx(expected.item(), rel=1e-6)
+    assert out.disc_loss.item() != pytest.approx(with_padding.item(), rel=0.05)
+    assert out.disc_labels[~real].sum() == 0
+
+
+def test_generator_vocab_projection_runs_on_masked_positions_only(pair, masked_batch):
+    generator, _ = pair
+    rows_seen = []
+    hook = generator.generator_lm_head.register_forward_hook(lambda m, args, output: rows_seen.append(args[0].shape))
+    try:
+        logits, hidden = masked_lm_logits(generator, masked_batch.masked, masked_batch.attention_mask, masked_batch.is_masked)
+    finally:
+        hook.remove()
+    m = int(masked_batch.is_masked.sum())
+    assert logits.shape == (m, VOCAB)
+    assert rows_seen == [torch.Size([m, PRESETS["tiny"].embedding])]
+    assert hidden.shape == (*masked_batch.masked.shape, PRESETS["tiny"].generator.hidden)
+    # Same numbers as the stock model's full (B, T, V) output at those positions.
+    full = generator(masked_batch.masked, attention_mask=masked_batch.attention_mask).logits
+    assert torch.allclose(logits, full[masked_batch.is_masked], atol=1e-5)
+
+
+def generator_own_parameters(generator) -> dict[str, torch.nn.Parameter]:
+    """The generator's parameters that are not the shared embeddings (nor tied to them)."""
+    shared = {id(p) for p in generator.electra.embeddings.parameters()}
+    return {n: p for n, p in generator.named_parameters() if id(p) not in shared}
+
+
+def test_no_gradient_from_the_discriminator_loss_reaches_the_generator(pair, masked_batch, monkeypatch):
+    generator, discriminator = pair
+    own = generator_own_parameters(generator)
+    assert any(n.startswith("electra.encoder.layer") for n in own)
+    # Keep only the discriminator's term of the loss: the generator's cross-entropy becomes a
+    # constant without a graph, so every gradient below comes from the discriminator's loss.
+    real_cross_entropy = F.cross_entropy
+    monkeypatch.setattr(objectives.F, "cross_entropy", lambda logits, targets: torch.zeros(()))
+    out = RTDObjective(generator, discriminator)(masked_batch, rng())
+    monkeypatch.setattr(objectives.F, "cross_entropy", real_cross_entropy)
+    out.loss.backward()
+
+    leaked = {n for n, p in own.items() if p.grad is not None and p.grad.abs().sum() > 0}
+    assert leaked == set()
+    # The shared embeddings do learn from the discriminator (the paper's only coupling) ...
+    assert discriminator.electra.embeddings.word_embeddings.weight.grad.abs().sum() > 0
+    assert generator.electra.embeddings.word_embeddings.weight.grad is discriminator.electra.embeddings.word_embeddings.weight.grad
+    # ... and so does the discriminator's own encoder.
+    assert discriminator.electra.encoder.layer[0].attention.self.query.weight.grad.abs().sum() > 0
+
+
+def test_the_full_loss_does_train_the_generator(pair, masked_batch):
+    """Control for the test above: with its own MLM loss, the generator's layers get gradients."""
+    generator, discriminator = pair
+    RTDObjective(generator, discriminator)(masked_batch, rng()).loss.backward()
+    own = generator_own_parameters(generator)
+    assert own["electra.encoder.layer.0.attention.self.query.weight"].grad.abs().sum() > 0
+    assert own["generator_predictions.dense.weight"].grad.abs().sum() > 0
+
+
+def test_mlm_objective_is_cross_entropy_at_masked_positions():
+    encoder = build_mlm(PRESETS["tiny"], VOCAB, PAD, seed=0).eval()
+    batch = mask(make_rows([24, 24, 17, 10], width=24), BERT_MASKING, seed=0)
+    out = MLMObjective(encoder)(batch)
+    full = encoder(batch.masked, attention_mask=batch.attention_mask).logits  # (B, T, V)
+    labels = batch.original.masked_fill(~batch.is_masked, IGNORE_INDEX)
+    expected = F.cross_entropy(full.view(-1, VOCAB), labels.view(-1), ignore_index=IGNORE_INDEX)
+    assert out.loss.item() == pytest.approx(expected.item(), rel=1e-5)
+    assert out.disc_logits is None
+    assert step_metrics(out)["supervised_positions"] == int(batch.is_masked.sum())
