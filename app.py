@@ -1,7 +1,8 @@
 """ELECTRA Explainer: the Gradio app. `python app.py` serves it; `demo` is built at import.
 
-Tabs arrive with their issues (Explore, Training, Classroom); until then this page shows the
-bundled model and where to start.
+Tabs: Explore (issue #3); Training and Classroom arrive with their issues. The scriptable
+endpoints `/explain` and `/attribute` (explainer.api) are registered here with `gr.api`.
+Nothing is downloaded unless a user names a hub model; analytics and hub telemetry are off.
 """
 
 from __future__ import annotations
@@ -13,10 +14,15 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 import gradio as gr  # noqa: E402
 
-from explainer.ui.home import build_home  # noqa: E402
+from explainer import api  # noqa: E402
+from explainer.ui.explore import build_explore  # noqa: E402
 
 with gr.Blocks(title="ELECTRA Explainer") as demo:
-    build_home()
+    gr.Markdown("# ELECTRA Explainer")
+    with gr.Tab("Explore"):
+        build_explore(demo)
+    gr.api(api.explain, api_name="explain")
+    gr.api(api.attribute, api_name="attribute")
 
 if __name__ == "__main__":
     demo.launch()

@@ -64,21 +64,20 @@ def wordpiece(imdb_texts):
 # --- the Explore tab (issue #3): a tiny seeded generator+discriminator pair on disk ---------
 
 @pytest.fixture(scope="session")
-def tiny_pair_dir(tmp_path_factory, imdb_texts):
+def tiny_pair_dir(tmp_path_factory, wordpiece):
     """A folder with generator/ and discriminator/ (+ tokenizer in each), like a training run's.
 
-    Random weights from `build_electra(PRESETS["tiny"])` (seed 0) on a 1,000-token WordPiece
-    vocabulary trained on 300 IMDB reviews; loads offline in well under a second.
+    Random weights from `build_electra(PRESETS["tiny"])` (seed 0) on the session's 1,000-token
+    WordPiece vocabulary (`train_wordpiece` on 200 IMDB reviews, cached on disk: `tokenizers`
+    can number tied tokens differently from one training to the next); loads in well under a second.
     """
     from training.models import PRESETS, build_electra
-    from training.tokenizer import train_wordpiece
 
-    tokenizer = train_wordpiece(imdb_texts[:300], 1000)
-    generator, discriminator = build_electra(PRESETS["tiny"], len(tokenizer), tokenizer.pad_token_id, seed=0)
+    generator, discriminator = build_electra(PRESETS["tiny"], len(wordpiece), wordpiece.pad_token_id, seed=0)
     folder = tmp_path_factory.mktemp("tiny-pair")
     for name, model in (("generator", generator), ("discriminator", discriminator)):
         model.save_pretrained(folder / name)
-        tokenizer.save_pretrained(folder / name)
+        wordpiece.save_pretrained(folder / name)
     return folder
 
 

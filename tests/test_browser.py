@@ -30,6 +30,8 @@ def page(app_url):
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
         )
         page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.requested = []  # every URL the page asks for: the app must not call out
+        page.on("request", lambda request: page.requested.append(request.url))
         page.goto(app_url)
         yield page
         browser.close()
@@ -76,3 +78,39 @@ def test_hostile_text_stays_text_in_the_page(page):
     assert page.title() != "pwned"
     assert page.locator("#explore-verdict img").count() == 0
     assert "{{7*7}}" in page.locator("#explore-verdict").inner_text()
+
+
+def test_an_offline_hub_model_is_refused_at_once_and_the_page_keeps_working(page, tiny_pair_dir):
+    page.get_by_text("Settings: model, mask rate, seed, temperature").click()
+    dropdown = page.get_by_label("Model (bundled, a hub pair, or a folder with generator/ and discriminator/)")
+    dropdown.click()
+    page.get_by_role("option", name="google/electra-small").click()
+    status = page.locator("#explore-model-status")
+    status.locator(".ee-error").wait_for(timeout=5_000)  # well within 2 s of work; the rest is the browser
+    assert "offline" in status.inner_text()
+    page.wait_for_function(f"() => document.querySelector('#explore-model input')?.value === {str(tiny_pair_dir)!r}",
+                           timeout=10_000)
+    page.locator("#explore-text textarea").fill("the film was fine")
+    page.locator("#explore-run").click()
+    page.wait_for_function("() => document.querySelector('#explore-verdict').innerText.includes('film')",
+                           timeout=30_000)
+
+
+def test_manual_mode_lists_the_words_to_mask(page):
+    page.locator("#explore-text textarea").fill("the chef ate the meal")
+    page.get_by_text("I choose the words to mask").click()
+    words = page.locator("#explore-mask-words label")
+    words.first.wait_for(timeout=10_000)
+    assert words.all_inner_texts() == ["the", "chef", "ate", "the", "meal"]
+    words.nth(1).click()
+    page.locator("#explore-run").click()
+    page.wait_for_function(
+        "() => document.querySelector('#explore-generator-input').innerText.trim().startsWith('the [MASK] ate')",
+        timeout=30_000)
+
+
+def test_the_page_makes_no_outbound_requests(page, app_url):
+    from urllib.parse import urlparse
+
+    hosts = {urlparse(url).hostname for url in page.requested if urlparse(url).scheme in ("http", "https", "ws", "wss")}
+    assert page.requested and hosts <= {urlparse(app_url).hostname}, hosts

@@ -1,0 +1,105 @@
+"""`python -m explainer "some text"`: the Explore tab's result in a terminal, as a table or JSON.
+
+    python -m explainer "the chef cooked a delicious meal" --seed 3
+    python -m explainer "the chef ate the car" --detect --json
+    python -m explainer "the chef cooked a meal" --mask-words 1 4 --attribute
+    python -m explainer "..." --model runs/rtd          # any folder with generator/ + discriminator/
+
+The local user owns the machine, so any local folder may be named here (the web app limits
+folders to assets/, runs/ and $ELECTRA_MODEL_ROOTS). Exit status 2 on a user error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m explainer", description=__doc__.split("\n\n")[0])
+    parser.add_argument("text", help="the sentence; '-' reads standard input")
+    parser.add_argument("--model", default=None, help="bundled (default), a hub id like google/electra-small, or a folder")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--detect", action="store_true", help="detect only: judge the text as it is")
+    mode.add_argument("--mask-words", type=int, nargs="+", metavar="I", help="mask these words (0-based)")
+    parser.add_argument("--mask-rate", type=float, default=0.15, help="fraction of tokens masked (automatic mode)")
+    parser.add_argument("--seed", type=int, default=0, help="masking and sampling seed")
+    parser.add_argument("--temperature", type=float, default=1.0, help="generator sampling temperature")
+    parser.add_argument("--top-k", type=int, default=5, help="proposals listed per masked position")
+    parser.add_argument("--attribute", nargs="?", type=int, const=-1, default=None, metavar="POSITION",
+                        help="also attribute a token's replaced-logit (default: the most suspicious token)")
+    parser.add_argument("--method", default="integrated_gradients", choices=["integrated_gradients", "gradient_x_input"])
+    parser.add_argument("--n-steps", type=int, default=50, help="integration steps")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    return parser.parse_args(argv)
+
+
+def table(explanation, attribution=None) -> str:
+    """A fixed-width table, one row per token."""
+    masked = {m.position: m for m in explanation.masked}
+    rows = [f"{'#':>3}  {'read':<16} {'original':<16} {'P(repl)':>7}  {'truth':<9} generator's top guesses"]
+    for t in explanation.tokens:
+        truth = "" if t.special else ("?" if t.replaced is None else "REPLACED" if t.replaced else "original")
+        guesses = ""
+        if t.position in masked:
+            m = masked[t.position]
+            guesses = ", ".join(f"{p.token} {p.probability:.0%}" for p in m.proposals) + f"  -> drew {m.sampled}"
+        share = "" if attribution is None else f"  share {attribution.scores[t.position]:+.4f}"
+        rows.append(f"{t.position:>3}  {t.corrupted:<16.16} {t.original:<16.16} {t.p_replaced:>7.1%}  {truth:<9} {guesses}{share}")
+    lines = [*rows, ""]
+    lines += [f"note: {n}" for n in explanation.notices]
+    score = explanation.score()
+    if score:
+        lines.append(f"replaced {score['replaced']} of {score['tokens']} tokens; flagged {score['caught']} of them "
+                     f"(P > 50%); {score['false_alarms']} false alarm(s)")
+    if attribution is not None:
+        delta = "" if attribution.delta is None else f", convergence delta {attribution.delta:.1e}"
+        lines.append(f"attribution of token {attribution.target}'s replaced-logit ({attribution.settings.method}{delta})")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    import torch
+
+    from explainer import models
+    from explainer.attributions import AttributionSettings, attribute
+    from explainer.pipeline import Settings, explain
+    from explainer.text import InputError
+
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # no "Loading weights" bars in a terminal tool
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    text = sys.stdin.read() if args.text == "-" else args.text
+    mode = "detect" if args.detect else "manual" if args.mask_words else "auto"
+    settings = Settings(mode, args.mask_rate, args.seed, args.temperature, args.top_k, tuple(args.mask_words or ()))
+    try:
+        pair = models.load(args.model or "")  # roots=None: any local folder
+        explanation = explain(pair, text, settings)
+        attribution = None
+        if args.attribute is not None:
+            target = None if args.attribute < 0 else args.attribute
+            attribution = attribute(pair, explanation, target, AttributionSettings(args.method, args.n_steps))
+    except (models.ModelLoadError, InputError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        out = explanation.to_dict()
+        if attribution is not None:
+            out["attribution"] = {**dataclasses.asdict(attribution), "p_replaced": attribution.p_replaced}
+        print(json.dumps(out, indent=1, ensure_ascii=False))
+    else:
+        print(table(explanation, attribution))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

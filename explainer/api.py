@@ -1,0 +1,87 @@
+"""The app's scriptable API: `/explain` and `/attribute`, plain typed functions returning JSON-able dicts.
+
+app.py registers them with `gr.api`, which reads the type hints below to describe the endpoints,
+so this module keeps real annotations (no `from __future__ import annotations`). Errors meant
+for the user are raised as `gradio.Error` (a `gradio_client` caller sees the message).
+
+    from gradio_client import Client
+    client = Client("http://127.0.0.1:7860/")
+    result = client.predict("the chef ate the meal", api_name="/explain")
+    why = client.predict("the chef ate the meal", target=-1, api_name="/attribute")
+"""
+
+import dataclasses
+from typing import Optional
+
+import gradio as gr
+
+from explainer import models
+from explainer.attributions import AttributionSettings, attribute as attribute_one, attribution_matrix
+from explainer.pipeline import Explanation, Settings, explain as run_explain
+from explainer.text import InputError
+
+
+def load_pair(model: str) -> models.ModelPair:
+    try:
+        return models.load(model, roots=models.allowed_roots())
+    except models.ModelLoadError as error:
+        raise gr.Error(str(error), print_exception=False) from error
+
+
+def make_explanation(text: str, model: str, settings: Settings) -> Explanation:
+    pair = load_pair(model)
+    try:
+        return run_explain(pair, text, settings)
+    except (InputError, ValueError) as error:
+        raise gr.Error(str(error), print_exception=False) from error
+
+
+def explain(
+    text: str,
+    model: str = "",
+    mode: str = "auto",
+    mask_rate: float = 0.15,
+    seed: int = 0,
+    temperature: float = 1.0,
+    top_k: int = 5,
+    mask_words: Optional[list[int]] = None,
+) -> dict:
+    """Mask (mode auto: mask_rate + seed; manual: the word indices in mask_words; detect: none),
+    let the generator propose and sample replacements, and return every token's P(replaced)
+    from the discriminator, with the truth, the proposals and the words (see the README).
+    model: "" = the app's default (bundled), "bundled", "google/electra-small", or a folder."""
+    settings = Settings(mode, float(mask_rate), int(seed), float(temperature), int(top_k), tuple(mask_words or ()))
+    return make_explanation(text, model, settings).to_dict()
+
+
+def attribute(
+    text: str,
+    target: int = -1,
+    method: str = "integrated_gradients",
+    n_steps: int = 50,
+    baseline: str = "pad",
+    all_tokens: bool = False,
+    model: str = "",
+    mode: str = "auto",
+    mask_rate: float = 0.15,
+    seed: int = 0,
+    temperature: float = 1.0,
+    top_k: int = 5,
+    mask_words: Optional[list[int]] = None,
+) -> dict:
+    """Run /explain with the same arguments, then attribute token `target`'s replaced-logit
+    (a token position; -1 = the token judged most likely replaced) to every input token with
+    captum (method integrated_gradients or gradient_x_input; baseline pad or mask). With
+    all_tokens, return the target x input matrix for every token instead."""
+    settings = Settings(mode, float(mask_rate), int(seed), float(temperature), int(top_k), tuple(mask_words or ()))
+    explanation = make_explanation(text, model, settings)
+    pair = load_pair(model)
+    options = AttributionSettings(method, int(n_steps), baseline)
+    try:
+        if all_tokens:
+            matrix = attribution_matrix(pair, explanation, options)
+            return {"tokens": [t.corrupted for t in explanation.tokens], **dataclasses.asdict(matrix)}
+        result = attribute_one(pair, explanation, None if target < 0 else int(target), options)
+    except ValueError as error:
+        raise gr.Error(str(error), print_exception=False) from error
+    return {**dataclasses.asdict(result), "p_replaced": result.p_replaced}

@@ -1,0 +1,272 @@
+"""Results -> escaped HTML and plotly figures. No gradio here: everything renders without a server.
+
+Every string that came from the user or a vocabulary passes through `esc` (HTML escaping plus
+removal of invisible and direction-changing characters), in HTML and in plotly labels alike
+(plotly reads a few HTML tags in its labels). Colours use fixed scales, so the same colour means
+the same probability in every sentence:
+- P(replaced): white (0, looks original) -> red (1, looks replaced);
+- attributions: blue (pushes towards "original") <- white -> red (pushes towards "replaced").
+Left out: themes; the chips carry their own colours so they read the same in dark mode.
+"""
+
+from __future__ import annotations
+
+import html
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from explainer.attributions import Attribution, AttributionMatrix
+from explainer.pipeline import Explanation, MaskedPosition
+from explainer.text import visible
+
+RED = (215, 48, 31)  # P(replaced) = 1
+BLUE = (33, 102, 172)  # most negative attribution
+MAX_PROPOSAL_PLOTS = 12  # masked positions drawn; the JSON export has all of them
+FONT = "font-family: ui-sans-serif, system-ui, sans-serif; color: #111"
+
+
+def esc(text: str) -> str:
+    return html.escape(visible(text), quote=True)
+
+
+def _mix(colour: tuple[int, int, int], amount: float) -> str:
+    """White blended towards `colour` by `amount` in [0, 1]."""
+    a = min(max(amount, 0.0), 1.0)
+    r, g, b = (round(255 + (c - 255) * a) for c in colour)
+    return f"rgb({r}, {g}, {b})"
+
+
+def p_colour(p: float) -> str:
+    return _mix(RED, p)
+
+
+def _chip(text: str, background: str, below: str, title: str, border: str, dark: bool) -> str:
+    colour = "#fff" if dark else "#111"
+    return (
+        f'<span class="ee-chip" title="{title}" style="display: inline-flex; flex-direction: column; '
+        f'align-items: center; margin: 3px 2px; vertical-align: top">'
+        f'<span class="ee-token" style="background: {background}; color: {colour}; border: {border}; '
+        f'border-radius: 6px; padding: 2px 7px; font-size: 1.25em; line-height: 1.5; white-space: pre">'
+        f"<bdi>{text}</bdi></span>"
+        f'<span style="font-size: 0.75em; color: #555; line-height: 1.3; white-space: nowrap">{below}</span></span>'
+    )
+
+
+def _units(explanation: Explanation, merged: bool):
+    """(shown text, original text, p_replaced, masked, replaced) per word or per token."""
+    if merged:
+        return [(w.corrupted, w.text, w.p_replaced, w.masked, w.replaced) for w in explanation.words]
+    return [(t.corrupted, t.original, t.p_replaced, t.masked, t.replaced) for t in explanation.tokens]
+
+
+def legend_html() -> str:
+    stops = ", ".join(p_colour(i / 4) for i in range(5))
+    return (
+        f'<div class="ee-legend" style="{FONT}; font-size: 0.85em; margin-top: 8px; display: flex; '
+        f'flex-wrap: wrap; gap: 6px 18px; align-items: center">'
+        f'<span>looks original <span style="display: inline-block; width: 140px; height: 12px; '
+        f'vertical-align: middle; border: 1px solid #999; background: linear-gradient(to right, {stops})"></span> '
+        f"looks replaced &nbsp;(the number under a word is the discriminator's P(replaced))</span>"
+        f'<span><span style="border: 3px solid #111; border-radius: 4px; padding: 0 6px">word</span> '
+        f"the generator really replaced it</span>"
+        f'<span><span style="border: 2px dashed #777; border-radius: 4px; padding: 0 6px">word</span> '
+        f"masked, but the generator drew the original back</span></div>"
+    )
+
+
+def sentence_html(explanation: Explanation, merged: bool = True) -> str:
+    """The sentence the discriminator read, every word (or token) coloured by its P(replaced)."""
+    chips = []
+    for shown, original, p, masked, replaced in _units(explanation, merged):
+        below = f"{p:.0%}"
+        title = f"P(replaced) = {p:.3f}"
+        border = "1px solid #ccc"
+        if replaced:
+            border = "3px solid #111"
+            below += f" · was <b>{esc(original)}</b>"
+            title += f"; really replaced (was {esc(original)!s})"
+        elif masked:
+            border = "2px dashed #777"
+            below += " · original"
+            title += "; masked, the generator drew the original"
+        chips.append(_chip(esc(shown), p_colour(p), below, title, border, p > 0.6))
+    return f'<div class="ee-sentence" style="{FONT}">{"".join(chips)}</div>{legend_html()}'
+
+
+def generator_input_html(explanation: Explanation, merged: bool = True) -> str:
+    """The sentence as the generator saw it: chosen positions shown as [MASK]."""
+    if not explanation.masked:
+        return f'<p style="{FONT}">Nothing was masked: the discriminator judges your text as it is.</p>'
+    shown_as_mask = {m.position for m in explanation.masked if m.shown_as_mask}
+    kept = {m.position for m in explanation.masked if not m.shown_as_mask}
+    pieces = []
+    units = explanation.words if merged else [t for t in explanation.tokens if not t.special]
+    for unit in units:
+        positions = unit.tokens if merged else (unit.position,)
+        text = unit.text if merged else unit.original
+        if any(p in shown_as_mask for p in positions):
+            pieces.append('<span style="background: #333; color: #fff; border-radius: 4px; padding: 1px 6px; '
+                          'font-family: ui-monospace, monospace; font-size: 0.9em">[MASK]</span>')
+        elif any(p in kept for p in positions):
+            pieces.append(f'<span title="selected but left unmasked (15% of the selected, as in the paper)" '
+                          f'style="border-bottom: 2px dotted #333"><bdi>{esc(text)}</bdi></span>')
+        else:
+            pieces.append(f"<bdi>{esc(text)}</bdi>")
+    legend = ""
+    if kept:
+        legend = (f'<div style="{FONT}; font-size: 0.85em; color: #444">Dotted underline: chosen, but left '
+                  "visible (ELECTRA leaves 15% of the chosen words unmasked); the generator still guesses it.</div>")
+    return f'<div class="ee-masked" style="{FONT}; font-size: 1.15em; line-height: 2">{" ".join(pieces)}</div>{legend}'
+
+
+def score_html(explanation: Explanation) -> str:
+    score = explanation.score()
+    if not score:
+        return (f'<p style="{FONT}">Detect-only: nobody knows which words are replaced; the colours are the '
+                "discriminator's guess alone.</p>")
+    return (
+        f'<p class="ee-score" style="{FONT}">The generator replaced <b>{score["replaced"]}</b> of '
+        f'{score["tokens"]} tokens; the discriminator flagged <b>{score["caught"]}</b> of them '
+        f'(P &gt; 50%) and raised <b>{score["false_alarms"]}</b> false alarm(s).</p>'
+    )
+
+
+def notices_html(notices: tuple[str, ...] | list[str]) -> str:
+    if not notices:
+        return ""
+    items = "".join(f"<li>{esc(n)}</li>" for n in notices)
+    return (f'<div class="ee-notice" role="status" style="{FONT}; background: #fff4ce; border: 1px solid #e0c050; '
+            f'border-radius: 6px; padding: 6px 12px; margin: 6px 0"><ul style="margin: 0">{items}</ul></div>')
+
+
+def message_html(message: str) -> str:
+    return (f'<div class="ee-error" role="alert" style="{FONT}; background: #fde8e8; border: 1px solid #d66; '
+            f'border-radius: 6px; padding: 8px 12px">{esc(message)}</div>')
+
+
+def pct(p: float) -> str:
+    """A probability for a label: 12%, 1.6%, 0.041% (small ones keep two significant digits)."""
+    return f"{p:.0%}" if p >= 0.1 else f"{p:.1%}" if p >= 0.01 else f"{p * 100:.2g}%"
+
+
+def _proposal_title(m: MaskedPosition) -> str:
+    verdict = "= the original → label ORIGINAL" if not m.replaced else "→ label REPLACED"
+    return f"was “{esc(m.original)}”, drew “{esc(m.sampled)}” {verdict}"
+
+
+def proposals_figure(explanation: Explanation) -> go.Figure | None:
+    """One bar chart per masked position: the generator's top-k, the drawn sample highlighted."""
+    shown = explanation.masked[:MAX_PROPOSAL_PLOTS]
+    if not shown:
+        return None
+    cols = min(3, len(shown))
+    rows = -(-len(shown) // cols)
+    figure = make_subplots(rows=rows, cols=cols, subplot_titles=[_proposal_title(m) for m in shown],
+                           horizontal_spacing=0.12, vertical_spacing=min(0.25, 0.6 / rows))
+    for i, m in enumerate(shown):
+        bars = list(m.proposals)
+        labels = [esc(p.token) + (" (original)" if p.is_original else "") for p in bars]
+        values = [p.probability for p in bars]
+        drawn = [p.token_id == m.sampled_id for p in bars]
+        if not any(drawn):  # the sample came from outside the top-k
+            labels.append(esc(m.sampled) + (" (original)" if not m.replaced else "") + " (outside top-k)")
+            values.append(m.sampled_probability)
+            drawn.append(True)
+        colours = ["#e6550d" if d else "#9ecae1" for d in drawn]
+        text = [pct(v) + (" ← drawn" if d else "") for v, d in zip(values, drawn)]
+        figure.add_trace(
+            go.Bar(x=values[::-1], y=labels[::-1], orientation="h", marker_color=colours[::-1], text=text[::-1],
+                   textposition="auto", hovertemplate="%{y}: %{x:.2%}<extra></extra>", showlegend=False),
+            row=i // cols + 1, col=i % cols + 1,
+        )
+        peak = max(values)
+        figure.update_xaxes(range=[0, min(1.0, peak * 1.3)], row=i // cols + 1, col=i % cols + 1)
+    figure.update_xaxes(showticklabels=False)  # each chart scaled to its own largest guess; bars carry the numbers
+    figure.update_annotations(font_size=12)
+    figure.update_layout(height=70 + 190 * rows, margin=dict(l=10, r=10, t=50, b=10), template="plotly_white",
+                         title_text="The generator's top guesses at each masked position (orange = the one drawn)",
+                         title_font_size=14)
+    return figure
+
+
+def attribution_units(attribution: Attribution, explanation: Explanation, merged: bool):
+    """(text, share, is target) per word (shares of its tokens summed: completeness is kept) or token."""
+    if merged:
+        return [(w.corrupted, sum(attribution.scores[p] for p in w.tokens), attribution.target in w.tokens)
+                for w in explanation.words]
+    return [(t.corrupted, attribution.scores[t.position], t.position == attribution.target)
+            for t in explanation.tokens if not t.special]
+
+
+def attribution_html(attribution: Attribution, explanation: Explanation, merged: bool = True) -> str:
+    """Words (or tokens) coloured by their share of the target's replaced-logit, scaled to the largest."""
+    units = attribution_units(attribution, explanation, merged)
+    peak = max((abs(share) for _, share, _ in units), default=0) or 1.0
+    chips = []
+    for text, share, is_target in units:
+        scaled = share / peak
+        background = _mix(RED, scaled) if scaled >= 0 else _mix(BLUE, -scaled)
+        chips.append(_chip(esc(text), background, f"{share:+.3f}", f"share = {share:+.4f}",
+                           "3px solid #111" if is_target else "1px solid #ccc", abs(scaled) > 0.6))
+    target = explanation.tokens[attribution.target]
+    word = explanation.words[target.word]
+    name = f"“{esc(target.corrupted)}”"
+    if merged and len(word.tokens) > 1:
+        name = f"“{esc(word.corrupted)}” (its piece “{esc(target.corrupted)}”)"
+    delta = "" if attribution.delta is None else (
+        f" Integrated gradients from a {attribution.settings.baseline.upper()} baseline with "
+        f"{attribution.settings.n_steps} steps: the shares add up to logit(sentence) − logit(baseline) = "
+        f"{attribution.logit - attribution.baseline_logit:+.3f} within {abs(attribution.delta):.1e} "
+        f"(convergence delta).")
+    head = (f'<p style="{FONT}">Why is <b>{name}</b> (outlined) rated {attribution.p_replaced:.0%} '
+            f"replaced? Red words push it towards <i>replaced</i>, blue towards <i>original</i>; the number is each "
+            f"word's share of the score (its logit).{delta}</p>")
+    return f'{head}<div class="ee-attribution" style="{FONT}">{"".join(chips)}</div>'
+
+
+def attribution_figure(attribution: Attribution, explanation: Explanation, merged: bool = True) -> go.Figure:
+    units = attribution_units(attribution, explanation, merged)
+    labels = [esc(text) for text, _, _ in units]
+    scores = [share for _, share, _ in units]
+    figure = go.Figure(go.Bar(
+        x=list(range(len(units))), y=scores, marker_color=["#d7301f" if s >= 0 else "#2166ac" for s in scores],
+        marker_line=dict(width=[3 if t else 0 for _, _, t in units], color="#111"),
+        customdata=labels, hovertemplate="%{customdata}: %{y:+.4f}<extra></extra>",
+    ))
+    figure.update_xaxes(tickvals=list(range(len(units))), ticktext=labels, tickangle=-45)
+    figure.update_layout(height=320, margin=dict(l=10, r=10, t=40, b=10), template="plotly_white",
+                         yaxis_title="share of the logit", title_font_size=14,
+                         title_text=f"Each {'word' if merged else 'token'}'s share of "
+                                    f"“{esc(explanation.tokens[attribution.target].corrupted)}”'s replaced-logit")
+    return figure
+
+
+def _token_axis(explanation: Explanation, positions) -> list[str]:
+    return [esc(explanation.tokens[p].corrupted) for p in positions]
+
+
+def matrix_figure(matrix: AttributionMatrix, explanation: Explanation) -> go.Figure:
+    """Heatmap: row = the token being judged, column = the token it looks at; rows scaled to +-1."""
+    columns = [t.position for t in explanation.tokens if not t.special]
+    z = []
+    for row in matrix.scores:
+        values = [row[p] for p in columns]
+        peak = max(abs(v) for v in values) or 1.0
+        z.append([v / peak for v in values])
+    figure = go.Figure(go.Heatmap(
+        z=z, zmin=-1, zmax=1, colorscale=[[0, "rgb(33,102,172)"], [0.5, "white"], [1, "rgb(215,48,31)"]],
+        colorbar=dict(title="share", tickvals=[-1, 0, 1], ticktext=["→ original", "0", "→ replaced"]),
+        hovertemplate="judging %{y}, looking at %{x}: %{z:+.2f}<extra></extra>",
+        x=list(range(len(columns))), y=list(range(len(matrix.targets))),
+    ))
+    figure.update_xaxes(tickvals=list(range(len(columns))), ticktext=_token_axis(explanation, columns), tickangle=-45,
+                        side="top")
+    figure.update_yaxes(tickvals=list(range(len(matrix.targets))), ticktext=_token_axis(explanation, matrix.targets),
+                        autorange="reversed")
+    size = 22 * max(len(columns), len(matrix.targets))
+    figure.update_layout(height=min(1400, 180 + size), margin=dict(l=10, r=10, t=90, b=10), template="plotly_white",
+                         title_text="Row = a word being judged; red columns pushed it towards replaced, "
+                                    "blue towards original (each row scaled to ±1)",
+                         title_font_size=14)
+    return figure

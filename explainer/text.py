@@ -1,0 +1,104 @@
+"""User text -> tokens with character offsets, and tokens -> words that map back to the text exactly.
+
+The checks a user meets before any model runs live here: empty or whitespace-only input, text
+made only of invisible characters, text longer than the model reads (truncated, with a notice),
+characters the vocabulary does not know (emoji, some scripts: shown as [UNK], with a notice).
+
+A "word" is a maximal run of tokens with no whitespace between them in the original text, so
+"chef's" is one word of three tokens and `text[word.start:word.end] == word.text` always holds.
+Left out: sentence splitting, pair inputs (token type 1).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+MAX_CHARS = 20_000  # read at most this much text; far beyond any model's 512 tokens
+
+
+class InputError(ValueError):
+    """Text the explainer cannot judge; the message is meant for the user, as is."""
+
+
+@dataclass(frozen=True)
+class Encoded:
+    text: str  # the user's text (capped at MAX_CHARS); offsets index into it
+    input_ids: tuple[int, ...]  # (T,) with [CLS] ... [SEP]
+    offsets: tuple[tuple[int, int], ...]  # (T,) character span of each token; (0, 0) for specials
+    special: tuple[bool, ...]  # (T,) [CLS]/[SEP]
+    truncated: bool  # the text had more tokens than the model reads
+    notices: tuple[str, ...]  # what the user should know about how the text was read
+
+
+@dataclass(frozen=True)
+class Word:
+    index: int
+    start: int  # character span in the text
+    end: int
+    text: str  # == text[start:end]
+    tokens: tuple[int, ...]  # token positions, in order
+
+
+def is_invisible(char: str) -> bool:
+    """Zero-width spaces/joiners, bidi controls, BOM: format (Cf) and control (Cc) characters."""
+    return unicodedata.category(char) in ("Cf", "Cc") and not char.isspace()
+
+
+def visible(text: str) -> str:
+    """Text for display: invisible and direction-changing characters removed."""
+    return "".join(c for c in text if not is_invisible(c))
+
+
+def encode(tokenizer, text: str, max_tokens: int) -> Encoded:
+    """Tokenize with offsets, truncating to `max_tokens` ([CLS] and [SEP] included)."""
+    if not getattr(tokenizer, "is_fast", False):
+        raise InputError("This model's tokenizer cannot map tokens back to characters (not a fast tokenizer).")
+    text = text or ""
+    notices = []
+    if len(text) > MAX_CHARS:
+        notices.append(f"The text was cut to its first {MAX_CHARS:,} characters before reading.")
+        text = text[:MAX_CHARS]
+    if not text.strip():
+        raise InputError("Type a sentence first: the text box is empty.")
+    encoding = tokenizer(text, return_offsets_mapping=True, return_special_tokens_mask=True, truncation=True,
+                         max_length=max_tokens, return_overflowing_tokens=True)
+    # With overflowing tokens requested, a fast tokenizer returns one row per window; more than
+    # one row means the text did not fit.
+    truncated = len(encoding["input_ids"]) > 1
+    ids, offsets, special = encoding["input_ids"][0], encoding["offset_mapping"][0], encoding["special_tokens_mask"][0]
+    if all(special):
+        raise InputError("Nothing to judge: the text has only invisible characters (zero-width or control "
+                         "characters), which the tokenizer drops.")
+    if truncated:
+        used = max(end for _, end in offsets)
+        notices.append(f"The text is longer than this model reads at once ({max_tokens} tokens): only the first "
+                       f"{used:,} of {len(text):,} characters are judged; the rest is ignored.")
+    unknown = sum(i == tokenizer.unk_token_id for i in ids)
+    if unknown:
+        notices.append(f"{unknown} token(s) are unknown to this model's vocabulary (emoji or other scripts) and "
+                       f"are read as {tokenizer.unk_token}.")
+    if any(is_invisible(c) for c in text):
+        notices.append("Invisible characters (zero-width or direction marks) were ignored.")
+    return Encoded(text, tuple(ids), tuple(map(tuple, offsets)), tuple(bool(s) for s in special), truncated,
+                   tuple(notices))
+
+
+def group_words(text: str, offsets: tuple[tuple[int, int], ...], special: tuple[bool, ...]) -> tuple[Word, ...]:
+    """Merge subword tokens into whitespace-delimited words, keeping exact character spans."""
+    groups: list[list[int]] = []
+    previous_end = None
+    for position, ((start, end), is_special) in enumerate(zip(offsets, special)):
+        if is_special:
+            previous_end = None
+            continue
+        gap = text[previous_end:start] if previous_end is not None else " "
+        if not groups or any(c.isspace() for c in gap):
+            groups.append([])
+        groups[-1].append(position)
+        previous_end = end
+    words = []
+    for index, positions in enumerate(groups):
+        start, end = offsets[positions[0]][0], offsets[positions[-1]][1]
+        words.append(Word(index, start, end, text[start:end], tuple(positions)))
+    return tuple(words)

@@ -1,0 +1,225 @@
+"""Explore tab: type a sentence, watch the generator corrupt it and the discriminator judge every word.
+
+Thin wiring only: each handler calls `explainer.api` / `explainer.pipeline` / `explainer.attributions`
+and hands the frozen results to `explainer.render`. The last explanation is kept in a `gr.State`
+so attributions explain exactly the sentence on screen. Handlers here are private to the page;
+the scriptable endpoints are `/explain` and `/attribute` (explainer.api, registered in app.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tempfile
+from pathlib import Path
+
+import gradio as gr
+
+from explainer import api, models, render
+from explainer.attributions import AttributionSettings, attribute, attribution_matrix
+from explainer.pipeline import Explanation, Settings
+from explainer.text import InputError, encode, group_words
+
+INTRO = """
+## Watch ELECTRA's game on your own sentence
+A small **generator** hides a few words behind `[MASK]` and guesses what could go there; one guess is
+drawn at random and put back. Then the **discriminator** reads the result and rates *every* word:
+was it **replaced** by the generator, or is it **original**? That judgement on every word, not just
+the hidden ones, is how ELECTRA learns more from each sentence than BERT does.
+"""
+
+EXAMPLES = [
+    "The chef cooked a delicious meal for the guests at the restaurant.",
+    "The movie was long, but the acting was wonderful and the music was great.",
+    "She opened the door and saw her old friend standing in the rain.",
+]
+DETECT_EXAMPLE = "The chef ate the meal and then he drank the car."  # for detect-only mode
+MODELS = ["bundled", *models.HUB_PAIRS]
+MODES = [("Automatic: mask 15% at random", "auto"), ("I choose the words to mask", "manual"),
+         ("Detect only: judge my sentence as it is", "detect")]
+EXPORT_DIR = Path(tempfile.gettempdir()) / "electra-explainer-exports"
+
+
+def _settings(mode, mask_rate, seed, temperature, top_k, mask_words) -> Settings:
+    return Settings(mode, float(mask_rate), int(seed), float(temperature), int(top_k),
+                    tuple(int(w) for w in mask_words or ()))
+
+
+def _export(explanation: Explanation | None, extra: dict | None = None) -> str | None:
+    """Write the results to a JSON file for the download button; None when there is nothing."""
+    if explanation is None:
+        return None
+    EXPORT_DIR.mkdir(exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="electra-", dir=EXPORT_DIR, delete=False) as f:
+        json.dump({"explanation": explanation.to_dict(), **(extra or {})}, f, indent=1, ensure_ascii=False)
+    return f.name
+
+
+def model_status(model: str, progress=gr.Progress(track_tqdm=True)):
+    """Load (or find in the cache) the named model; say what it is or why it cannot load."""
+    try:
+        pair = models.load(model, roots=models.allowed_roots())
+    except models.ModelLoadError as error:
+        return render.message_html(str(error)), gr.update()
+    config = pair.discriminator.config
+    note = "" if pair.generator is not None else " It has no generator: only “Detect only” works."
+    text = (f"Model <b>{render.esc(pair.name)}</b>: discriminator {config.num_hidden_layers} layers × "
+            f"{config.hidden_size}, {len(pair.tokenizer):,}-token vocabulary, reads up to {pair.max_tokens} tokens.{note}")
+    return f'<p style="{render.FONT}; font-size: 0.9em">{text}</p>', model
+
+
+def word_choices(text: str, model: str, mode: str):
+    """The words of the text, for the manual-masking picker (same splitting as the results)."""
+    if mode != "manual":
+        return gr.update(visible=False)
+    try:
+        pair = models.load(model, roots=models.allowed_roots())
+        encoded = encode(pair.tokenizer, text, pair.max_tokens)
+    except (models.ModelLoadError, InputError):
+        return gr.update(choices=[], value=[], visible=True)
+    words = group_words(encoded.text, encoded.offsets, encoded.special)
+    return gr.update(choices=[(render.visible(w.text), w.index) for w in words], value=[], visible=True)
+
+
+def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_words, merged,
+                progress=gr.Progress(track_tqdm=True)):
+    empty = gr.update(choices=[], value=None)
+    try:
+        explanation = api.make_explanation(text, model, _settings(mode, mask_rate, seed, temperature, top_k, mask_words))
+    except gr.Error as error:
+        return (render.message_html(error.message), "", None, "", None, empty, None, "", gr.update(visible=False),
+                None, gr.update(visible=False))
+    targets = [(_target_label(explanation, t), t.position) for t in explanation.tokens if not t.special]
+    return (
+        render.notices_html(explanation.notices),
+        render.generator_input_html(explanation, merged),
+        render.proposals_figure(explanation),
+        render.score_html(explanation) + render.sentence_html(explanation, merged),
+        explanation,
+        gr.update(choices=targets, value=explanation.most_suspicious),
+        _export(explanation),
+        "",  # a new sentence clears the previous attributions
+        gr.update(value=None, visible=False),
+        None,
+        gr.update(value=None, visible=False),
+    )
+
+
+def _target_label(explanation: Explanation, token) -> str:
+    """'wonderbest' for a one-piece word; 'wonderbest › ##best' for a piece of a longer word."""
+    word = explanation.words[token.word]
+    name = render.visible(word.corrupted) if len(word.tokens) == 1 else f"{render.visible(word.corrupted)} › {token.corrupted}"
+    return f"{name}  ({token.p_replaced:.0%} replaced)"
+
+
+def rerender(explanation: Explanation | None, attribution, merged: bool):
+    """Words <-> subword tokens without running the models again."""
+    if explanation is None:
+        return gr.update(), gr.update(), gr.update(), gr.update()
+    views = (render.generator_input_html(explanation, merged),
+             render.score_html(explanation) + render.sentence_html(explanation, merged))
+    if attribution is None:
+        return *views, gr.update(), gr.update()
+    return (*views, render.attribution_html(attribution, explanation, merged),
+            render.attribution_figure(attribution, explanation, merged))
+
+
+def run_attribute(explanation: Explanation | None, target, method, n_steps, baseline, merged):
+    if explanation is None:
+        message = render.message_html("Run the generator and discriminator first (the button above).")
+        return message, gr.update(visible=False), None, None
+    settings = AttributionSettings(method, int(n_steps), baseline)
+    pair = api.load_pair(explanation.model)
+    try:
+        result = attribute(pair, explanation, None if target is None else int(target), settings)
+    except ValueError as error:
+        return render.message_html(str(error)), gr.update(visible=False), None, None
+    extra = {"attribution": {**dataclasses.asdict(result), "p_replaced": result.p_replaced}}
+    return (render.attribution_html(result, explanation, merged),
+            gr.update(value=render.attribution_figure(result, explanation, merged), visible=True),
+            _export(explanation, extra), result)
+
+
+def run_matrix(explanation: Explanation | None, method, n_steps, baseline, progress=gr.Progress()):
+    if explanation is None:
+        return gr.update(visible=False), render.message_html("Run the generator and discriminator first (the button above).")
+    progress(0, desc="attributing every token")
+    pair = api.load_pair(explanation.model)
+    matrix = attribution_matrix(pair, explanation, AttributionSettings(method, int(n_steps), baseline))
+    note = ""
+    if len(matrix.targets) < sum(not t.special for t in explanation.tokens):
+        note = render.notices_html([f"Only the first {len(matrix.targets)} tokens are explained in this view."])
+    return gr.update(value=render.matrix_figure(matrix, explanation), visible=True), note
+
+
+def build_explore(demo: gr.Blocks) -> None:
+    """The tab's components and events; `demo.load` shows the model and a first example at once."""
+    gr.Markdown(INTRO)
+    active_model = gr.State(models.default_model())
+    explanation = gr.State(None)
+    with gr.Row(equal_height=True):
+        text = gr.Textbox(value=EXAMPLES[0], label="① Your sentence", lines=2, max_lines=8, scale=5,
+                          elem_id="explore-text")
+        run = gr.Button("Corrupt it and judge every word", variant="primary", scale=1, elem_id="explore-run")
+    gr.Examples([[e] for e in EXAMPLES + [DETECT_EXAMPLE]], [text], label="Examples (try the last one with “Detect only”)")
+    with gr.Row():
+        mode = gr.Radio(MODES, value="auto", label="What gets corrupted", scale=3)
+        merged = gr.Checkbox(value=True, label="Show whole words (untick to see subword tokens)", scale=1)
+    mask_words = gr.CheckboxGroup([], label="Words to mask (tick them, then press the button)", visible=False,
+                                  elem_id="explore-mask-words")
+    with gr.Accordion("Settings: model, mask rate, seed, temperature", open=False):
+        with gr.Row():
+            model = gr.Dropdown(list(dict.fromkeys([models.default_model(), *MODELS])), value=models.default_model(),
+                                allow_custom_value=True, scale=2, elem_id="explore-model",
+                                label="Model (bundled, a hub pair, or a folder with generator/ and discriminator/)")
+            mask_rate = gr.Slider(0.05, 0.5, value=0.15, step=0.01, label="Mask rate (automatic mode)")
+            seed = gr.Number(0, precision=0, label="Seed (same seed, same result)")
+        with gr.Row():
+            temperature = gr.Slider(0.1, 3.0, value=1.0, step=0.1, label="Generator temperature (higher = wilder guesses)")
+            top_k = gr.Slider(1, 10, value=5, step=1, label="Guesses shown per masked word")
+    status = gr.HTML(elem_id="explore-model-status")
+    notices = gr.HTML(elem_id="explore-notices")
+    gr.Markdown("### ② What the generator saw")
+    generator_input = gr.HTML(elem_id="explore-generator-input")
+    gr.Markdown("### ③ The generator's guesses, and the one it drew")
+    proposals = gr.Plot(show_label=False)
+    gr.Markdown("### ④ The discriminator's verdict on every word")
+    verdict = gr.HTML(elem_id="explore-verdict")
+    with gr.Row():
+        download = gr.DownloadButton("Download the results (JSON)", size="sm", scale=0, min_width=240)
+
+    gr.Markdown("### ⑤ Why? Ask the discriminator to explain one word\nIntegrated gradients (captum) trace the "
+                "word's score back to every word it read.")
+    with gr.Row():
+        target = gr.Dropdown([], label="Word to explain (P(replaced) in brackets)", scale=2)
+        method = gr.Radio([("Integrated gradients", "integrated_gradients"), ("Gradient × input (faster)", "gradient_x_input")],
+                          value="integrated_gradients", label="Method", scale=2)
+        baseline = gr.Radio([("[PAD]", "pad"), ("[MASK]", "mask")], value="pad", label="Baseline", scale=1)
+        n_steps = gr.Slider(4, 200, value=50, step=1, label="Integration steps", scale=1)
+    with gr.Row():
+        why = gr.Button("Explain this word", variant="primary", elem_id="explore-why")
+        why_all = gr.Button("Explain every word (heatmap, slower)")
+    attribution = gr.State(None)
+    attribution_text = gr.HTML(elem_id="explore-attribution")
+    attribution_plot = gr.Plot(show_label=False, visible=False)
+    matrix_note = gr.HTML()
+    matrix_plot = gr.Plot(show_label=False, visible=False)
+
+    inputs = [text, active_model, mode, mask_rate, seed, temperature, top_k, mask_words, merged]
+    outputs = [notices, generator_input, proposals, verdict, explanation, target, download, attribution_text,
+               attribution_plot, attribution, matrix_plot]
+    for trigger in (run.click, text.submit):
+        trigger(run_explain, inputs, outputs, api_visibility="private")
+    # A load that fails leaves the last good model active and puts the dropdown back to it.
+    model.input(model_status, [model], [status, active_model], api_visibility="private").then(
+        lambda m: m, [active_model], [model], api_visibility="private")
+    gr.on([mode.change, text.change, active_model.change], word_choices, [text, active_model, mode], [mask_words],
+          trigger_mode="always_last", show_progress="hidden", api_visibility="private")
+    merged.change(rerender, [explanation, attribution, merged],
+                  [generator_input, verdict, attribution_text, attribution_plot], api_visibility="private")
+    why.click(run_attribute, [explanation, target, method, n_steps, baseline, merged],
+              [attribution_text, attribution_plot, download, attribution], api_visibility="private")
+    why_all.click(run_matrix, [explanation, method, n_steps, baseline], [matrix_plot, matrix_note],
+                  api_visibility="private")
+    demo.load(model_status, [active_model], [status, active_model], api_visibility="private").then(
+        run_explain, inputs, outputs, api_visibility="private")
