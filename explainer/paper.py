@@ -1,0 +1,114 @@
+"""The ELECTRA paper's published compute/score points, and the user's own race result beside them.
+
+Source: Clark, Luong, Le and Manning (2020), "ELECTRA: Pre-training Text Encoders as Discriminators
+Rather Than Generators", ICLR 2020, Table 1: GLUE dev score against pretraining (train) FLOPs. The
+Small and Base pairs were pretrained on the same data with the same compute, so each pair differs
+only in the objective (MLM vs RTD). ELMo and GPT are the paper's reference points.
+
+A race result (the Training tab's latest comparison) is a dict: objective -> {"flops", "accuracy"},
+e.g. {"rtd": {"flops": 2.1e15, "accuracy": 0.71}, "mlm": {...}}; accuracy as a fraction or a percent,
+on the built-in downstream task (not GLUE), so it is drawn on its own axes, never mixed with the paper's.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+SOURCE = ("Clark, Luong, Le & Manning (2020), ELECTRA: Pre-training Text Encoders as Discriminators Rather "
+          "Than Generators, ICLR 2020, Table 1 (GLUE dev score vs. train FLOPs)")
+SHORT_SOURCE = "Clark et al. (2020), ELECTRA, ICLR 2020, Table 1"
+SOURCE_URL = "https://arxiv.org/abs/2003.10555"
+
+
+@dataclass(frozen=True)
+class PaperPoint:
+    model: str
+    objective: str  # "RTD" (ELECTRA), "MLM" (BERT), "LM" (GPT, ELMo: left-to-right language models)
+    train_flops: float  # pretraining compute
+    glue: float  # GLUE dev score
+
+
+PAPER_POINTS: tuple[PaperPoint, ...] = (
+    PaperPoint("ELMo", "LM", 3.3e18, 71.2),
+    PaperPoint("GPT", "LM", 4.0e19, 78.8),
+    PaperPoint("BERT-Small", "MLM", 1.4e18, 75.1),
+    PaperPoint("ELECTRA-Small", "RTD", 1.4e18, 79.9),
+    PaperPoint("BERT-Base", "MLM", 6.4e19, 82.2),
+    PaperPoint("ELECTRA-Base", "RTD", 6.4e19, 85.1),
+)
+
+
+@dataclass(frozen=True)
+class RacePoint:
+    objective: str  # "RTD" or "MLM" (upper case), or whatever the race named
+    flops: float
+    accuracy: float  # percent
+
+
+def race_points(race: dict | None) -> tuple[RacePoint, ...]:
+    """The usable entries of a race result; malformed ones are left out (None -> no race yet)."""
+    points = []
+    for objective, result in (race or {}).items():
+        try:
+            flops, accuracy = float(result["flops"]), float(result["accuracy"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if not (math.isfinite(flops) and flops > 0 and math.isfinite(accuracy) and 0 <= accuracy <= 100):
+            continue
+        points.append(RacePoint(str(objective).upper(), flops, accuracy * 100 if accuracy <= 1 else accuracy))
+    return tuple(points)
+
+
+COLOURS = {"RTD": "#e6550d", "MLM": "#2166ac", "LM": "#767676"}  # as the classroom's other views
+
+
+def efficiency_figure(race: dict | None = None):
+    """Left: the paper's points (log FLOPs vs GLUE). Right: the user's race, or "no race yet"."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    from explainer.render import esc
+
+    figure = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.1, subplot_titles=(
+        "The paper: GLUE dev score vs. pretraining compute", "Your race: downstream accuracy vs. compute"))
+    for objective, name in (("RTD", "ELECTRA (RTD)"), ("MLM", "BERT (MLM)"), ("LM", "ELMo / GPT (language models)")):
+        points = [p for p in PAPER_POINTS if p.objective == objective]
+        figure.add_trace(go.Scatter(
+            x=[p.train_flops for p in points], y=[p.glue for p in points], mode="markers+text", name=name,
+            text=[p.model for p in points], textposition="middle right" if objective != "MLM" else "bottom center",
+            marker=dict(size=14, color=COLOURS[objective], symbol="diamond" if objective == "RTD" else "circle"),
+            hovertemplate="%{text}: %{x:.1e} FLOPs, GLUE %{y}<extra></extra>"), 1, 1)
+    for small, big in (("BERT-Small", "ELECTRA-Small"), ("BERT-Base", "ELECTRA-Base")):
+        a, b = (next(p for p in PAPER_POINTS if p.model == m) for m in (small, big))
+        figure.add_annotation(x=math.log10(b.train_flops), y=b.glue, ax=math.log10(a.train_flops), ay=a.glue,
+                              xref="x", yref="y", axref="x", ayref="y", showarrow=True, arrowhead=3,
+                              arrowwidth=2, arrowcolor=COLOURS["RTD"], text="")
+        figure.add_annotation(x=math.log10(a.train_flops), y=(a.glue + b.glue) / 2, xref="x", yref="y",
+                              text=f"same compute: +{b.glue - a.glue:.1f}", showarrow=False, xanchor="right",
+                              xshift=-8, font=dict(color=COLOURS["RTD"]))
+    figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=1, range=[17.8, 20.3])
+    figure.update_yaxes(title_text="GLUE dev score", row=1, col=1, range=[69, 88])
+
+    points = race_points(race)
+    if points:
+        for p in points:
+            figure.add_trace(go.Scatter(
+                x=[p.flops], y=[p.accuracy], mode="markers+text", text=[esc(p.objective)], name=f"your {esc(p.objective)}",
+                textposition="middle right", marker=dict(size=14, color=COLOURS.get(p.objective, "#333"),
+                                                         symbol="diamond" if p.objective == "RTD" else "circle"),
+                hovertemplate="%{text}: %{x:.2e} FLOPs, %{y:.1f}%<extra></extra>", showlegend=False), 1, 2)
+        figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=2)
+        figure.update_yaxes(title_text="accuracy on the built-in sentiment task (%)", row=1, col=2)
+    else:
+        left, right = figure.layout.xaxis2.domain  # paper coordinates: an empty subplot has no axes to refer to
+        figure.add_annotation(text="No race yet.<br>Run a race in the Training tab<br>and it appears here.",
+                              xref="paper", yref="paper", x=(left + right) / 2, y=0.5, showarrow=False,
+                              font=dict(size=15, color="#555"), bordercolor="#bbb", borderwidth=1, borderpad=12)
+        figure.update_xaxes(visible=False, row=1, col=2)
+        figure.update_yaxes(visible=False, row=1, col=2)
+    figure.add_annotation(text=f"Source: {esc(SHORT_SOURCE)} (GLUE dev)", xref="paper", yref="paper", x=0, y=-0.3,
+                          showarrow=False, xanchor="left", font=dict(size=11, color="#555"))
+    figure.update_layout(height=480, template="plotly_white", margin=dict(l=10, r=10, t=60, b=120),
+                         legend=dict(orientation="h", y=-0.17), title_font_size=14)
+    return figure

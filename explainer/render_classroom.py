@@ -1,0 +1,272 @@
+"""Classroom results -> escaped HTML (no gradio here), in the style and colours of `explainer.render`.
+
+MLM (BERT) is drawn in blue, RTD (ELECTRA) in orange throughout; P(replaced) keeps Explore's white ->
+red scale and its borders (thick = really replaced, dashed = masked but drew the original). Every
+token, sentence and answer passes through `render.esc`. Presenter mode is a body class
+(`ee-present`) that `CLASSROOM_CSS` turns into a full-screen, large-type, black-on-white view.
+The efficiency chart lives with its data in `explainer.paper`.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from explainer.classroom import MASK, STEP_NAMES, WEAKER, Sweep, SupervisedPositions, WalkStep
+from explainer.quiz import Grade, Question
+from explainer.render import FONT, _chip, esc, legend_html, p_colour, pct
+
+MLM_COLOUR = "#2166ac"  # BERT's masked language modelling
+RTD_COLOUR = "#e6550d"  # ELECTRA's replaced-token detection
+MUTED = "#767676"  # the lightest grey that keeps 4.5:1 contrast on white
+
+# Gradio's `.prose *` gives every element the body colour; inside our views colours are inherited
+# instead, so a white label on a dark chip stays white (the doubled class outranks gradio's rule).
+CLASSROOM_CSS = """
+div.ee-c.ee-c * { color: inherit; }
+.ee-step p.ee-para { font-size: 1.1em; line-height: 1.55; max-width: 70em; }
+.ee-walk-tokens { line-height: 2.4; }
+body.ee-present #walk-panel { position: fixed; inset: 0; z-index: 1000; overflow: auto; background: #fff;
+  padding: 1.5rem 3rem; }
+body.ee-present #walk-panel .ee-step { font-size: 1.6rem; color: #000; }
+body.ee-present #walk-panel .ee-step h3 { font-size: 1.5em; }
+body.ee-present #walk-panel .ee-token { border: 2px solid #000; }
+body.ee-present #walk-panel .ee-muted { color: #222 !important; }
+body.ee-present #walk-panel button { font-size: 1.3rem; min-height: 3rem; }
+"""
+
+
+def _token(text: str, style: str = "", cls: str = "", title: str = "") -> str:
+    return (f'<span class="ee-token {cls}" title="{esc(title)}" style="display: inline-block; border-radius: 6px; '
+            f'padding: 1px 6px; margin: 2px; border: 1px solid #bbb; white-space: pre; {style}"><bdi>{esc(text)}</bdi></span>')
+
+
+def _special_style() -> str:
+    return f"color: {MUTED}; border-style: dotted; font-size: 0.85em"
+
+
+# --- supervised positions ------------------------------------------------------------------------
+
+def _cell(content: str, style: str = "") -> str:
+    return f'<td style="padding: 3px 2px; text-align: center; vertical-align: top; {style}">{content}</td>'
+
+
+def supervised_html(data: SupervisedPositions) -> str:
+    """One table, a column per position: what MLM and RTD read and learn there; counts underneath."""
+    rows = {name: [] for name in ("token", "mlm_in", "mlm_out", "rtd_in", "rtd_out")}
+    for p in data.positions:
+        rows["token"].append(_cell(f'<b><bdi>{esc(p.original)}</bdi></b><div class="ee-muted" style="color: {MUTED}; '
+                                   f'font-size: 0.75em">#{p.position}</div>'))
+        rows["mlm_in"].append(_cell(_token(p.mlm_input, "background: #333; color: #fff", "ee-mask")
+                                    if p.mlm_input == MASK else _token(p.mlm_input, _special_style() if p.special else "")))
+        if p.mlm:
+            rows["mlm_out"].append(_cell(
+                f'<div style="background: #deebf7; border: 2px solid {MLM_COLOUR}; border-radius: 6px; padding: 1px 4px">'
+                f'<b><bdi>{esc(p.original)}</bdi></b><div style="font-size: 0.7em">1 of {data.vocab_size:,}</div></div>'))
+        else:
+            rows["mlm_out"].append(_cell(f'<span class="ee-muted" style="color: {MUTED}; font-size: 0.85em">–</span>'))
+        changed = "font-weight: bold; border: 2px solid #111" if p.replaced else ""
+        rows["rtd_in"].append(_cell(_token(p.rtd_input, changed or (_special_style() if p.special else ""))))
+        label = "replaced" if p.replaced else "original"
+        strong = f"background: {RTD_COLOUR}; color: #fff" if p.replaced else f"background: #fdd0a2; color: #111"
+        rows["rtd_out"].append(_cell(
+            f'<div style="{strong}; border: 2px solid {RTD_COLOUR}; border-radius: 6px; padding: 1px 3px; '
+            f'font-size: 0.8em"><b>{label}</b></div>'))
+    heads = {
+        "token": "Position",
+        "mlm_in": f'<span style="color: {MLM_COLOUR}">MLM (BERT) reads</span>',
+        "mlm_out": f'<span style="color: {MLM_COLOUR}">MLM target: the original<br>token ( – = no loss)</span>',
+        "rtd_in": f'<span style="color: {RTD_COLOUR}">RTD (ELECTRA) reads</span>',
+        "rtd_out": f'<span style="color: {RTD_COLOUR}">RTD target:<br>replaced or original?</span>',
+    }
+    body = "".join(
+        f'<tr><th style="text-align: right; padding: 4px 8px; white-space: nowrap; font-size: 0.9em">{heads[k]}</th>'
+        f'{"".join(cells)}</tr>' for k, cells in rows.items())
+    table = (f'<div style="overflow-x: auto"><table class="ee-supervised" style="border-collapse: collapse; '
+             f'font-size: 0.92em">'
+             f"{body}</table></div>")
+    return f'<div class="ee-c ee-positions" style="{FONT}">{table}{supervised_counts_html(data)}</div>'
+
+
+def supervised_counts_html(data: SupervisedPositions) -> str:
+    n = len(data.positions)
+    ratio = data.rtd_count / max(1, data.mlm_count)
+
+    def bar(label: str, count: int, colour: str, detail: str, cls: str) -> str:
+        return (f'<div class="{cls}" style="margin: 6px 0"><div style="font-size: 1.05em"><b style="color: {colour}">'
+                f"{label}</b>: <b>{count}</b> of {n} positions give a loss · {detail}</div>"
+                f'<div style="background: #eee; height: 14px; border-radius: 7px; max-width: 640px">'
+                f'<div style="width: {100 * count / max(1, n):.1f}%; background: {colour}; height: 14px; '
+                f'border-radius: 7px"></div></div></div>')
+
+    return (
+        f'<div style="margin-top: 12px">'
+        + bar("MLM (BERT)", data.mlm_count, MLM_COLOUR,
+              f"each a softmax over all {data.vocab_size:,} tokens of the vocabulary", "ee-count-mlm")
+        + bar("RTD (ELECTRA)", data.rtd_count, RTD_COLOUR,
+              f"each {data.rtd_outputs} output (one logit: P(replaced))", "ee-count-rtd")
+        + f'<p style="font-size: 1.05em">From this one sentence RTD gets <b>{ratio:.1f}×</b> as many training '
+          "targets as MLM. Each is an easier question (yes/no instead of “which of all the words?”), but "
+          "every token of every sentence teaches the discriminator something. [CLS] and [SEP] are judged too: "
+          "they are never replaced, so they are the easiest positions.</p></div>"
+    )
+
+
+# --- walk-through --------------------------------------------------------------------------------
+
+def _progress(step: WalkStep) -> str:
+    pills = []
+    for i, name in enumerate(STEP_NAMES, 1):
+        on = i == step.number
+        style = ("background: #111; color: #fff" if on else "background: #fff; color: #111" if i < step.number
+                 else f"background: #fff; color: {MUTED}")
+        pills.append(f'<span style="{style}; border: 2px solid #111; border-radius: 999px; padding: 2px 12px; '
+                     f'margin-right: 4px; font-weight: {700 if on else 400}">{i} {name.capitalize()}</span>')
+    return f'<div class="ee-progress" style="margin-bottom: 8px">{"".join(pills)}</div>'
+
+
+def _walk_tokens(step: WalkStep) -> str:
+    focus = set(step.focus)
+    drawn = {m.position: m for m in step.proposals}
+    chips = []
+    for position, token in enumerate(step.tokens):
+        special = token in ("[CLS]", "[SEP]")
+        if step.name == "detect":
+            p = step.p_replaced[position]
+            replaced = step.replaced[position]
+            below = pct(p) + (f" · was <b>{esc(drawn[position].original)}</b>" if replaced else "")
+            border = "3px solid #111" if replaced else "2px dashed #777" if position in drawn else "1px solid #ccc"
+            chips.append(_chip(esc(token), p_colour(p), below, f"P(replaced) = {p:.3f}", border, p > 0.6))
+        elif token == MASK:
+            chips.append(_token(token, "background: #333; color: #fff; font-family: ui-monospace, monospace", "ee-mask"))
+        elif step.name == "swap" and position in drawn:
+            m = drawn[position]
+            style = ("border: 3px solid #111; font-weight: bold; background: #fde0d2" if m.replaced
+                     else "border: 2px dashed #777")
+            note = f"was {m.original}" if m.replaced else "drew the original"
+            chips.append(f'<span style="display: inline-flex; flex-direction: column; align-items: center">'
+                         f'{_token(token, style)}<span style="font-size: 0.75em">{esc(note)}</span></span>')
+        else:
+            underline = "border-bottom: 3px dotted #111" if position in focus else ""
+            chips.append(_token(token, _special_style() if special else underline))
+    return f'<div class="ee-walk-tokens" style="font-size: 1.15em">{"".join(chips)}</div>'
+
+
+def _proposal_bars(step: WalkStep) -> str:
+    show_draw = step.name != "propose"
+    blocks = []
+    for number, m in enumerate(step.proposals, 1):
+        peak = max([p.probability for p in m.proposals] + [1e-9])
+        lines = []
+        for p in m.proposals:
+            drawn = show_draw and p.token_id == m.sampled_id
+            colour = RTD_COLOUR if drawn else "#9ecae1"
+            tags = (" (original)" if p.is_original else "") + (" ← drawn" if drawn else "")
+            lines.append(f'<div style="display: flex; align-items: center; gap: 6px; margin: 1px 0">'
+                         f'<span style="width: 9em; text-align: right; white-space: nowrap; overflow: hidden"><bdi>'
+                         f'{esc(p.token)}</bdi></span><span style="display: inline-block; height: 0.9em; '
+                         f'width: {max(2.0, 9 * p.probability / peak):.1f}em; background: {colour}"></span>'
+                         f"<span>{pct(p.probability)}{tags}</span></div>")
+        if show_draw and not any(p.token_id == m.sampled_id for p in m.proposals):
+            lines.append(f'<div style="margin-left: 9.4em">… drew <b>{esc(m.sampled)}</b> '
+                         f"({pct(m.sampled_probability)}), outside the top guesses</div>")
+        blocks.append(f'<div style="min-width: 17em; margin: 6px 18px 6px 0"><div><b>Position #{m.position}</b> '
+                      f'(was “{esc(m.original)}”)</div>{"".join(lines)}</div>')
+    return f'<div style="display: flex; flex-wrap: wrap; font-size: 0.95em">{"".join(blocks)}</div>'
+
+
+def walk_step_html(step: WalkStep) -> str:
+    state = _walk_tokens(step)
+    if step.name in ("propose", "swap"):
+        state += _proposal_bars(step)
+    if step.name == "detect":
+        state += legend_html()
+    return (f'<div class="ee-c ee-step" data-step="{step.name}" style="{FONT}">{_progress(step)}'
+            f'<h3 style="margin: 4px 0">Step {step.number} of {len(STEP_NAMES)}: {step.title}</h3>'
+            f'<p class="ee-para">{esc(step.paragraph)}</p>{state}</div>')
+
+
+# --- knowledge check ---------------------------------------------------------------------------------
+
+KIND_HINT = {"choice": "Pick one answer.", "true_false": "True or false?", "short": "Type a short answer."}
+
+
+def question_html(question: Question, index: int, total: int) -> str:
+    return (f'<div class="ee-c ee-question" style="{FONT}"><div class="ee-muted" style="color: {MUTED}; font-size: 0.85em">'
+            f"Question {index + 1} of {total} · {KIND_HINT[question.kind]}</div>"
+            f'<p style="font-size: 1.2em; margin: 4px 0"><b>{esc(question.prompt)}</b></p></div>')
+
+
+def feedback_html(grade: Grade) -> str:
+    if not grade.answered:
+        return f'<div style="{FONT}" role="status">Choose or type an answer first.</div>'
+    head = ("✓ Correct." if grade.correct else f"✗ Not quite. The answer: <b>{esc(grade.answer)}</b>.")
+    colour, background = ("#1a7f37", "#e6f4ea") if grade.correct else ("#b42318", "#fde8e8")
+    return (f'<div class="ee-c ee-feedback" role="status" style="{FONT}; border-left: 5px solid {colour}; '
+            f'background: {background}; padding: 8px 12px; border-radius: 4px"><div style="font-size: 1.1em">'
+            f"{head}</div><div>{esc(grade.explanation)}</div></div>")
+
+
+def quiz_score_html(correct: int, answered: int, total: int) -> str:
+    done = " All done." if answered == total else ""
+    return (f'<div class="ee-quiz-score" style="{FONT}; font-size: 1.1em">Score: <b>{correct}</b> / {answered} '
+            f"answered, {total} questions (first tries count).{done}</div>")
+
+
+# --- generator quality sets the difficulty -------------------------------------------------------------
+
+def sweep_figure(sweep: Sweep) -> go.Figure:
+    """Left: how many tokens really get replaced; right: how well the discriminator spots them."""
+    figure = make_subplots(rows=1, cols=2, horizontal_spacing=0.1, subplot_titles=(
+        "Tokens really replaced (of all tokens)", "Discriminator: ROC-AUC (solid) and accuracy (dotted)"))
+    for variant, dash in (("full", "solid"), (WEAKER, "dash")):
+        points = [p for p in sweep.points if p.generator == variant]
+        if not points:
+            continue
+        label = "generator" if variant == "full" else f"weaker generator ({WEAKER})"
+        x = [p.temperature for p in points]
+        top1 = f" · top-1 {points[0].generator_top1:.0%}"
+        figure.add_trace(go.Scatter(x=x, y=[p.replaced_fraction for p in points], mode="lines+markers",
+                                    name=f"replaced, {label}{top1}", line=dict(color="#555", dash=dash)), 1, 1)
+        figure.add_trace(go.Scatter(x=x, y=[p.auc for p in points], mode="lines+markers", name=f"AUC, {label}",
+                                    line=dict(color=RTD_COLOUR, dash=dash)), 1, 2)
+        figure.add_trace(go.Scatter(x=x, y=[p.accuracy for p in points], mode="lines+markers",
+                                    name=f"accuracy, {label}", line=dict(color=MLM_COLOUR, dash="dot"),
+                                    marker=dict(symbol="circle-open" if variant == "full" else "x")), 1, 2)
+    figure.add_hline(y=sweep.masked / sweep.tokens, line=dict(color="#999", width=1, dash="dot"), row=1, col=1,
+                     annotation_text="ceiling: the tokens masked", annotation_position="top left")
+    figure.add_hline(y=0.5, line=dict(color="#999", width=1, dash="dot"), row=1, col=2,
+                     annotation_text="AUC 0.5 = guessing", annotation_position="bottom right")
+    for col in (1, 2):
+        figure.add_vline(x=1.0, line=dict(color="#bbb", width=1), row=1, col=col)
+    figure.update_xaxes(title_text="generator temperature (1 = as trained; higher = wilder draws)")
+    peak = max(p.replaced_fraction for p in sweep.points)
+    figure.update_yaxes(range=[0, max(sweep.masked / sweep.tokens, peak) * 1.25], row=1, col=1, tickformat=".0%")
+    figure.update_yaxes(range=[0, 1.02], row=1, col=2)
+    figure.update_layout(height=430, template="plotly_white", margin=dict(l=10, r=10, t=40, b=10),
+                         legend=dict(orientation="h", y=-0.25))
+    return figure
+
+
+def sweep_summary_html(sweep: Sweep) -> str:
+    full = [p for p in sweep.points if p.generator == "full"]
+    if not full:
+        return ""
+    cold, hot = full[0], full[-1]
+    weak = [p for p in sweep.points if p.generator == WEAKER]
+    at_one = {p.generator: p for p in sweep.points if p.temperature == 1.0}
+    compare = ""
+    if weak and set(at_one) == {"full", WEAKER}:
+        f, w = at_one["full"], at_one[WEAKER]
+        compare = (f" The generator guesses {f.generator_top1:.0%} of the masked words right (top-1); cut after its "
+                   f"first layer, {w.generator_top1:.0%}. At temperature 1 the discriminator's AUC is {f.auc:.2f} "
+                   f"against the full generator and {w.auc:.2f} against the weaker one.")
+    return (f'<div class="ee-c" style="{FONT}"><p>{sweep.sentences} held-out sentences ({sweep.tokens} tokens, '
+            f"{sweep.masked} of them masked, the same ones at every temperature), corrupted by the generator of "
+            f"<b>{esc(sweep.model)}</b>. At temperature {cold.temperature:g} the generator mostly draws its top "
+            f"guess: {cold.replaced_fraction:.0%} of tokens end up replaced and the discriminator's AUC is "
+            f"{cold.auc:.2f}. At {hot.temperature:g} the draws get wild: {hot.replaced_fraction:.0%} replaced, AUC "
+            f"{hot.auc:.2f}.{compare}</p><p><b>The lesson:</b> too weak a generator (hot, or shallow) makes "
+            "detection trivial and teaches little; too strong a one leaves few, subtle replacements. The paper's "
+            "best generators were 1/4 to 1/2 the discriminator's size. Accuracy alone misleads: calling every token "
+            f"original already scores {1 - cold.replaced_fraction:.0%} at {cold.temperature:g}.</p></div>")

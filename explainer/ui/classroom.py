@@ -1,0 +1,224 @@
+"""Classroom tab: a 10-minute lesson on ELECTRA from six views, no slides needed.
+
+Walk-through (mask -> propose -> swap -> detect, Back/Next, presenter mode with arrow keys),
+supervised positions (MLM vs RTD, position by position), generator difficulty (temperature sweep),
+efficiency (the paper's points, and the user's race), Hugging Face code, and a knowledge check.
+Thin wiring only: the sentence runs through `explainer.api.make_explanation`, exactly as in Explore
+(same model, masking and seed, so both tabs show the same game), and everything else is
+`explainer.classroom` / `explainer.quiz` / `explainer.paper` rendered by `explainer.render_classroom`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable
+
+import gradio as gr
+
+from explainer import api, classroom, models, paper, quiz, render
+from explainer import render_classroom as view
+from explainer.pipeline import Settings
+from explainer.ui.explore import EXAMPLES
+
+LESSON = """
+## Classroom: ELECTRA in ten minutes
+One idea to land: **BERT's MLM learns only from the ~15% of positions it masked; ELECTRA's replaced-token
+detection (RTD) learns from every position.** Work through the views left to right:
+**① Walk-through** (4 min: the four steps on one sentence) · **② Supervised positions** (2 min: where each
+objective gets its loss) · **③ Generator difficulty** (1 min) · **④ Efficiency** (1 min: the paper's result) ·
+**⑤ Use it in Hugging Face** (1 min) · **⑥ Knowledge check** (the rest).
+"""
+PRESENT_HELP = "Presenter mode: full screen, large type; ← / → (or a clicker's PageUp / PageDown) step, Esc leaves."
+# Installed once per page: arrow keys drive Back/Next while presenter mode is on; Esc leaves it.
+KEYS_JS = """
+() => {
+  if (window.__eeKeys) return;
+  window.__eeKeys = true;
+  document.addEventListener("keydown", (event) => {
+    if (!document.body.classList.contains("ee-present")) return;
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(event.target.tagName) && event.target.type !== "checkbox") return;
+    const target = {ArrowRight: "#walk-next", PageDown: "#walk-next", ArrowLeft: "#walk-back",
+                    PageUp: "#walk-back", Escape: "#walk-present input"}[event.key];
+    if (!target) return;
+    event.preventDefault();
+    document.querySelector(target)?.click();
+  });
+}
+"""
+PRESENT_JS = "(on) => { document.body.classList.toggle('ee-present', on); }"
+
+_sweeps: dict[str, classroom.Sweep] = {}  # per model name: the sweep is the same every time
+_sweep_lock = threading.Lock()
+
+
+def _settings(text: str, seed) -> Settings:
+    """The toy sentence masks what the paper's figure masks; any other sentence, 15% at random (Explore's default)."""
+    if text.strip() == classroom.TOY_TEXT:
+        return dataclasses.replace(classroom.TOY_SETTINGS, seed=int(seed or 0))
+    return Settings(seed=int(seed or 0))
+
+
+def run_lesson(text: str, seed, model: str):
+    """The sentence through the Explore pipeline -> walk-through steps (at step 1) and supervised positions."""
+    try:
+        pair = api.load_pair(model)
+        explanation = api.make_explanation(text, model, _settings(text, seed))
+        vocab = len(pair.tokenizer)
+        steps = classroom.walkthrough(explanation, vocab)
+        table = view.supervised_html(classroom.supervised_positions(explanation, vocab))
+    except (gr.Error, ValueError) as error:
+        message = render.message_html(getattr(error, "message", None) or str(error))
+        return message, None, 0, message, message
+    return render.notices_html(explanation.notices), steps, 0, view.walk_step_html(steps[0]), table
+
+
+def move(steps, index: int, delta: int):
+    if not steps:
+        return index, gr.update()
+    index = min(max(index + delta, 0), len(steps) - 1)
+    return index, view.walk_step_html(steps[index])
+
+
+def run_sweep(model: str, progress=gr.Progress()):
+    with _sweep_lock:
+        sweep = _sweeps.get(model)
+        if sweep is None:
+            progress(0, desc="corrupting held-out sentences at each temperature")
+            try:
+                sweep = classroom.temperature_sweep(api.load_pair(model), classroom.heldout_sentences())
+            except (gr.Error, ValueError) as error:
+                return None, render.message_html(getattr(error, "message", None) or str(error))
+            _sweeps[model] = sweep
+    return view.sweep_figure(sweep), view.sweep_summary_html(sweep)
+
+
+# --- knowledge check -----------------------------------------------------------------------------
+
+def _quiz_view(state: dict):
+    question = state["questions"][state["index"]]
+    choices = question.kind != "short"
+    return (
+        view.question_html(question, state["index"], len(state["questions"])),
+        gr.update(choices=list(question.choices), value=None, visible=choices),
+        gr.update(value="", visible=not choices),
+    )
+
+
+def _score(state: dict) -> str:
+    results = state["results"]
+    return view.quiz_score_html(sum(results.values()), len(results), len(state["questions"]))
+
+
+def start_quiz(shuffle: bool, seed):
+    questions = quiz.shuffled(quiz.QUESTIONS, int(seed or 0)) if shuffle else quiz.QUESTIONS
+    state = {"questions": questions, "index": 0, "results": {}}
+    return state, *_quiz_view(state), "", _score(state)
+
+
+def check_answer(state: dict, choice, typed: str):
+    question = state["questions"][state["index"]]
+    grade = quiz.grade(question, typed if question.kind == "short" else choice)
+    if grade.answered and question.id not in state["results"]:
+        state = {**state, "results": {**state["results"], question.id: grade.correct}}  # first try counts
+    return state, view.feedback_html(grade), _score(state)
+
+
+def next_question(state: dict, delta: int = 1):
+    index = min(max(state["index"] + delta, 0), len(state["questions"]) - 1)
+    state = {**state, "index": index}
+    return state, *_quiz_view(state), ""
+
+
+# --- layout --------------------------------------------------------------------------------------
+
+def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = lambda: None) -> None:
+    """The tab's components and events. `latest_race` returns the Training tab's last race (or None)."""
+    gr.HTML(f"<style>{view.CLASSROOM_CSS}</style>", js_on_load=None)
+    gr.Markdown(LESSON)
+    model = gr.State(models.default_model())
+    steps, step_index = gr.State(None), gr.State(0)
+    with gr.Row(equal_height=True):
+        text = gr.Textbox(value=EXAMPLES[0], label="The lesson's sentence (the same sentence and seed as in Explore "
+                          "give the same masks and draws)", lines=1, max_lines=4, scale=5, elem_id="classroom-text")
+        seed = gr.Number(0, precision=0, label="Seed", scale=1, min_width=90, elem_id="classroom-seed")
+        run = gr.Button("Use this sentence", variant="primary", scale=1, elem_id="classroom-run")
+        toy = gr.Button(f"Toy: “{classroom.TOY_TEXT}”", scale=1, elem_id="classroom-toy")
+    notices = gr.HTML()
+    with gr.Tabs():
+        with gr.Tab("① Walk-through", elem_id="classroom-walk-tab"):
+            with gr.Column(elem_id="walk-panel"):
+                walk = gr.HTML(elem_id="walk-step")
+                with gr.Row():
+                    back = gr.Button("← Back", elem_id="walk-back", min_width=120, scale=0)
+                    forward = gr.Button("Next →", variant="primary", elem_id="walk-next", min_width=120, scale=0)
+                    present = gr.Checkbox(False, label=PRESENT_HELP, elem_id="walk-present", scale=3)
+        with gr.Tab("② Supervised positions", elem_id="classroom-positions-tab"):
+            gr.Markdown("What each objective is trained on, position by position, for the lesson's sentence "
+                        "(the same masking as the walk-through).")
+            positions = gr.HTML(elem_id="classroom-positions")
+        with gr.Tab("③ Generator difficulty", elem_id="classroom-sweep-tab") as sweep_tab:
+            gr.Markdown("The generator sets the discriminator's exam. Here it corrupts a fixed set of held-out "
+                        "sentences at several sampling temperatures (and a weaker copy of it, cut after its first layer): "
+                        "how many tokens end up really replaced, and how well the discriminator spots them.")
+            sweep_plot = gr.Plot(show_label=False)
+            sweep_note = gr.HTML(elem_id="classroom-sweep-note")
+        with gr.Tab("④ Efficiency", elem_id="classroom-efficiency-tab") as efficiency_tab:
+            gr.Markdown(
+                "Same model size, same data, same compute, only the objective differs: ELECTRA-Small beats "
+                "BERT-Small by 4.8 GLUE points, and ELECTRA-Base beats BERT-Base by 2.9. ELECTRA-Small even beats "
+                f"GPT, trained with about 30× more compute.\n\nSource: {paper.SOURCE}, <{paper.SOURCE_URL}>. Your "
+                "own race (right) is scored on this app's sentiment task after minutes of CPU training: compare "
+                "the two objectives with each other, not with the paper's numbers.")
+            efficiency_plot = gr.Plot(show_label=False, elem_id="classroom-efficiency")
+        with gr.Tab("⑤ Use it in Hugging Face", elem_id="classroom-hf-tab"):
+            gr.Markdown(
+                "After pretraining the **generator is thrown away**. The discriminator is an ordinary encoder: "
+                "load it with `AutoModelForSequenceClassification` (which builds `ElectraForSequenceClassification`) "
+                "and fine-tune it like BERT. This code runs as shown; the tests run exactly this text.")
+            gr.Code(classroom.HF_SNIPPET, language="python", label="From this app's bundled model (offline)",
+                    interactive=False, elem_id="hf-code")
+            gr.Markdown(f"**The same with Google's `{classroom.HUB_DISCRIMINATOR}`** (downloaded once; the "
+                        f"hub's `-generator` is never needed either):\n\n```python\n{classroom.hub_snippet()}\n```",
+                        elem_id="hf-code-hub")
+        with gr.Tab("⑥ Knowledge check", elem_id="classroom-quiz-tab"):
+            first = start_quiz(False, 0)
+            quiz_state = gr.State(first[0])
+            with gr.Row():
+                shuffle = gr.Checkbox(False, label="Shuffle questions and choices", elem_id="quiz-shuffle")
+                quiz_seed = gr.Number(0, precision=0, label="Shuffle seed (the same seed, the same order)",
+                                      elem_id="quiz-seed")
+                restart = gr.Button("Start over", elem_id="quiz-restart")
+            question = gr.HTML(first[1], elem_id="quiz-question")
+            choices = gr.Radio(first[2]["choices"], label="Your answer", elem_id="quiz-choices",
+                               visible=first[2]["visible"])
+            typed = gr.Textbox(label="Your answer", elem_id="quiz-short", visible=first[3]["visible"])
+            with gr.Row():
+                previous = gr.Button("← Previous", elem_id="quiz-previous", scale=0, min_width=160)
+                check = gr.Button("Check", variant="primary", elem_id="quiz-check", scale=0, min_width=160)
+                following = gr.Button("Next question →", elem_id="quiz-next", scale=0, min_width=200)
+            feedback = gr.HTML(elem_id="quiz-feedback")
+            score = gr.HTML(first[5], elem_id="quiz-score")
+
+    lesson_outputs = [notices, steps, step_index, walk, positions]
+    for trigger in (run.click, text.submit):
+        trigger(run_lesson, [text, seed, model], lesson_outputs, api_visibility="private")
+    toy.click(lambda: classroom.TOY_TEXT, None, [text], api_visibility="private").then(
+        run_lesson, [text, seed, model], lesson_outputs, api_visibility="private")
+    back.click(lambda s, i: move(s, i, -1), [steps, step_index], [step_index, walk], api_visibility="private")
+    forward.click(lambda s, i: move(s, i, 1), [steps, step_index], [step_index, walk], api_visibility="private")
+    present.change(None, [present], None, js=PRESENT_JS)
+    sweep_tab.select(run_sweep, [model], [sweep_plot, sweep_note], api_visibility="private")
+    efficiency_tab.select(lambda: paper.efficiency_figure(latest_race()), None, [efficiency_plot],
+                          api_visibility="private")
+
+    quiz_view = [question, choices, typed, feedback]
+    for trigger in (restart.click, shuffle.change):
+        trigger(start_quiz, [shuffle, quiz_seed], [quiz_state, *quiz_view, score], api_visibility="private")
+    for trigger in (check.click, typed.submit):
+        trigger(check_answer, [quiz_state, choices, typed], [quiz_state, feedback, score], api_visibility="private")
+    following.click(next_question, [quiz_state], [quiz_state, *quiz_view], api_visibility="private")
+    previous.click(lambda s: next_question(s, -1), [quiz_state], [quiz_state, *quiz_view], api_visibility="private")
+
+    demo.load(None, None, None, js=KEYS_JS)
+    demo.load(run_lesson, [text, seed, model], lesson_outputs, api_visibility="private")

@@ -1,0 +1,128 @@
+"""The Classroom tab in Debian's Chromium (Playwright): step through the walk-through, present it from the
+keyboard, answer a question.
+
+Needs `apt-get install -y chromium` (never `playwright install`). Set CLASSROOM_SCREENSHOTS=prefix to
+keep full-page screenshots (prefix-walk.png, -present, -positions, -quiz).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from explainer.classroom import TOY_SETTINGS, TOY_TEXT
+from explainer.pipeline import explain
+from explainer.quiz import QUESTIONS
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium: apt-get install -y chromium"),
+]
+SHOTS = os.environ.get("CLASSROOM_SCREENSHOTS")
+
+
+@pytest.fixture(scope="module")
+def page(app_url):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
+        )
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(app_url)
+        page.get_by_role("tab", name="Classroom").click()
+        yield page
+        browser.close()
+
+
+def shot(page, name: str) -> None:
+    if SHOTS:
+        page.wait_for_timeout(300)
+        page.screenshot(path=f"{SHOTS}-{name}.png", full_page=True)
+
+
+def step(page) -> str:
+    return page.locator("#walk-step .ee-step").get_attribute("data-step")
+
+
+def wait_for_step(page, name: str) -> None:
+    page.wait_for_function(f"() => document.querySelector('#walk-step .ee-step')?.dataset.step === {name!r}",
+                           timeout=15_000)
+
+
+def test_back_and_next_walk_through_the_four_steps(page):
+    wait_for_step(page, "mask")
+    assert "[MASK]" in page.locator("#walk-step").inner_text()
+    for name in ("propose", "swap", "detect"):
+        page.locator("#walk-next").click()
+        wait_for_step(page, name)
+    assert "Step 4 of 4: Detect" in page.locator("#walk-step").inner_text()
+    assert page.locator("#walk-step .ee-chip").count() > 5  # every token coloured by P(replaced)
+    page.locator("#walk-next").click()  # past the end: stays on the last step
+    page.wait_for_timeout(500)
+    assert step(page) == "detect"
+    page.locator("#walk-back").click()
+    wait_for_step(page, "swap")
+    shot(page, "walk")
+
+
+def test_presenter_mode_is_full_screen_and_driven_by_the_keyboard(page):
+    page.locator("#walk-present input").check()
+    page.wait_for_function("() => document.body.classList.contains('ee-present')", timeout=5_000)
+    panel = page.locator("#walk-panel").bounding_box()
+    assert panel["width"] >= 1200 and panel["height"] >= 850  # covers the window
+    page.locator("#walk-step").click()  # focus out of the checkbox, as a presenter would
+    page.keyboard.press("ArrowLeft")
+    wait_for_step(page, "propose")
+    page.keyboard.press("ArrowRight")
+    wait_for_step(page, "swap")
+    page.keyboard.press("PageDown")
+    wait_for_step(page, "detect")
+    shot(page, "present")
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => !document.body.classList.contains('ee-present')", timeout=5_000)
+    page.keyboard.press("ArrowLeft")  # outside presenter mode the arrows are the page's again
+    page.wait_for_timeout(500)
+    assert step(page) == "detect"
+
+
+def test_the_toy_sentence_restarts_at_step_one_and_counts_as_the_pipeline_does(page, tiny_pair):
+    expected = explain(tiny_pair, TOY_TEXT, TOY_SETTINGS)  # masks "the" and "cooked", as the paper's figure
+    page.locator("#classroom-toy").click()
+    wait_for_step(page, "mask")
+    assert page.locator("#classroom-text textarea").input_value() == TOY_TEXT
+    page.get_by_role("tab", name="② Supervised positions").click()
+    n = len(expected.tokens)
+    page.wait_for_function(f"() => document.querySelector('#classroom-positions .ee-count-rtd')?.innerText"
+                           f".startsWith('RTD (ELECTRA): {n} of {n} ')", timeout=10_000)
+    mlm = page.locator("#classroom-positions .ee-count-mlm").inner_text()
+    assert mlm.startswith(f"MLM (BERT): {len(expected.masked)} of {n} positions")
+    shot(page, "positions")
+    page.get_by_role("tab", name="① Walk-through").click()
+
+
+def test_answering_a_question_gives_feedback_and_a_score(page):
+    page.get_by_role("tab", name="⑥ Knowledge check").click()
+    first = QUESTIONS[0]
+    assert first.prompt in page.locator("#quiz-question").inner_text()
+    page.locator("#quiz-choices").get_by_label(first.answer).check()
+    page.locator("#quiz-check").click()
+    page.locator("#quiz-feedback .ee-feedback").wait_for(timeout=10_000)
+    assert "Correct" in page.locator("#quiz-feedback").inner_text()
+    assert "Score: 1 / 1" in page.locator("#quiz-score").inner_text()
+    page.locator("#quiz-next").click()
+    second = QUESTIONS[1]
+    assert second.kind == "short"
+    page.wait_for_function(f"() => document.querySelector('#quiz-question').innerText.includes({second.prompt[:30]!r})",
+                           timeout=10_000)
+    page.locator("#quiz-short textarea").fill("the original")
+    page.locator("#quiz-check").click()
+    page.wait_for_function("() => document.querySelector('#quiz-feedback').innerText.includes('Not quite')",
+                           timeout=10_000)
+    assert "Score: 1 / 2" in page.locator("#quiz-score").inner_text()
+    shot(page, "quiz")

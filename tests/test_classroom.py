@@ -1,0 +1,232 @@
+"""Classroom data on the tiny seeded pair: supervised positions, walk-through, sweep, efficiency, rendering."""
+
+from __future__ import annotations
+
+import dataclasses
+from html.parser import HTMLParser
+
+import plotly.graph_objects as go
+import pytest
+import torch
+
+from explainer import classroom, paper
+from explainer import render_classroom as view
+from explainer.pipeline import Settings, explain
+from training.objectives import ELECTRA_MASKING, mask_tokens, masked_lm_logits
+
+SENTENCE = "The chef cooked a delicious meal for the guests at the restaurant and they loved it."
+SEEDS = (0, 1, 7)
+
+
+@pytest.fixture(scope="module")
+def vocab(tiny_pair) -> int:
+    return len(tiny_pair.tokenizer)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_supervised_counts_match_the_masking(tiny_pair, vocab, seed):
+    explanation = explain(tiny_pair, SENTENCE, Settings(seed=seed))
+    data = classroom.supervised_positions(explanation, vocab)
+    non_special = sum(not t.special for t in explanation.tokens)
+    # MLM = the masked count: round(15%) of the non-special tokens, as training.objectives.mask_tokens selects.
+    assert data.mlm_count == len(explanation.masked) == round(0.15 * non_special) > 0
+    assert {p.position for p in data.positions if p.mlm} == {m.position for m in explanation.masked}
+    # RTD = every non-padding position ([CLS] and [SEP] included), as training logs supervised_positions.
+    assert data.rtd_count == len(explanation.tokens) == len(explanation.original_ids)
+    assert data.vocab_size == vocab and data.rtd_outputs == 1
+    for p, t in zip(data.positions, explanation.tokens):
+        assert p.rtd_input == t.corrupted and p.replaced == bool(t.replaced) and p.original == t.original
+        assert (p.mlm_input == classroom.MASK) == any(m.position == p.position and m.shown_as_mask
+                                                      for m in explanation.masked)
+        assert not (p.special and p.mlm)
+
+
+def test_supervised_counts_agree_with_training_masking(tiny_pair, vocab):
+    """The same selection as training's mask_tokens with the same seeded generator (one row, no padding)."""
+    explanation = explain(tiny_pair, SENTENCE, Settings(seed=3))
+    ids = torch.tensor(explanation.original_ids)[None]
+    special = torch.tensor([t.special for t in explanation.tokens])[None].long()
+    batch = mask_tokens(ids, special, torch.ones_like(ids), tiny_pair.tokenizer.mask_token_id, vocab,
+                        ELECTRA_MASKING, torch.Generator().manual_seed(3))
+    data = classroom.supervised_positions(explanation, vocab)
+    assert [p.mlm for p in data.positions] == batch.is_masked[0].tolist()
+    assert data.rtd_count == int(batch.attention_mask.sum())
+
+
+def test_toy_preset_masks_the_papers_two_words(tiny_pair, vocab):
+    explanation = explain(tiny_pair, classroom.TOY_TEXT, classroom.TOY_SETTINGS)
+    data = classroom.supervised_positions(explanation, vocab)
+    words = [w.text for w in explanation.words]
+    assert words == ["the", "chef", "cooked", "the", "meal"]
+    masked_words = {explanation.tokens[p.position].word for p in data.positions if p.mlm}
+    assert masked_words == {0, 2}
+    assert data.rtd_count == len(explanation.tokens)
+
+
+def test_detect_only_has_no_supervised_positions_view(tiny_pair, vocab):
+    explanation = explain(tiny_pair, SENTENCE, Settings(mode="detect"))
+    with pytest.raises(ValueError, match="detect-only"):
+        classroom.supervised_positions(explanation, vocab)
+    with pytest.raises(ValueError):
+        classroom.walkthrough(explanation, vocab)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_walkthrough_states_match_the_explore_pipeline(tiny_pair, vocab, seed):
+    steps = classroom.walkthrough(explain(tiny_pair, SENTENCE, Settings(seed=seed)), vocab)
+    reference = explain(tiny_pair, SENTENCE, Settings(seed=seed))  # what Explore computes for this seed
+    mask, propose, swap, detect = steps
+    assert [s.name for s in steps] == list(classroom.STEP_NAMES) and [s.number for s in steps] == [1, 2, 3, 4]
+    chosen = tuple(m.position for m in reference.masked)
+    assert mask.focus == propose.focus == chosen
+    for position, token in enumerate(mask.tokens):
+        m = next((m for m in reference.masked if m.position == position), None)
+        expected = classroom.MASK if m is not None and m.shown_as_mask else reference.tokens[position].original
+        assert token == expected
+    assert propose.proposals == reference.masked  # the same top-k and the same draws
+    assert swap.tokens == tuple(t.corrupted for t in reference.tokens)
+    assert tiny_pair.tokenizer.convert_tokens_to_ids(list(swap.tokens)) == list(reference.corrupted_ids)
+    assert swap.focus == tuple(m.position for m in reference.masked if m.replaced)
+    assert swap.replaced == tuple(bool(t.replaced) for t in reference.tokens)
+    assert detect.p_replaced == tuple(t.p_replaced for t in reference.tokens)
+    score = reference.score()
+    assert f"flagged {score['caught']} of the {score['replaced']}" in detect.paragraph
+    assert str(len(reference.tokens)) in detect.paragraph and f"{vocab:,}" in propose.paragraph
+
+
+def test_a_different_seed_gives_a_different_game(tiny_pair, vocab):
+    a, b = (classroom.walkthrough(explain(tiny_pair, SENTENCE, Settings(seed=s)), vocab) for s in (0, 1))
+    assert a[0].focus != b[0].focus or a[2].tokens != b[2].tokens
+
+
+def test_sweep_replaces_more_when_hotter_and_reports_sane_metrics(tiny_pair):
+    sentences = classroom.heldout_sentences(8)
+    assert len(sentences) == 8 and all(8 <= len(s.split()) <= 30 for s in sentences)
+    assert classroom.heldout_sentences(8) == sentences  # fixed
+    sweep = classroom.temperature_sweep(tiny_pair, sentences, temperatures=(0.05, 1.0, 5.0))
+    assert {p.generator for p in sweep.points} == {"full", classroom.WEAKER}  # the tiny generator has 2 layers
+    assert len(sweep.points) == 6 and sweep.sentences == 8
+    assert 0 < sweep.masked < sweep.tokens
+    for p in sweep.points:
+        assert 0 <= p.replaced_fraction <= sweep.masked / sweep.tokens + 1e-9  # only masked tokens can change
+        assert 0 <= p.accuracy <= 1 and 0 <= p.generator_top1 <= 1
+    full = [p.replaced_fraction for p in sweep.points if p.generator == "full"]
+    assert full[0] <= full[-1]  # random weights: a hot softmax almost never redraws the original
+    again = classroom.temperature_sweep(tiny_pair, sentences, temperatures=(0.05, 1.0, 5.0))
+    assert again == sweep  # seeded: the chart is the same every time
+
+
+def test_weaker_generator_reads_the_first_layer(tiny_pair):
+    """The weaker generator is the LM head on hidden_states[1]; on hidden_states[-1] it is the full one."""
+    generator = tiny_pair.generator
+    ids = tiny_pair.tokenizer("the film was long", return_tensors="pt")["input_ids"]
+    attention = torch.ones_like(ids)
+    is_masked = torch.zeros_like(ids, dtype=torch.bool)
+    is_masked[0, 2] = True
+    with torch.no_grad():
+        full, _ = masked_lm_logits(generator, ids, attention, is_masked)
+        hidden = generator.electra(ids, attention_mask=attention, output_hidden_states=True).hidden_states
+        assert len(hidden) == generator.config.num_hidden_layers + 1
+        torch.testing.assert_close(generator.generator_lm_head(generator.generator_predictions(hidden[-1][is_masked])), full)
+
+
+def test_the_sweeps_weaker_generator_is_the_first_layer_with_the_same_mask(tiny_pair):
+    sentences = classroom.heldout_sentences(6)
+    sweep = classroom.temperature_sweep(tiny_pair, sentences, temperatures=(1.0,), seed=4)
+    tokenizer, generator = tiny_pair.tokenizer, tiny_pair.generator
+    enc = tokenizer(list(sentences), padding=True, truncation=True, max_length=64, return_special_tokens_mask=True,
+                    return_tensors="pt")
+    special = enc["special_tokens_mask"].bool() | ~enc["attention_mask"].bool()
+    batch = mask_tokens(enc["input_ids"], special.long(), enc["attention_mask"], tokenizer.mask_token_id,
+                        len(tokenizer), ELECTRA_MASKING, torch.Generator().manual_seed(4))
+    with torch.no_grad():
+        hidden = generator.electra(batch.masked, attention_mask=enc["attention_mask"], output_hidden_states=True)
+        first = generator.generator_lm_head(generator.generator_predictions(hidden.hidden_states[1][batch.is_masked]))
+    top1 = (first.argmax(-1) == enc["input_ids"][batch.is_masked]).float().mean().item()
+    (weak,) = [p for p in sweep.points if p.generator == classroom.WEAKER]
+    assert weak.generator_top1 == pytest.approx(top1) and sweep.masked == int(batch.is_masked.sum())
+
+
+def test_heldout_sentences_never_come_from_training_text():
+    from training.data import load_imdb
+
+    train = load_imdb().train
+    sentences = classroom.heldout_sentences(5)
+    assert not any(s in doc for s in sentences for doc in train[:2000])
+
+
+def test_paper_points_are_the_papers_table_1():
+    by_model = {p.model: p for p in paper.PAPER_POINTS}
+    assert set(by_model) == {"ELMo", "GPT", "BERT-Small", "ELECTRA-Small", "BERT-Base", "ELECTRA-Base"}
+    assert (by_model["ELECTRA-Small"].glue, by_model["BERT-Small"].glue) == (79.9, 75.1)
+    assert by_model["ELECTRA-Small"].train_flops == by_model["BERT-Small"].train_flops == 1.4e18
+    assert (by_model["ELECTRA-Base"].glue, by_model["BERT-Base"].glue) == (85.1, 82.2)
+    assert "Clark" in paper.SOURCE and "Table 1" in paper.SOURCE
+
+
+def test_efficiency_figure_without_and_with_a_race():
+    empty = paper.efficiency_figure(None)
+    assert isinstance(empty, go.Figure)
+    assert any("No race yet" in (a.text or "") for a in empty.layout.annotations)
+    assert any("Clark et al." in (a.text or "") for a in empty.layout.annotations)
+    assert empty.layout.xaxis.type == "log"
+    race = {"rtd": {"flops": 2e15, "accuracy": 0.71}, "mlm": {"flops": 2e15, "accuracy": 69.5},
+            "bad": {"flops": "x"}, "<b>x</b>": {"flops": 1e15, "accuracy": 2.0}}
+    points = paper.race_points(race)
+    assert [(p.objective, p.accuracy) for p in points] == [("RTD", 71.0), ("MLM", 69.5), ("<B>X</B>", 2.0)]
+    figure = paper.efficiency_figure(race)
+    assert not any("No race yet" in (a.text or "") for a in figure.layout.annotations)
+    assert figure.layout.xaxis2.type == "log"
+    assert all("<B>" not in str(t.text) for t in figure.data)  # escaped in labels
+
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags = set()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+
+
+HOSTILE = "<img src=x onerror=alert(1)> <script>alert(2)</script> {{7*7}}"
+
+
+def test_rendering_escapes_user_text(tiny_pair, vocab):
+    """Tokens are vocabulary strings, which may hold anything a tokenizer learned: all of it stays text."""
+    explanation = explain(tiny_pair, SENTENCE, Settings(seed=0, mask_rate=0.5))
+    data = classroom.supervised_positions(explanation, vocab)
+    data = dataclasses.replace(data, positions=tuple(
+        dataclasses.replace(p, original=HOSTILE, rtd_input=HOSTILE, mlm_input=p.mlm_input if p.mlm else HOSTILE)
+        for p in data.positions))
+    steps = [dataclasses.replace(s, tokens=tuple(HOSTILE if t != classroom.MASK else t for t in s.tokens),
+                                 paragraph=HOSTILE)
+             for s in classroom.walkthrough(explanation, vocab)]
+    markup = view.supervised_html(data) + "".join(view.walk_step_html(s) for s in steps)
+    parser = _Tags()
+    parser.feed(markup)
+    assert parser.tags <= {"div", "span", "bdi", "b", "p", "h3", "table", "tr", "th", "td", "br"}
+    assert "&lt;img src=x onerror=alert(1)&gt;" in markup and "<img" not in markup and "<script" not in markup
+
+
+def test_rendered_views_name_the_counts(tiny_pair, vocab):
+    explanation = explain(tiny_pair, SENTENCE, Settings(seed=0))
+    data = classroom.supervised_positions(explanation, vocab)
+    markup = view.supervised_html(data)
+    assert f"<b>{data.mlm_count}</b> of {data.rtd_count} positions" in markup
+    assert f"<b>{data.rtd_count}</b> of {data.rtd_count} positions" in markup
+    assert f"{vocab:,}" in markup
+    steps = classroom.walkthrough(explanation, vocab)
+    assert all(f"Step {s.number} of 4" in view.walk_step_html(s) for s in steps)
+    assert "← drawn" not in view.walk_step_html(steps[1])  # proposing: nothing drawn yet
+    in_top_k = [any(p.token_id == m.sampled_id for p in m.proposals) for m in steps[2].proposals]
+    swap = view.walk_step_html(steps[2])
+    assert swap.count("← drawn") == sum(in_top_k) and swap.count("outside the top guesses") == in_top_k.count(False)
+
+
+def test_sweep_figure_draws_both_generators(tiny_pair):
+    sweep = classroom.temperature_sweep(tiny_pair, classroom.heldout_sentences(4), temperatures=(0.5, 2.0))
+    figure = view.sweep_figure(sweep)
+    assert len(figure.data) == 6  # replaced, AUC, accuracy for each generator
+    assert "AUC" in view.sweep_summary_html(sweep)
+    assert dataclasses.asdict(sweep)["points"][0]["temperature"] == 0.5
