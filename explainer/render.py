@@ -48,7 +48,7 @@ def _chip(text: str, background: str, below: str, title: str, border: str, dark:
         f'align-items: center; margin: 3px 2px; vertical-align: top">'
         f'<span class="ee-token" style="background: {background}; color: {colour}; border: {border}; '
         f'border-radius: 6px; padding: 2px 7px; font-size: 1.25em; line-height: 1.5; white-space: pre">'
-        f"<bdi>{text}</bdi></span>"
+        f'<bdi style="color: {colour}">{text}</bdi></span>'  # inline: gradio's `.prose *` recolours children
         f'<span style="font-size: 0.75em; color: #555; line-height: 1.3; white-space: nowrap">{below}</span></span>'
     )
 
