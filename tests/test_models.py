@@ -174,3 +174,27 @@ def test_warm_start_copies_the_packaged_minilm_encoder():
         assert "generator.electra.encoder." + key in copied
     # The heads are new and are not reported as copied (they train at the full learning rate).
     assert not any("discriminator_predictions" in k or "generator_predictions" in k or "lm_head" in k for k in copied)
+
+
+def test_warm_start_from_a_pair_copies_the_discriminator_and_the_generators_lower_layers(saved_pair, wordpiece):
+    import dataclasses
+
+    from training.warmstart import warm_start_from_pair
+
+    folder, old_generator, old_discriminator = saved_pair
+    preset = PRESETS["tiny"]
+    shallow = dataclasses.replace(preset, generator=dataclasses.replace(preset.generator, layers=1))
+    generator, discriminator = build_electra(shallow, len(wordpiece), wordpiece.pad_token_id, seed=5)
+    warm = warm_start_from_pair(generator, discriminator, str(folder))
+
+    for name, value in old_discriminator.state_dict().items():
+        assert torch.equal(discriminator.state_dict()[name], value), name
+    assert len(generator.electra.encoder.layer) == 1
+    assert torch.equal(generator.electra.encoder.layer[0].output.dense.weight,
+                       old_generator.electra.encoder.layer[0].output.dense.weight)
+    assert torch.equal(generator.generator_predictions.dense.weight, old_generator.generator_predictions.dense.weight)
+    assert embeddings_shared(generator, discriminator)
+    # Encoders train at the lower warm rate; the heads (copied too) at the full rate.
+    assert "discriminator.electra.encoder.layer.0.output.dense.weight" in warm
+    assert "generator.electra.encoder.layer.0.output.dense.weight" in warm
+    assert not any("predictions" in name or "lm_head" in name for name in warm)

@@ -43,7 +43,7 @@ class TrainConfig:
     preset: str = "mini"  # model sizes, see training/models.py
     corpus: str = "imdb"  # "imdb" (built in) or a .txt/.jsonl path
     tokenizer: str = "bert-base-uncased"  # packaged vocab, "wordpiece:N" (trained), or a folder/hub id
-    warm_start: str | None = None  # "minilm": copy the packaged all-MiniLM-L6-v2 encoder (preset "minilm")
+    warm_start: str | None = None  # "minilm" (packaged all-MiniLM-L6-v2 encoder) or a run folder to continue
     max_documents: int | None = None  # use only the first N training documents (tests, quick demos)
     seq_len: int = 128  # tokens per block, [CLS] and [SEP] included
     batch_size: int = 32  # blocks per step per process
@@ -164,8 +164,12 @@ def _build(config: TrainConfig, vocab_size: int, pad_id: int) -> tuple[torch.nn.
         from training.warmstart import warm_start_minilm
 
         warm = warm_start_minilm(generator, discriminator)
+    elif config.warm_start and (Path(config.warm_start) / "discriminator").is_dir():
+        from training.warmstart import warm_start_from_pair
+
+        warm = warm_start_from_pair(generator, discriminator, config.warm_start)
     elif config.warm_start:
-        raise ValueError(f"unknown warm start {config.warm_start!r}; only 'minilm' is available")
+        raise ValueError(f"unknown warm start {config.warm_start!r}: 'minilm' or a run folder with generator/ and discriminator/")
     return RTDObjective(generator, discriminator, config.disc_weight, config.temperature), warm
 
 

@@ -46,3 +46,23 @@ def warm_start_minilm(generator: nn.Module, discriminator: nn.Module) -> set[str
     encoder_state = {k.removeprefix("encoder."): v for k, v in state.items()}
     copied |= _copy(generator.electra.encoder, encoder_state, "generator.electra.encoder.")
     return copied
+
+
+def warm_start_from_pair(generator: nn.Module, discriminator: nn.Module, folder: str) -> set[str]:
+    """Continue from a trained pair (a run folder): the whole discriminator, and as many of the
+    generator's layers as the new generator has (its MLM head too). A shallower generator makes
+    the discriminator's exam harder to pass by luck (see the Classroom's temperature sweep).
+
+    Only the encoders count as warm (lower learning rate); the heads train at the full rate,
+    since a generator head now reads a different layer's output.
+    """
+    from pathlib import Path
+
+    from training.models import load_pair
+
+    old_generator, old_discriminator = load_pair(Path(folder))
+    if old_discriminator.config.hidden_size != discriminator.config.hidden_size:
+        raise ValueError(f"{folder} holds a discriminator of another size; use the same preset")
+    copied = _copy(discriminator, old_discriminator.state_dict(), "discriminator.")
+    copied |= _copy(generator, old_generator.state_dict(), "generator.")
+    return {name for name in copied if ".electra." in f".{name}"}
