@@ -1,4 +1,4 @@
-"""CLI: python -m training pretrain | compare | finetune | evaluate  (--help on each)."""
+"""CLI: python -m training pretrain | compare | race | finetune | evaluate | export  (--help on each)."""
 
 from __future__ import annotations
 
@@ -86,6 +86,123 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         Path(args.out).write_text(json.dumps(result, indent=2))
 
 
+# --- race: RTD vs MLM side by side on one budget, several seeds (training/race.py) -----------------
+_RACE_SKIP = {"budget", "amount", "seed"}  # given as --budget-* and --seeds
+
+
+def _add_race_arguments(parser: argparse.ArgumentParser) -> None:
+    """Every RaceSettings field; one left out takes the preset's value, as the Training tab does."""
+    from training.race_settings import RaceSettings, default_settings
+
+    budget = parser.add_mutually_exclusive_group(required=True)
+    budget.add_argument("--budget-minutes", type=float, help="wall clock of each race (both objectives share it)")
+    budget.add_argument("--budget-steps", type=int, help="optimizer steps of each objective")
+    budget.add_argument("--budget-flops", type=float, help="training FLOPs of each objective, e.g. 2e14")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="one race per seed, one after the other")
+    mini = default_settings("mini", "cpu")
+    for field in dataclasses.fields(RaceSettings):
+        if field.name in _RACE_SKIP:
+            continue
+        kind = {int: int, float: float, str: str}.get(type(field.default), str)
+        if field.name in ("max_documents", "generator_layers", "threads"):
+            kind = int
+        shown = "mini on CPU, small on CUDA" if field.name == "preset" else f"the preset's; mini: {getattr(mini, field.name)}"
+        parser.add_argument("--" + field.name.replace("_", "-"), type=kind, default=None, help=f"default: {shown}")
+
+
+def _race_table(summaries: list[dict], aggregate: dict, finetuned: dict | None) -> str:
+    def pct(value):
+        return "    -" if value is None else f"{100 * value:5.1f}"
+
+    lines = ["seed  status     probe: RTD   MLM  floor  RTD-MLM   FLOPs: RTD    MLM     RTD disc/MLM loss"]
+    for s in summaries:
+        rtd, mlm = s["rtd"], s["mlm"]
+        diff = None if rtd["probe_accuracy"] is None or mlm["probe_accuracy"] is None else rtd["probe_accuracy"] - mlm["probe_accuracy"]
+        losses = " / ".join("-" if v is None else f"{v:.3f}" for v in (rtd["disc_loss"], mlm["mlm_loss"]))
+        lines.append(f"{s['seed']:>4}  {s['status']:<9}      {pct(rtd['probe_accuracy'])} {pct(mlm['probe_accuracy'])} "
+                     f"{pct(s['floor']['probe_accuracy'])}   {pct(diff)}   {rtd['flops'] or 0:9.2e} {mlm['flops'] or 0:9.2e}   {losses}")
+
+    for title, stats in (("linear probe", aggregate), ("full fine-tune", finetuned)):
+        if stats:
+            lines.append(f"{title} over {stats['seeds']} seeds (%): RTD {_mean(stats, 'rtd')}, MLM {_mean(stats, 'mlm')}, "
+                         f"untrained {_mean(stats, 'floor')}; RTD - MLM {_mean(stats, 'rtd_minus_mlm')} "
+                         f"(RTD ahead in {stats['rtd_wins']} of {stats['seeds']})")
+    return "\n".join(lines)
+
+
+def _mean(stats: dict, part: str) -> str:
+    m = stats[part]
+    return "-" if m["mean"] is None else f"{100 * m['mean']:.1f} +- {100 * m['std']:.1f}"
+
+
+def cmd_export(args: argparse.Namespace) -> None:
+    from training.export import export_pair
+
+    print(json.dumps(export_pair(args.run, args.out, args.dtype), indent=2))
+
+
+def cmd_race(args: argparse.Namespace) -> None:
+    """One race per seed in OUT/seed-N (a finished one is reused), then OUT/summary.json and a table."""
+    from training.finetune import FinetuneConfig
+    from training.race import OBJECTIVES, Race, aggregate, finetune_encoders
+    from training.race_settings import RaceSettings, default_settings
+
+    budget, amount = next((k, getattr(args, f"budget_{k}")) for k in ("minutes", "steps", "flops")
+                          if getattr(args, f"budget_{k}") is not None)
+    names = {f.name for f in dataclasses.fields(RaceSettings)} - _RACE_SKIP
+    given = {k: v for k, v in vars(args).items() if k in names and v is not None}
+    base = default_settings(given.pop("preset", None), given.pop("device", "auto"), budget=budget, amount=amount, **given)
+    base.validate()
+    out = Path(args.out)
+    summaries, finetuned = [], []
+    for seed in args.seeds:
+        settings = dataclasses.replace(base, seed=seed)
+        folder = out / f"seed-{seed}"
+        previous = json.loads((folder / "race.json").read_text()) if (folder / "race.json").exists() else {}
+        if previous.get("status") == "finished" and previous.get("settings") == dataclasses.asdict(settings):
+            print(f"seed {seed}: finished before, reusing {folder}")
+            summary = previous["summary"]
+        else:
+            previous = {}  # a fresh race: an older fine-tune result no longer applies
+            race = Race(settings, folder)
+            bar = tqdm(total=100, desc=f"race seed {seed}", unit="%", dynamic_ncols=True)
+
+            def show(race: Race) -> None:
+                bar.update(int(100 * race.progress()) - bar.n)
+                bar.set_postfix({o: race.runners[o].events[-1]["step"] for o in OBJECTIVES if race.runners[o].events})
+
+            summary = race.run(on_step=show)
+            bar.close()
+        if args.finetune:  # kept in race.json under extras.finetune, as the Training tab does
+            config = FinetuneConfig(epochs=args.finetune_epochs, seed=seed)
+            done = previous.get("extras", {}).get("finetune", {})
+            tuned = done["results"] if done.get("config") == dataclasses.asdict(config) else finetune_encoders(folder, config)
+            state = json.loads((folder / "race.json").read_text())
+            state.setdefault("extras", {})["finetune"] = {"status": "finished", "config": dataclasses.asdict(config),
+                                                          "results": tuned}
+            (folder / "race.json").write_text(json.dumps(state, indent=2))
+            summary["finetune"] = {name: result["accuracy"] for name, result in tuned.items()}
+            finetuned.append({"rtd": tuned["rtd"], "mlm": tuned["mlm"], "floor": tuned["untrained"]})
+        summaries.append(summary)
+    result = {"settings": {k: v for k, v in dataclasses.asdict(base).items() if k != "seed"}, "seeds": args.seeds,
+              "races": summaries, "probe": aggregate(summaries),
+              "finetune": aggregate(finetuned, key="accuracy") if finetuned else None,
+              "paper": "not measured here: " + _paper_line()}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.json").write_text(json.dumps(result, indent=2))
+    print(_race_table(summaries, result["probe"], result["finetune"]))
+    print(f"for scale, the paper's result (GLUE dev, not this task): {_paper_line()}")
+    print(f"wrote {out / 'summary.json'}")
+
+
+def _paper_line() -> str:
+    from explainer.paper import PAPER_POINTS, SHORT_SOURCE
+
+    small = {p.model: p for p in PAPER_POINTS}
+    rtd, mlm = small["ELECTRA-Small"], small["BERT-Small"]
+    return f"{rtd.model} {rtd.glue} vs {mlm.model} {mlm.glue} at {rtd.train_flops:.1e} FLOPs ({SHORT_SOURCE})"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m training", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -103,6 +220,13 @@ def main(argv: list[str] | None = None) -> None:
     _add_config_arguments(p)
     p.set_defaults(func=cmd_compare)
 
+    p = sub.add_parser("race", help="RTD vs MLM side by side on one budget, probed downstream; several seeds")
+    p.add_argument("--out", required=True, help="folder for OUT/seed-N/{rtd,mlm,race.json} and OUT/summary.json")
+    p.add_argument("--finetune", action="store_true", help="also fine-tune both encoders and the floor (~6 min each on CPU)")
+    p.add_argument("--finetune-epochs", type=int, default=3)
+    _add_race_arguments(p)
+    p.set_defaults(func=cmd_race)
+
     p = sub.add_parser("finetune", help="fine-tune an encoder on the built-in sentiment task")
     p.add_argument("model", help="a discriminator/ or encoder/ folder (the generator is not used)")
     p.add_argument("--random-init", action="store_true", help="same architecture, random weights (the floor)")
@@ -114,6 +238,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--out", help="write the result JSON here")
     p.set_defaults(func=cmd_finetune)
+
+    p = sub.add_parser("export", help="save a run's generator + discriminator compactly (e.g. into assets/model)")
+    p.add_argument("run", help="run folder with generator/ and discriminator/")
+    p.add_argument("--out", required=True)
+    p.add_argument("--dtype", choices=["float16", "bfloat16", "float32"], default="float16", help="storage; loads as float32")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("evaluate", help="discriminator vs its own generator on held-out text, and swap pairs")
     p.add_argument("model", help="folder with generator/ and discriminator/")

@@ -1,0 +1,217 @@
+"""A race snapshot (training.race.Race.snapshot) -> plotly figures and escaped HTML for the Training tab.
+
+No gradio here: every view renders without a server, so tests call these functions directly.
+- `curves_figure`: the masked-word losses (MLM baseline, ELECTRA's generator) | the discriminator
+  (raw RTD loss, accuracy, AUC, and what a discriminator that always answers "original" would score);
+- `supervised_figure`: cumulative supervised positions, the "denser signal" made visible;
+- `payoff_figure`: linear-probe accuracy vs pretraining FLOPs for both objectives and the untrained
+  floor, beside the paper's published points, labelled as the paper's;
+- `status_html`, `finetune_html`: one line of where the race is, and the fine-tune results.
+Curves are moving averages over the last few steps (per-step losses on small batches are noisy).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from explainer.paper import PAPER_POINTS, SHORT_SOURCE
+from explainer.render import FONT, esc
+
+RTD_COLOUR, MLM_COLOUR, FLOOR_COLOUR = "#e6550d", "#2166ac", "#767676"  # as the Classroom's views
+NAMES = {"rtd": "ELECTRA (RTD)", "mlm": "BERT-style (MLM)"}
+X_AXES = {  # x-axis choice -> (event key, axis title)
+    "step": ("step", "training step"),
+    "wall_time": ("wall_time", "wall-clock time since the start (s)"),
+    "flops": ("flops", "training FLOPs used"),
+    "tokens": ("tokens", "tokens seen"),
+}
+MAX_POINTS = 400  # per curve: enough for the eye, small enough to send every second
+SMOOTH = 10  # steps in the moving average
+
+
+def _thin(xs: list, ys: list) -> tuple[list, list]:
+    """At most MAX_POINTS evenly spaced points, always keeping the last."""
+    if len(xs) <= MAX_POINTS:
+        return xs, ys
+    keep = sorted(set(np.linspace(0, len(xs) - 1, MAX_POINTS).round().astype(int).tolist()))
+    return [xs[i] for i in keep], [ys[i] for i in keep]
+
+
+def _series(events: list[dict], x_key: str, y_key: str, smooth: bool = True) -> tuple[list, list]:
+    points = [(e[x_key], e[y_key]) for e in events if e.get(y_key) is not None and e.get(x_key) is not None]
+    if not points:
+        return [], []
+    xs, ys = map(list, zip(*points))
+    if smooth and len(ys) > 1:
+        cumulative = np.cumsum(np.insert(np.asarray(ys, dtype=float), 0, 0.0))
+        window = np.minimum(np.arange(1, len(ys) + 1), SMOOTH)
+        ys = ((cumulative[1:] - cumulative[np.arange(len(ys)) + 1 - window]) / window).tolist()  # trailing mean
+    return _thin(xs, ys)
+
+
+def _empty(figure: go.Figure, text: str) -> go.Figure:
+    figure.add_annotation(text=text, xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False, font=dict(size=15))
+    return figure
+
+
+def _base_rate_loss(p: float) -> float:
+    """BCE of a discriminator that always outputs the replaced fraction p (= calls every token original)."""
+    return -(p * math.log(p) + (1 - p) * math.log(1 - p)) if 0 < p < 1 else 0.0
+
+
+def curves_figure(snapshot: dict | None, x_axis: str = "step") -> go.Figure:
+    x_key, x_title = X_AXES.get(x_axis, X_AXES["step"])
+    figure = make_subplots(rows=1, cols=2, horizontal_spacing=0.12, specs=[[{}, {"secondary_y": True}]],
+                           subplot_titles=("Masked-word loss (lower = better guesses)",
+                                           "ELECTRA's discriminator: replaced or original?"))
+    events = (snapshot or {}).get("events") or {}
+    rtd, mlm = events.get("rtd") or [], events.get("mlm") or []
+    if not rtd and not mlm:
+        return _layout(_empty(figure, "No race yet: start one above."), 430)
+    for name, data, colour, dash in (("MLM baseline (BERT-style)", mlm, MLM_COLOUR, "solid"),
+                                     ("ELECTRA's generator (its MLM loss)", rtd, RTD_COLOUR, "dash")):
+        xs, ys = _series(data, x_key, "mlm_loss")
+        figure.add_trace(go.Scatter(x=xs, y=ys, name=name, mode="lines", line=dict(color=colour, dash=dash, width=2.5)), 1, 1)
+    xs, ys = _series(rtd, x_key, "disc_loss")
+    figure.add_trace(go.Scatter(x=xs, y=ys, name="discriminator loss (raw BCE, not ×50)", mode="lines",
+                                line=dict(color=RTD_COLOUR, width=2.5)), 1, 2)
+    replaced = [e["replaced_fraction"] for e in rtd[-50:] if e.get("replaced_fraction") is not None]
+    if replaced and xs:
+        guess = _base_rate_loss(sum(replaced) / len(replaced))
+        figure.add_trace(go.Scatter(x=[xs[0], xs[-1]], y=[guess, guess], mode="lines", line=dict(color=FLOOR_COLOUR, dash="dot"),
+                                    name="loss of always answering “original”", hoverinfo="skip"), 1, 2)
+    for key, name, colour in (("disc_accuracy", "discriminator accuracy", "#1b7837"), ("disc_auc", "discriminator AUC", "#762a83")):
+        xs, ys = _series(rtd, x_key, key)
+        figure.add_trace(go.Scatter(x=xs, y=ys, name=name, mode="lines", line=dict(color=colour, width=1.8)), 1, 2,
+                         secondary_y=True)
+    figure.update_xaxes(title_text=x_title)
+    figure.update_yaxes(title_text="cross-entropy on masked words", row=1, col=1)
+    figure.update_yaxes(title_text="loss (BCE per token)", row=1, col=2, secondary_y=False, rangemode="tozero")
+    figure.update_yaxes(title_text="accuracy, AUC", row=1, col=2, secondary_y=True, range=[0, 1.02], showgrid=False)
+    return _layout(figure, 430)
+
+
+def supervised_figure(snapshot: dict | None, x_axis: str = "step") -> go.Figure:
+    x_key, x_title = X_AXES.get(x_axis, X_AXES["step"])
+    figure = go.Figure()
+    events = (snapshot or {}).get("events") or {}
+    if not any(events.values()):
+        return _layout(_empty(figure, "No race yet."), 320)
+    totals = {}
+    for objective, colour in (("rtd", RTD_COLOUR), ("mlm", MLM_COLOUR)):
+        xs, ys = _series(events.get(objective) or [], x_key, "supervised_positions", smooth=False)
+        totals[objective] = ys[-1] if ys else 0
+        figure.add_trace(go.Scatter(x=xs, y=ys, name=NAMES[objective], mode="lines", line=dict(color=colour, width=2.5)))
+    ratio = f" — {totals['rtd'] / totals['mlm']:.1f}× as many for RTD" if totals["mlm"] else ""
+    figure.update_layout(title=f"Positions that gave a learning signal, so far{ratio}")
+    figure.update_xaxes(title_text=x_title)
+    figure.update_yaxes(title_text="supervised positions (cumulative)", rangemode="tozero")
+    return _layout(figure, 320)
+
+
+def payoff_figure(snapshot: dict | None) -> go.Figure:
+    """Left: this race's probes (and full fine-tunes) vs FLOPs. Right: the paper's points, for scale."""
+    figure = make_subplots(rows=1, cols=2, column_widths=[0.6, 0.4], horizontal_spacing=0.12, subplot_titles=(
+        "This race: what each encoder is worth downstream", "For scale only: the paper's published results"))
+    snapshot = snapshot or {}
+    probes, floor = snapshot.get("probes") or [], snapshot.get("floor")
+    if probes:
+        for objective, colour in (("rtd", RTD_COLOUR), ("mlm", MLM_COLOUR)):
+            mine = sorted((p for p in probes if p["objective"] == objective), key=lambda p: p["step"])
+            figure.add_trace(go.Scatter(
+                x=[p["flops"] for p in mine], y=[100 * p["accuracy"] for p in mine], mode="lines+markers",
+                name=f"{NAMES[objective]}, linear probe", line=dict(color=colour, width=2.5), customdata=[p["step"] for p in mine],
+                hovertemplate="step %{customdata}: %{x:.2e} FLOPs, %{y:.1f}%<extra></extra>"), 1, 1)
+        if floor:
+            xs = [p["flops"] for p in probes if p["flops"] > 0]
+            figure.add_trace(go.Scatter(x=[min(xs), max(xs)], y=[100 * floor["accuracy"]] * 2, mode="lines",
+                                        line=dict(color=FLOOR_COLOUR, dash="dash"), name="untrained encoder (the floor)"), 1, 1)
+        tuned = ((snapshot.get("extras") or {}).get("finetune") or {}).get("results") or {}
+        for objective, colour in (("rtd", RTD_COLOUR), ("mlm", MLM_COLOUR)):
+            last = max((p for p in probes if p["objective"] == objective), key=lambda p: p["step"], default=None)
+            if objective in tuned and last:
+                figure.add_trace(go.Scatter(x=[last["flops"]], y=[100 * tuned[objective]["accuracy"]], mode="markers",
+                                            marker=dict(color=colour, symbol="star", size=15),
+                                            name=f"{NAMES[objective]}, full fine-tune"), 1, 1)
+        figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=1, exponentformat="power")
+        figure.update_yaxes(title_text="accuracy on held-out review sentences (%)", row=1, col=1)
+    else:
+        figure.add_annotation(text="The probe scores appear here during the race.", xref="x domain", yref="y domain",
+                              x=0.5, y=0.5, showarrow=False, font=dict(size=14))
+        figure.update_xaxes(visible=False, row=1, col=1)
+        figure.update_yaxes(visible=False, row=1, col=1)
+    for objective, colour, label in (("RTD", RTD_COLOUR, "the paper's ELECTRA"), ("MLM", MLM_COLOUR, "the paper's BERT")):
+        points = [p for p in PAPER_POINTS if p.objective == objective]
+        figure.add_trace(go.Scatter(
+            x=[p.train_flops for p in points], y=[p.glue for p in points], mode="markers+text", name=label,
+            text=[p.model for p in points], textposition=["middle right" if p.train_flops < 1e19 else "middle left" for p in points],
+            marker=dict(color=colour, size=12, symbol="diamond-open" if objective == "RTD" else "circle-open", line=dict(width=2)),
+            hovertemplate="%{text} (paper): %{x:.1e} FLOPs, GLUE %{y}<extra></extra>"), 1, 2)
+    figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=2, range=[17.7, 20.5],
+                        exponentformat="power")
+    figure.update_yaxes(title_text="GLUE dev score (the paper's benchmark)", row=1, col=2, range=[72, 88])
+    figure.add_annotation(text=f"{esc(SHORT_SOURCE)}<br>not measured by this app", xref="x2 domain", yref="y2 domain",
+                          x=0.02, y=0.02, xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=11, color=FLOOR_COLOUR))
+    return _layout(figure, 440)
+
+
+def _layout(figure: go.Figure, height: int) -> go.Figure:
+    figure.update_layout(height=height, template="plotly_white", margin=dict(l=10, r=10, t=60, b=10),
+                         legend=dict(orientation="h", y=-0.22), uirevision="race")  # keep the user's zoom on refresh
+    return figure
+
+
+def _clock(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def _rate(events: list[dict]) -> float | None:
+    """Tokens per second over this objective's last 20 steps, its own compute time only."""
+    recent = [e for e in events[-21:] if e.get("compute_seconds") is not None]
+    if len(recent) < 2 or recent[-1]["compute_seconds"] <= recent[0]["compute_seconds"]:
+        return recent[-1].get("tokens_per_second") if recent else None
+    return (recent[-1]["tokens"] - recent[0]["tokens"]) / (recent[-1]["compute_seconds"] - recent[0]["compute_seconds"])
+
+
+def status_html(snapshot: dict | None) -> str:
+    if not snapshot:
+        return f'<p style="{FONT}" id="race-status-line">No race yet on this server.</p>'
+    events, settings = snapshot["events"], snapshot["settings"]
+    parts = []
+    for objective in ("rtd", "mlm"):
+        last = (events.get(objective) or [None])[-1]
+        if last:
+            rate = _rate(events[objective])
+            parts.append(f"{objective.upper()} step {last['step']:,}" + (f" ({rate:,.0f} tokens/s)" if rate else ""))
+    where = " · ".join(parts) or "loading data and building the models…"
+    elapsed, progress = snapshot["elapsed"], snapshot.get("progress") or 0.0
+    status = snapshot["status"]
+    if status in ("waiting", "running"):
+        head = "⏹ Stopping after the current step…" if snapshot["stopping"] else "● Running"
+        eta = f" · about {_clock(elapsed * (1 - progress) / progress)} left" if progress > 0.02 else ""
+        text = f"{head} · {where} · elapsed {_clock(elapsed)}{eta}"
+    elif status == "failed":
+        text = f"✗ The race failed: {esc(snapshot['error'] or 'unknown error')}"
+    else:
+        head = "■ Stopped" if status == "stopped" else "✓ Finished"
+        text = f"{head} after {_clock(elapsed)} · {where} · models saved in {esc(snapshot['folder'])}"
+    budget = f"{settings['amount']:g} {settings['budget']}" + (" per objective" if settings["budget"] != "minutes" else "")
+    detail = f"{esc(settings['preset'])} preset, seed {settings['seed']}, budget {budget}, on {esc(snapshot['device'])}"
+    return (f'<div style="{FONT}" id="race-status"><p id="race-status-line" style="font-size: 1.05em; margin: 0">'
+            f"<b>{text}</b></p><p style=\"margin: 2px 0 0; color: #555\">{detail}</p></div>")
+
+
+def finetune_html(snapshot: dict | None) -> str:
+    state = ((snapshot or {}).get("extras") or {}).get("finetune")
+    if not state:
+        return ""
+    rows = "".join(f"<li>{esc(name)}: <b>{100 * r['accuracy']:.1f}%</b> ({r['seconds'] / 60:.1f} min)</li>"
+                   for name, r in state.get("results", {}).items())
+    head = {"running": "Fine-tuning… (the encoders one after the other)", "finished": "Full fine-tune finished",
+            "failed": f"Fine-tune failed: {esc(state.get('error', ''))}"}.get(state.get("status"), "")
+    return f'<div style="{FONT}" id="race-finetune"><p><b>{head}</b></p><ul>{rows}</ul></div>'

@@ -1,0 +1,255 @@
+"""Training tab: race ELECTRA (RTD) against a BERT-style baseline (MLM) live, on one budget.
+
+Thin wiring only. The race itself is training.race (no gradio); the one `MANAGER` of this process
+runs it in a background thread and owns its state, so a reloaded page, or a second viewer, sees the
+same race (nothing about the race lives in a gr.State), and a second start gets a "busy" message.
+A 1-second gr.Timer redraws the charts from the race's snapshot; the figures of one snapshot are
+built once and shared by every viewer (`_views`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import gradio as gr
+
+from explainer import render_training as view
+from explainer.models import PROJECT
+from explainer.render import message_html
+from training.models import PRESETS
+from training.race_manager import RaceBusy, RaceManager, check_corpus
+from training.race_settings import DEFAULTS_MEASURED, RaceLimits, default_settings, describe_device
+
+
+def _limits() -> RaceLimits:
+    """The server's bound on one race; a host can lower (or raise) it with environment variables."""
+    default = RaceLimits()
+    return RaceLimits(max_minutes=float(os.environ.get("ELECTRA_RACE_MAX_MINUTES", default.max_minutes)),
+                      max_steps=int(os.environ.get("ELECTRA_RACE_MAX_STEPS", default.max_steps)),
+                      max_flops=float(os.environ.get("ELECTRA_RACE_MAX_FLOPS", default.max_flops)))
+
+
+MANAGER = RaceManager(os.environ.get("ELECTRA_RACE_DIR") or PROJECT / "runs" / "races", _limits())
+TICK_SECONDS = 1.0
+
+INTRO = """
+## Race the two objectives on the same compute
+Both models have the same encoder size and read the same text. **ELECTRA** (orange) learns by spotting
+replaced words, a judgement on *every* token; the **BERT-style baseline** (blue) learns by guessing the
+~15% of words it hid. The race gives each the same budget (by default the same number of training FLOPs:
+whichever is behind takes the next step), and every so often scores what each encoder has learned with a
+quick test on movie-review sentiment.
+"""
+
+PROVISIONAL = """
+> **These CPU settings are provisional: no race on a CPU has yet been measured to favour ELECTRA.**
+> What we did measure: at ELECTRA-Small-like settings (256 wide × 4 layers, 128-token blocks, batch 32,
+> lr 5e-4), 20 minutes of this project's CPU left the discriminator at the base rate: it called every
+> token “original” (its loss stayed flat at ~0.41), and fine-tuned on sentiment it scored 66.7%, below a
+> random init (73.3%) and the MLM encoder (73.2%). The paper's advantage was measured at 1.4e18 training
+> FLOPs; the payoff chart below puts this race's FLOPs beside that. Watch whether the discriminator's loss
+> drops below the grey dotted line: until it does, it has learned nothing.
+"""
+
+CURVES_HELP = ("**Left:** how well each model guesses hidden words; ELECTRA's generator is smaller, and its job is "
+               "only to make plausible replacements. **Right:** the discriminator's own loss, not comparable with "
+               "the left one. The grey dotted line is what it would score by calling every token “original”: "
+               "it has only learned something once its loss drops below that line and its AUC rises above 0.5. "
+               "Under equal FLOPs the MLM baseline takes more steps than ELECTRA (its steps are cheaper: there is "
+               "no generator), so its curve is longer against *step*; switch the x-axis to *FLOPs* to line them up.")
+PAYOFF_HELP = ("**The payoff.** Each point freezes an encoder checkpoint, averages its word vectors per sentence and fits "
+               "a logistic regression that reads positive or negative from them, on short movie-review sentences never "
+               "used for pretraining (a *linear probe*, seconds per checkpoint); the score is its accuracy on other "
+               "such sentences, and 50% is a coin toss. The dashed line is the same encoder with random weights: "
+               "pretraining has helped only above it. On the right, for scale only: the paper's published GLUE "
+               "scores, a different benchmark measured with far more compute. Compare the two objectives with each "
+               "other, not with the paper.")
+
+_views_lock = threading.Lock()
+_views_cache: dict = {}
+
+
+def _views(race, x_axis: str) -> tuple:
+    """Status, figures and files of the race's current snapshot, built once per (race, version, axis)."""
+    key = (id(race), race.version if race else -1, x_axis)
+    with _views_lock:
+        if key not in _views_cache:
+            snapshot = race.snapshot() if race else None
+            ended = race is not None and not race.running and MANAGER.job != "race"  # files written
+            files = [str(race.folder / name) if ended and (race.folder / name).exists() else None
+                     for name in ("metrics.csv", "models.zip")]
+            _views_cache.clear()  # one snapshot at a time: the cache never grows
+            _views_cache[key] = (view.status_html(snapshot), view.curves_figure(snapshot, x_axis),
+                                 view.supervised_figure(snapshot, x_axis), view.payoff_figure(snapshot),
+                                 *files, view.finetune_html(snapshot), ended, ended and MANAGER.job is None)
+        return _views_cache[key]
+
+
+def refresh(x_axis: str, shown: str | None):
+    """The timer's handler: redraw only when the race moved since this page last drew it."""
+    race = MANAGER.race
+    key = f"{id(race)}:{race.version if race else -1}:{x_axis}"
+    if key == shown:
+        return (gr.skip(),) * 10
+    status, curves, supervised, payoff, csv_file, zip_file, finetune, ended, idle = _views(race, x_axis)
+    return (status, curves, supervised, payoff,
+            gr.update(value=csv_file, interactive=csv_file is not None),
+            gr.update(value=zip_file, interactive=zip_file is not None),
+            gr.update(interactive=ended), gr.update(interactive=idle), finetune, key)
+
+
+def start_race(preset, budget, amount, corpus, upload, seed, device, pace, seq_len, batch_size, lr, probe_every):
+    if corpus == "upload" and not upload:
+        return message_html("Choose a .txt or .jsonl file to upload, or pick the built-in IMDB reviews.")
+    try:
+        settings = default_settings(preset, device, budget=budget, amount=float(amount or 0), pace=pace,
+                                    seed=int(seed or 0), seq_len=int(seq_len), batch_size=int(batch_size),
+                                    lr=float(lr), probe_every=int(probe_every))
+        race = MANAGER.start(settings, upload if corpus == "upload" else None)
+    except RaceBusy as busy:
+        return message_html(str(busy))
+    except (TypeError, ValueError) as error:  # an emptied number box arrives as None
+        return message_html(str(error) if isinstance(error, ValueError) else "Fill in every number (More settings too).")
+    return f'<p id="race-started">Started in {race.folder.name}; the charts below update every second.</p>'
+
+
+def stop_race() -> str:
+    if MANAGER.stop():
+        return '<p id="race-stopping">Stopping after the current step; both models are saved as they are.</p>'
+    return message_html("No race is running.")
+
+
+def corpus_check(upload) -> str:
+    """Say at once what is wrong with an upload (empty, binary, too big, not UTF-8) or what it holds."""
+    if not upload:
+        return ""
+    try:
+        return f"<p>✓ {check_corpus(upload, MANAGER.max_upload_bytes)}</p>"
+    except ValueError as error:
+        return message_html(str(error))
+
+
+def preset_changed(preset: str):
+    values = default_settings(preset)
+    note = PRESETS[preset]
+    size = f"{note.discriminator.layers} layers × {note.discriminator.hidden} wide (generator {note.generator.hidden} wide)"
+    return (values.seq_len, values.batch_size, values.lr, values.probe_every, f"*{note.note}: {size}*")
+
+
+def start_finetune(epochs) -> str:
+    try:
+        MANAGER.start_finetune(int(epochs))
+    except (RaceBusy, ValueError) as error:
+        return message_html(str(error))
+    return "<p>Fine-tuning in the background: the ELECTRA discriminator, the MLM encoder, then the untrained floor.</p>"
+
+
+def latest_race() -> dict | None:
+    """The last finished race's final probe scores, for the Classroom's efficiency view."""
+    race = MANAGER.race
+    if race is None or race.running:
+        return None
+    result = {o: {"flops": p["flops"], "accuracy": p["accuracy"]} for o in ("rtd", "mlm") if (p := race.final_probe(o))}
+    return result or None
+
+
+def open_in_explore():
+    """The freshly trained pair, for the Explore tab's model box."""
+    from explainer.ui.explore import model_status
+
+    race = MANAGER.race
+    if race is None or race.running or not (race.folder / "rtd" / "discriminator").exists():
+        return gr.skip(), message_html("Run a race first: its ELECTRA pair appears here when it ends."), gr.skip()
+    folder = str(race.folder / "rtd")
+    status, model = model_status(folder)
+    return model, status, model
+
+
+def _explore_model_components(demo: gr.Blocks):
+    """(model dropdown, status HTML, active-model state) of the Explore tab, found through the event
+    that Explore's own model box fires; None when that tab is not on the page."""
+    from explainer.ui.explore import model_status
+
+    for block_fn in demo.fns.values():
+        if block_fn.fn is model_status and len(block_fn.inputs) == 1 and len(block_fn.outputs) == 2:
+            return block_fn.inputs[0], *block_fn.outputs
+    return None
+
+
+def build_training(demo: gr.Blocks) -> None:
+    """The tab's components and events. Build it after the Explore tab (its "open in Explore" button)."""
+    defaults = default_settings()
+    gr.Markdown(INTRO)
+    if not DEFAULTS_MEASURED:
+        gr.Markdown(PROVISIONAL, elem_id="race-provisional")
+    limits = MANAGER.limits
+    with gr.Row():
+        preset = gr.Dropdown(list(limits.presets), value=defaults.preset, label="Model size (preset)", scale=1,
+                             elem_id="race-preset")
+        budget = gr.Radio([("minutes (whole race)", "minutes"), ("steps (each)", "steps"), ("FLOPs (each)", "flops")],
+                          value="minutes", label="Budget in", scale=2, elem_id="race-budget")
+        amount = gr.Number(defaults.amount, label=f"Budget (at most {limits.max_minutes:g} min, {limits.max_steps:,} "
+                           f"steps or {limits.max_flops:.0e} FLOPs)".replace("e+", "e"), scale=1, elem_id="race-amount")
+        seed = gr.Number(0, precision=0, label="Seed", scale=0, min_width=90)
+    preset_note = gr.Markdown(preset_changed(defaults.preset)[-1])
+    with gr.Row():
+        corpus = gr.Radio([("Built-in IMDB movie reviews", "imdb"), ("My own text (.txt or .jsonl)", "upload")],
+                          value="imdb", label="Text to pretrain on", scale=2)
+        upload = gr.File(file_types=[".txt", ".jsonl"], type="filepath", scale=2,
+                         label=f"Your corpus: one document per line (up to {MANAGER.max_upload_bytes // 2**20} MB)")
+        device = gr.Dropdown([("auto", "auto"), ("CPU", "cpu"), ("CUDA GPU", "cuda")], value="auto", scale=1,
+                             label="Device", info=f"auto = {describe_device('auto')}")
+    corpus_note = gr.HTML(elem_id="race-corpus-note")
+    with gr.Accordion("More settings: pace, block length, batch, learning rate, probe interval", open=False):
+        with gr.Row():
+            pace = gr.Radio([("equal FLOPs (fair)", "flops"), ("equal steps", "steps"), ("equal time", "time")],
+                            value="flops", label="Keep the two level on")
+            seq_len = gr.Number(defaults.seq_len, precision=0, label="Tokens per block")
+            batch_size = gr.Number(defaults.batch_size, precision=0, label="Blocks per step")
+            lr = gr.Number(defaults.lr, label="Peak learning rate")
+            probe_every = gr.Number(defaults.probe_every, precision=0, label="Probe every N steps (0: at the end)")
+    with gr.Row():
+        start = gr.Button("Start the race", variant="primary", elem_id="race-start")
+        stop = gr.Button("Stop (keeps what was trained)", variant="stop", elem_id="race-stop")
+    message = gr.HTML(elem_id="race-message")
+    status = gr.HTML(view.status_html(None), elem_id="race-status-box")
+    x_axis = gr.Radio([("step", "step"), ("wall-clock", "wall_time"), ("FLOPs", "flops"), ("tokens seen", "tokens")],
+                      value="step", label="x-axis of the charts (FLOPs = compare at equal compute)", elem_id="race-x-axis")
+    curves = gr.Plot(show_label=False, elem_id="race-curves")
+    gr.Markdown(CURVES_HELP)
+    supervised = gr.Plot(show_label=False, elem_id="race-supervised")
+    gr.Markdown("RTD gets a training signal from every token; MLM only from the ~15% it masked: the denser signal.")
+    payoff = gr.Plot(show_label=False, elem_id="race-payoff")
+    gr.Markdown(PAYOFF_HELP)
+    gr.Markdown("### Results\nThese buttons wake up when the race has ended (or been stopped).")
+    with gr.Row():
+        csv_button = gr.DownloadButton("Metrics (CSV)", interactive=False, elem_id="race-csv")
+        zip_button = gr.DownloadButton("Trained models (zip)", interactive=False, elem_id="race-zip")
+        explore_button = gr.Button("Open the ELECTRA pair in Explore", interactive=False, elem_id="race-explore")
+    with gr.Row():
+        epochs = gr.Number(3, precision=0, label="Fine-tune epochs", scale=0, min_width=140)
+        finetune = gr.Button("Full fine-tune of both encoders and the floor (about 6 min each on a CPU)",
+                             interactive=False, elem_id="race-finetune-start")
+    finetune_view = gr.HTML(elem_id="race-finetune-box")
+    shown = gr.State(None)  # what this page last drew (a view detail, not the race)
+
+    private = dict(api_visibility="private")
+    preset.change(preset_changed, [preset], [seq_len, batch_size, lr, probe_every, preset_note], **private)
+    upload.change(corpus_check, [upload], [corpus_note], **private)
+    upload.upload(lambda: "upload", None, [corpus], **private)
+    start.click(start_race, [preset, budget, amount, corpus, upload, seed, device, pace, seq_len, batch_size, lr,
+                             probe_every], [message], **private)
+    stop.click(stop_race, None, [message], **private)
+    finetune.click(start_finetune, [epochs], [message], **private)
+    outputs = [status, curves, supervised, payoff, csv_button, zip_button, explore_button, finetune, finetune_view, shown]
+    timer = gr.Timer(TICK_SECONDS)
+    timer.tick(refresh, [x_axis, shown], outputs, show_progress="hidden", concurrency_limit=None, **private)
+    x_axis.change(refresh, [x_axis, shown], outputs, show_progress="hidden", **private)
+    demo.load(refresh, [x_axis, shown], outputs, show_progress="hidden", **private)  # a reload reattaches
+
+    explore = _explore_model_components(demo)
+    if explore is not None:  # switch to the Explore tab, then show the pair there
+        explore_button.click(open_in_explore, None, list(explore), **private,
+                             js="() => { [...document.querySelectorAll('button[role=tab]')]"
+                                ".find(b => b.innerText.trim() === 'Explore')?.click(); }")

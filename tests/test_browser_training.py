@@ -1,0 +1,126 @@
+"""The Training tab in Debian's Chromium (Playwright): start a tiny race, watch the charts grow, stop
+it; reload the page and find the running race again.
+
+Needs `apt-get install -y chromium` (never `playwright install`). Set TRAINING_SCREENSHOT=path to keep
+a full-page screenshot of the tab in mid-race.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import N_DOCUMENTS, WORDPIECE
+from training.race_settings import RaceLimits, RaceSettings
+from training.race_manager import RaceManager
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium: apt-get install -y chromium"),
+]
+LAST_X = "() => document.querySelector('#race-curves .js-plotly-plot')?.data?.[0]?.x?.at(-1) ?? null"
+STATUS = "#race-status-line"
+
+
+@pytest.fixture(scope="module")
+def manager(app_url, tmp_path_factory):
+    """The app's race manager, pointed at a temporary folder for this module (never runs/)."""
+    from explainer.ui import training_tab
+
+    previous = training_tab.MANAGER
+    training_tab.MANAGER = RaceManager(tmp_path_factory.mktemp("races"), RaceLimits(max_minutes=3))
+    yield training_tab.MANAGER
+    training_tab.MANAGER.stop()
+    training_tab.MANAGER.wait(60)
+    training_tab.MANAGER = previous
+
+
+@pytest.fixture(scope="module")
+def page(app_url, manager):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
+        )
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(app_url)
+        page.get_by_role("tab", name="Training").click()
+        yield page
+        browser.close()
+
+
+def wait_for_new_x(page, previous) -> object:
+    """Wait until the loss chart's last point moves past `previous`; return the new last x."""
+    page.wait_for_function(f"() => {{ const x = ({LAST_X})(); return x !== null && x !== {previous!r}; }}"
+                           if previous is not None else f"() => ({LAST_X})() !== null", timeout=60_000)
+    return page.evaluate(LAST_X)
+
+
+def test_start_a_tiny_race_watch_it_grow_and_stop_it(page, manager, monkeypatch):
+    page.get_by_label("Model size (preset)").click()
+    page.get_by_role("option", name="tiny").click()
+    page.wait_for_function("() => document.querySelector('#race-amount input') !== null")
+    page.get_by_text("steps (each)").click()
+    page.locator("#race-amount input").fill("20000")
+    page.locator("#race-start").click()
+    page.locator("#race-started").wait_for(timeout=10_000)
+    page.wait_for_function(f"() => document.querySelector('{STATUS}')?.innerText.includes('RTD step')", timeout=60_000)
+
+    first = wait_for_new_x(page, None)
+    second = wait_for_new_x(page, first)
+    third = wait_for_new_x(page, second)  # the chart redrew at least twice on its own
+    assert first < second < third
+    assert manager.race.settings.preset == "tiny" and manager.race.settings.budget == "steps"
+
+    if os.environ.get("TRAINING_SCREENSHOT"):
+        page.wait_for_function("() => (document.querySelector('#race-payoff .js-plotly-plot')?.data?.[0]?.x?.length ?? 0) >= 3",
+                               timeout=60_000)
+        page.wait_for_timeout(1500)
+        page.screenshot(path=os.environ["TRAINING_SCREENSHOT"], full_page=True)
+
+    page.locator("#race-stop").click()
+    page.wait_for_function(f"() => document.querySelector('{STATUS}')?.innerText.includes('Stopped')", timeout=60_000)
+    stopped_at = page.locator(STATUS).inner_text()
+    page.wait_for_timeout(2500)
+    assert page.locator(STATUS).inner_text() == stopped_at  # nothing moves after the stop
+    race = manager.race
+    assert race.status == "stopped" and race.runners["rtd"].events[-1]["step"] < 20_000
+    assert (race.folder / "rtd" / "checkpoint.pt").exists() and (race.folder / "mlm" / "encoder" / "config.json").exists()
+    page.wait_for_function("() => !document.querySelector('#race-zip')?.disabled", timeout=10_000)
+
+    # The freshly trained pair opens in the Explore tab (its folder must be an allowed root, as runs/ is).
+    monkeypatch.setenv("ELECTRA_MODEL_ROOTS", str(manager.root))
+    page.locator("#race-explore").click()
+    page.wait_for_function(f"() => document.querySelector('#explore-model-status')?.innerText.includes({race.folder.name!r})",
+                           timeout=30_000)
+    assert "discriminator 2 layers × 32" in page.locator("#explore-model-status").inner_text()
+    assert page.locator("#explore-model-status").is_visible()  # the page switched to the Explore tab
+    page.get_by_role("tab", name="Training").click()
+
+
+def test_a_reload_reattaches_to_the_running_race(page, manager):
+    settings = RaceSettings(preset="tiny", budget="steps", amount=20_000, tokenizer=WORDPIECE, max_documents=N_DOCUMENTS,
+                            seq_len=64, batch_size=8, lr=2e-3, probe_every=0, device="cpu")
+    race = manager.start(settings)
+    page.reload()
+    page.get_by_role("tab", name="Training").click()
+    page.wait_for_function(f"() => document.querySelector('{STATUS}')?.innerText.includes('Running')", timeout=30_000)
+    assert "tiny preset" in page.locator("#race-status-box").inner_text()
+    first = wait_for_new_x(page, None)
+    second = wait_for_new_x(page, first)
+    assert second > first and manager.race is race
+
+    # A second visitor (here: the same page) is told the server is busy, and the race keeps going.
+    page.locator("#race-start").click()
+    page.locator("#race-message .ee-error").wait_for(timeout=10_000)
+    assert "Busy" in page.locator("#race-message").inner_text()
+    assert manager.race is race and race.running
+
+    page.locator("#race-stop").click()
+    page.wait_for_function(f"() => document.querySelector('{STATUS}')?.innerText.includes('Stopped')", timeout=60_000)
+    assert race.status == "stopped"

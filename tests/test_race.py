@@ -1,0 +1,321 @@
+"""The RTD vs MLM race on the tiny preset: budgets and their bound, equal-FLOPs interleaving, the probe,
+one race per server, Stop, uploads, exports, and the Training tab's views. Offline, one thread."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import math
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+import torch
+from transformers import AutoModelForMaskedLM
+
+from conftest import N_DOCUMENTS, WORDPIECE
+from training.models import embeddings_shared, load_pair
+from training.probe import ProbeConfig, probe
+from training.race import OBJECTIVES, Race, aggregate
+from training.race_settings import RaceLimits, RaceSettings
+from training.race_manager import RaceBusy, RaceManager, check_corpus, write_metrics_csv, zip_models
+
+TINY = RaceSettings(
+    preset="tiny", budget="steps", amount=12, tokenizer=WORDPIECE, max_documents=N_DOCUMENTS, seq_len=64,
+    batch_size=8, lr=2e-3, probe_every=5, probe_train=200, probe_test=100, device="cpu", threads=1,
+)
+LIMITS = RaceLimits(max_minutes=2, max_steps=100_000, max_flops=1e13)
+
+
+def tiny(**changes) -> RaceSettings:
+    return dataclasses.replace(TINY, **changes)
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory) -> Race:
+    """A 12-step race, probed at steps 5, 10 and 12."""
+    race = Race(TINY, tmp_path_factory.mktemp("race"))
+    race.run()
+    return race
+
+
+# --- budgets and their bound ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("budget, amount, message", [
+    ("minutes", 2.5, "at most 2 minutes"),
+    ("steps", 100_001, "at most 100000 steps"),
+    ("flops", 2e13, "at most 1e\\+13 flops"),
+    ("minutes", 0, "positive number"),
+    ("steps", -3, "positive number"),
+    ("flops", math.nan, "positive number"),
+    ("hours", 1, "counted in minutes, steps, flops"),
+])
+def test_the_server_bounds_the_budget(budget, amount, message):
+    with pytest.raises(ValueError, match=message):
+        tiny(budget=budget, amount=amount).validate(LIMITS)
+
+
+def test_budgets_reach_the_trainer_and_the_bound_stops_every_race():
+    steps = tiny(budget="steps", amount=40).train_config("rtd", LIMITS)
+    assert (steps.max_steps, steps.max_flops, steps.max_minutes) == (40, None, 2)  # the wall-clock bound still holds
+    minutes = tiny(budget="minutes", amount=1.5).train_config("mlm", LIMITS)
+    assert (minutes.max_steps, minutes.max_minutes, minutes.objective) == (None, 1.5, "mlm")
+    assert tiny(budget="flops", amount=3e9).train_config("rtd").max_flops == 3e9
+    assert tiny(budget="flops", amount=3e9).train_config("rtd").max_minutes is None  # the CLI: no bound
+    with pytest.raises(ValueError, match="unknown preset 'base'"):
+        tiny(preset="base").validate(LIMITS)  # a server offers tiny, mini, small only
+    tiny(preset="base").validate()  # the CLI may use any preset
+
+
+def test_the_manager_refuses_a_budget_over_the_bound(tmp_path):
+    manager = RaceManager(tmp_path, LIMITS)
+    with pytest.raises(ValueError, match="at most 2 minutes"):
+        manager.start(tiny(budget="minutes", amount=10))
+    assert manager.race is None and not manager.busy() and not any(tmp_path.iterdir())
+
+
+# --- the race -------------------------------------------------------------------------------------
+
+def test_equal_flops_keeps_the_two_within_one_step_of_each_other(tmp_path):
+    gaps = []
+
+    def check(race: Race) -> None:
+        rtd, mlm = (race.runners[o].events for o in OBJECTIVES)
+        if rtd and mlm:
+            step_flops = max(rtd[-1]["flops"] / rtd[-1]["step"], mlm[-1]["flops"] / mlm[-1]["step"])
+            gaps.append(abs(rtd[-1]["flops"] - mlm[-1]["flops"]) / step_flops)
+
+    race = Race(tiny(budget="flops", amount=1.5e9, probe_every=0), tmp_path)
+    summary = race.run(on_step=check)
+    rtd, mlm = summary["rtd"], summary["mlm"]
+    assert len(gaps) > 20 and max(gaps) <= 1.0
+    assert mlm["step"] > rtd["step"]  # an MLM step is cheaper (no generator), so MLM takes more of them
+    for side in (rtd, mlm):  # each spent the budget and stopped at the first step past it
+        step_flops = side["flops"] / side["step"]
+        assert 1.5e9 <= side["flops"] < 1.5e9 + step_flops
+    assert summary["status"] == "finished" and json.loads((tmp_path / "race.json").read_text())["status"] == "finished"
+
+
+def test_a_race_probes_both_objectives_and_the_floor(finished):
+    probes = {(p["objective"], p["step"]) for p in finished.probes}
+    assert probes == {(o, s) for o in OBJECTIVES for s in (5, 10, 12)}
+    for p in finished.probes:
+        assert 0 <= p["accuracy"] <= 1 and p["n_test"] == 100
+        event = finished.runners[p["objective"]].events[p["step"] - 1]
+        assert p["flops"] == pytest.approx(event["flops"]) and p["tokens"] == event["tokens"]
+    assert finished.floor["random_init"] and finished.floor["flops"] == 0 and 0 <= finished.floor["accuracy"] <= 1
+    state = json.loads((finished.folder / "race.json").read_text())
+    assert state["status"] == "finished" and state["started"] and state["ended"] and state["device"].startswith("CPU")
+    assert finished.elapsed() == finished.elapsed() == state["summary"]["wall_seconds"]  # the clock stopped at the end
+    assert state["settings"]["preset"] == "tiny" and len(state["probes"]) == 6
+    assert state["summary"]["rtd"]["probe_accuracy"] == finished.final_probe("rtd")["accuracy"]
+
+
+def test_supervised_positions_show_the_denser_signal(finished):
+    rtd, mlm = (finished.runners[o].events[-1] for o in OBJECTIVES)
+    assert rtd["supervised_positions"] == rtd["tokens"]  # every token
+    masked_per_block = round(0.15 * (TINY.seq_len - 2))  # 15% of the non-special tokens
+    assert mlm["supervised_positions"] == mlm["step"] * TINY.batch_size * masked_per_block
+
+
+def test_aggregate_over_seeds():
+    summaries = [{"rtd": {"probe_accuracy": a}, "mlm": {"probe_accuracy": b}, "floor": {"probe_accuracy": 0.5}}
+                 for a, b in ((0.7, 0.6), (0.66, 0.64), (0.58, 0.6))]
+    result = aggregate(summaries)
+    assert result["rtd_minus_mlm"]["mean"] == pytest.approx((0.1 + 0.02 - 0.02) / 3)
+    assert result["rtd_wins"] == 2 and result["seeds"] == 3 and result["floor"]["std"] == 0
+
+
+# --- the probe ------------------------------------------------------------------------------------
+
+def test_the_probe_is_an_accuracy_and_deterministic(tiny_pair_dir):
+    config = ProbeConfig(n_train=200, n_test=100)
+    first = probe(tiny_pair_dir / "discriminator", config)
+    again = probe(tiny_pair_dir / "discriminator", config)
+    assert 0 <= first.accuracy <= 1 and 0 <= first.train_accuracy <= 1
+    assert (first.accuracy, first.train_accuracy) == (again.accuracy, again.train_accuracy)
+    assert (first.n_train, first.n_test, first.features) == (200, 100, 32)
+    rng = torch.get_rng_state()
+    floor = probe(tiny_pair_dir / "discriminator", config, random_init=True)
+    assert torch.equal(rng, torch.get_rng_state())  # the floor's init leaves a running race's RNG alone
+    assert floor.random_init and floor.accuracy == probe(tiny_pair_dir / "discriminator", config, random_init=True).accuracy
+
+
+# --- one race per server, Stop, uploads -----------------------------------------------------------
+
+def _wait_for(condition, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_one_race_per_server_and_stop_keeps_a_loadable_checkpoint(tmp_path):
+    manager = RaceManager(tmp_path, LIMITS)
+    race = manager.start(tiny(amount=50_000, probe_every=0))
+    with pytest.raises(RaceBusy, match="Busy: a tiny race .* already running .* only one runs at a time"):
+        manager.start(tiny())
+    with pytest.raises(RaceBusy, match="Busy"):
+        manager.start_finetune()
+    _wait_for(lambda: all(len(race.runners[o].events) >= 3 for o in OBJECTIVES))
+    assert manager.stop()
+    assert manager.wait(60) and race.status == "stopped" and not manager.stop()
+
+    steps = {o: race.runners[o].events[-1]["step"] for o in OBJECTIVES}
+    assert all(3 <= s < 50_000 for s in steps.values())
+    for objective in OBJECTIVES:
+        checkpoint = torch.load(race.folder / objective / "checkpoint.pt", weights_only=False)
+        assert checkpoint["counters"]["step"] == steps[objective]  # saved where it stopped
+    generator, discriminator = load_pair(race.folder / "rtd")
+    assert embeddings_shared(generator, discriminator)
+    encoder = AutoModelForMaskedLM.from_pretrained(race.folder / "mlm" / "encoder")
+    assert encoder.config.hidden_size == discriminator.config.hidden_size == 32
+    state = json.loads((race.folder / "race.json").read_text())
+    assert state["status"] == "stopped" and state["ended"]
+    # the finished job leaves its downloads, and the server is free again
+    names = zipfile.ZipFile(race.folder / "models.zip").namelist()
+    assert f"{race.folder.name}/rtd/discriminator/model.safetensors" in names
+    assert f"{race.folder.name}/mlm/encoder/config.json" in names and not any(n.endswith(".pt") for n in names)
+    assert (race.folder / "metrics.csv").exists()
+    second = manager.start(tiny(amount=2, probe_every=0, seed=1))
+    assert manager.wait(60) and second.status == "finished" and second.folder != race.folder
+
+
+UPLOADS = {
+    "empty.txt": (b"", "contains no text"),
+    "blank.txt": (b"\n  \n\t\n", "contains no text"),
+    "binary.txt": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 10, "looks like a binary file"),
+    "latin1.txt": ("Un film très réussi, à voir.\n".encode("latin-1"), "is not UTF-8 text .* re-save it as UTF-8"),
+    "bad.jsonl": (b'{"text": "fine"}\nnot json\n', "line 2: expected a JSON object with a \"text\" field"),
+    "slides.pdf": (b"%PDF-1.4 some text", "upload a .txt file .* or a .jsonl file"),
+}
+
+
+@pytest.mark.parametrize("name", UPLOADS)
+def test_bad_uploads_get_clear_messages_and_start_nothing(tmp_path, name):
+    content, message = UPLOADS[name]
+    path = tmp_path / "upload" / name
+    path.parent.mkdir()
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=message):
+        check_corpus(path)
+    manager = RaceManager(tmp_path / "races", LIMITS)
+    with pytest.raises(ValueError, match=message):
+        manager.start(tiny(), upload=path)
+    assert manager.race is None and not (tmp_path / "races").exists()
+
+
+def test_a_huge_upload_is_refused_by_size(tmp_path):
+    path = tmp_path / "huge.txt"
+    path.write_text("a fine sentence about a film\n" * 40_000, encoding="utf-8")  # ~1.1 MB
+    with pytest.raises(ValueError, match=r"corpus file is 1\.1 MB; the limit is 1\.0 MB"):
+        RaceManager(tmp_path / "races", LIMITS, max_upload_bytes=2**20).start(tiny(), upload=path)
+
+
+def test_a_good_upload_is_described_and_kept_with_the_race(tmp_path, imdb_texts):
+    path = tmp_path / "mine.jsonl"
+    path.write_text("".join(json.dumps({"text": t}) + "\n" for t in imdb_texts), encoding="utf-8")
+    assert check_corpus(path).startswith("mine.jsonl: ") and "documents" in check_corpus(path)
+    manager = RaceManager(tmp_path / "races", LIMITS)
+    race = manager.start(tiny(amount=3, probe_every=0, max_documents=None), upload=path)
+    assert manager.wait(60) and race.status == "finished", race.error
+    assert race.settings.corpus == str(race.folder / "corpus.jsonl") and Path(race.settings.corpus).exists()
+
+
+# --- exports and views ----------------------------------------------------------------------------
+
+def test_the_csv_has_every_step_of_both_objectives(finished, tmp_path):
+    rows = list(csv.DictReader(open(write_metrics_csv(finished, tmp_path / "m.csv"), encoding="utf-8")))
+    assert [r["step"] for r in rows if r["objective"] == "rtd"] == [str(s) for s in range(1, 13)]
+    assert [r["step"] for r in rows if r["objective"] == "mlm"] == [str(s) for s in range(1, 13)]
+    assert {"mlm_loss", "disc_loss", "disc_auc", "flops", "tokens", "supervised_positions", "compute_seconds"} <= set(rows[0])
+    assert all(r["disc_loss"] == "" for r in rows if r["objective"] == "mlm")
+    assert zip_models(finished, tmp_path / "m.zip").stat().st_size > 0
+
+
+def test_the_views_render_a_snapshot(finished):
+    from explainer import render_training as view
+
+    snapshot = finished.snapshot()
+    by_step = view.curves_figure(snapshot, "step")
+    by_flops = view.curves_figure(snapshot, "flops")
+    names = [t.name for t in by_step.data]
+    assert names[:2] == ["MLM baseline (BERT-style)", "ELECTRA's generator (its MLM loss)"]
+    assert "discriminator loss (raw BCE, not ×50)" in names and "discriminator AUC" in names
+    assert list(by_step.data[0].x) == list(range(1, 13))
+    assert list(by_flops.data[0].x) == [e["flops"] for e in finished.runners["mlm"].events]
+    supervised = view.supervised_figure(snapshot, "tokens")
+    assert supervised.data[0].y[-1] == finished.runners["rtd"].events[-1]["supervised_positions"]
+    payoff = view.payoff_figure(snapshot)
+    labels = [t.name for t in payoff.data]
+    assert "untrained encoder (the floor)" in labels and "the paper's ELECTRA" in labels and "the paper's BERT" in labels
+    paper = next(t for t in payoff.data if t.name == "the paper's ELECTRA")
+    assert 79.9 in list(paper.y) and "ELECTRA-Small" in list(paper.text)
+    status = view.status_html(snapshot)
+    assert "Finished" in status and "RTD step 12" in status and "MLM step 12" in status
+    empty = view.curves_figure(None)
+    assert any("No race yet" in a.text for a in empty.layout.annotations)
+
+
+def test_the_tab_says_busy_and_reattaches_to_the_managers_race(tmp_path, monkeypatch):
+    from explainer.ui import training_tab
+
+    monkeypatch.setattr(training_tab, "MANAGER", RaceManager(tmp_path, LIMITS))
+    started = training_tab.start_race("tiny", "steps", 50_000, "imdb", None, 0, "cpu", "flops", 64, 8, 2e-3, 0)
+    assert "Started in race-" in started
+    busy = training_tab.start_race("tiny", "steps", 10, "imdb", None, 0, "cpu", "flops", 64, 8, 2e-3, 0)
+    assert "Busy" in busy and "ee-error" in busy
+    too_long = training_tab.corpus_check(str(tmp_path))  # a folder is no corpus
+    assert "ee-error" in too_long
+    first = training_tab.refresh("step", None)  # a fresh page (or a reload) draws the race at once
+    assert "Running" in first[0] and first[-1]
+    race = training_tab.MANAGER.race
+    _wait_for(lambda: all(race.runners[o].events for o in OBJECTIVES))
+    assert all(value is not None for value in training_tab.refresh("step", None)[:4])
+    assert "Stopping" in training_tab.stop_race()
+    assert training_tab.MANAGER.wait(60)
+    assert set(training_tab.latest_race()) == {"rtd", "mlm"}  # the Classroom's efficiency view reads this
+    final = training_tab.refresh("step", None)
+    assert "Stopped" in final[0] and final[4]["interactive"] and final[5]["value"].endswith("models.zip")
+    assert "No race is running" in training_tab.stop_race()
+    # "Open the ELECTRA pair in Explore": the race folder's rtd/ pair, through Explore's own loader
+    monkeypatch.setenv("ELECTRA_MODEL_ROOTS", str(tmp_path))
+    model, status, active = training_tab.open_in_explore()
+    assert model == active == str(race.folder / "rtd") and "discriminator 2 layers × 32" in status
+
+
+def test_the_race_cli_runs_seeds_and_writes_a_summary(tmp_path, capsys):
+    from training.__main__ import main
+
+    argv = ["race", "--preset", "tiny", "--budget-steps", "4", "--seeds", "0", "1", "--probe-train", "100",
+            "--probe-test", "60", "--threads", "1", "--device", "cpu", "--out", str(tmp_path)]
+    main(argv)
+    printed = capsys.readouterr().out
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert [r["seed"] for r in summary["races"]] == [0, 1] and summary["seeds"] == [0, 1]
+    assert summary["settings"]["tokenizer"] == WORDPIECE and summary["settings"]["max_documents"] == N_DOCUMENTS  # tiny's
+    assert all(r["rtd"]["step"] == r["mlm"]["step"] == 4 for r in summary["races"])
+    assert summary["probe"]["rtd_minus_mlm"]["n"] == 2 and summary["finetune"] is None
+    assert "linear probe over 2 seeds" in printed and "the paper's result (GLUE dev, not this task)" in printed
+    assert "ELECTRA-Small 79.9 vs BERT-Small 75.1" in printed
+    main(argv)  # finished seeds with the same settings are reused, not retrained
+    assert capsys.readouterr().out.count("finished before, reusing") == 2
+
+
+def test_zerogpu_decorates_the_job_only_when_spaces_imports(monkeypatch):
+    import sys
+    import types
+
+    from training.race_manager import on_gpu
+
+    def job():
+        return "trained"
+
+    monkeypatch.setitem(sys.modules, "spaces", None)  # not installed: nothing changes
+    assert on_gpu(job, 60) is job
+    calls = []
+    fake = types.SimpleNamespace(GPU=lambda duration: (calls.append(duration), lambda f: lambda: ("on gpu", f()))[1])
+    monkeypatch.setitem(sys.modules, "spaces", fake)
+    assert on_gpu(job, 600.5)() == ("on gpu", "trained") and calls == [600]

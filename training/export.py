@@ -1,0 +1,35 @@
+"""Export a run's generator + discriminator as a compact, self-contained pair (e.g. assets/model).
+
+Each folder gets its weights (stored as float16 by default: half the size; loaded as float32) and
+the tokenizer, so `AutoModelForMaskedLM` / `AutoModelForPreTraining`
++ `AutoTokenizer` load either folder alone, offline. Both folders carry the shared embeddings;
+`training.models.load_pair` re-ties them on load.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+from transformers import AutoTokenizer
+
+from training.models import load_pair
+
+
+def export_pair(run_dir: str | Path, out_dir: str | Path, dtype: str = "float16") -> dict[str, float]:
+    run_dir, out_dir = Path(run_dir), Path(out_dir)
+    generator, discriminator = load_pair(run_dir)
+    tokenizer = AutoTokenizer.from_pretrained(run_dir / "discriminator")
+    sizes = {}
+    for name, model in (("generator", generator), ("discriminator", discriminator)):
+        model.to(getattr(torch, dtype)).save_pretrained(out_dir / name)
+        # Stored in `dtype`, loaded as float32: from_pretrained's default ("auto") follows the config,
+        # and a float16 model on a CPU is slow and fragile to fine-tune (the Classroom's snippet).
+        config_path = out_dir / name / "config.json"
+        config = json.loads(config_path.read_text())
+        config["dtype"] = "float32"
+        config_path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+        tokenizer.save_pretrained(out_dir / name)
+        sizes[name] = sum(f.stat().st_size for f in (out_dir / name).iterdir()) / 2**20
+    return {f"{name}_mb": round(size, 1) for name, size in sizes.items()}

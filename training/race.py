@@ -1,0 +1,288 @@
+"""A race: ELECTRA (RTD) and the BERT-style baseline (MLM) trained side by side on one budget.
+
+Both objectives run the project's one training loop (`training.trainer.train`, a generator that
+yields one event per step here). The race advances whichever objective is behind on the pace
+counter (training FLOPs by default, or steps, or its own compute seconds), so the two curves grow
+together and, under equal FLOPs, never drift apart by more than one step's FLOPs. Every
+`probe_every` steps each objective's checkpoint is scored by a linear probe on the sentiment task
+(training/probe.py), and at the end; an untrained encoder of the same size is the floor.
+
+On disk, one race folder:  rtd/ (generator/, discriminator/, metrics.jsonl, checkpoint.pt, ...),
+mlm/ (encoder/, ...), race.json (settings, status, started/ended, device, probes, final numbers).
+
+Budgets (training/race_settings.py): "minutes" is the race's wall clock (both objectives share
+it); "steps" and "flops" are per objective. `RaceLimits` is the server's bound; the CLI has none.
+No gradio here: the Training tab (explainer/ui/training_tab.py) and the CLI (`python -m training
+race`) both drive this module; `RaceManager` (race_manager.py) runs one race at a time in a thread.
+
+Left out: several races at once; resuming a race (each objective can be resumed with `pretrain
+--resume` on its folder, but the interleaving would not be the same).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from dataclasses import asdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+from training.probe import probe
+from training.race_settings import DEFAULTS_MEASURED, RaceLimits, RaceSettings, describe_device, use_cuda
+from training.trainer import TrainConfig, train
+
+OBJECTIVES = ("rtd", "mlm")
+ENCODER_FOLDER = {"rtd": "discriminator", "mlm": "encoder"}  # what each objective keeps after pretraining
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class _Runner:
+    """One objective's training generator plus the race's own counters for it."""
+
+    def __init__(self, objective: str, config: TrainConfig, folder: Path, stop):
+        self.objective, self.folder = objective, folder
+        self.generator = train(config, folder, stop=stop)
+        self.started = self.done = False
+        self.events: list[dict] = []
+        self.compute_seconds = 0.0  # time spent inside this objective's steps (the other's excluded)
+
+    def level(self, pace: str) -> float:
+        """The pace counter: the race advances the objective that is behind on it."""
+        if not self.events:
+            return 0.0
+        last = self.events[-1]
+        return {"flops": last["flops"], "steps": last["step"], "time": self.compute_seconds}[pace]
+
+    def advance(self) -> dict | None:
+        """One training step; None when the budget is spent (the trainer has saved everything)."""
+        self.started = True
+        began = time.perf_counter()
+        event = next(self.generator, None)
+        if event is None:
+            self.done = True
+            return None
+        # The first call also loads data and builds the model: count only the step (the trainer's clock).
+        seconds = event["wall_time"] if not self.events else time.perf_counter() - began
+        self.compute_seconds += seconds
+        previous = self.events[-1] if self.events else {"tokens": 0, "step": 0}
+        tokens = event["tokens"] - previous["tokens"]
+        # The trainer's tokens_per_second counts the wall time of both objectives; use this one's own time.
+        event = {**event, "compute_seconds": self.compute_seconds, "tokens_per_second": tokens / max(seconds, 1e-9)}
+        self.events.append(event)
+        return event
+
+    def finish(self) -> None:
+        """After stop(): let the trainer leave its loop and save (only if it ever started)."""
+        if self.started and not self.done:
+            for event in self.generator:  # nothing normally: it stops at the loop's top
+                self.events.append({**event, "compute_seconds": self.compute_seconds})
+        self.done = True
+
+
+class Race:
+    """One race in `folder`. `run()` trains both objectives; `stop()` ends it cleanly from any thread."""
+
+    def __init__(self, settings: RaceSettings, folder: str | Path, limits: RaceLimits | None = None):
+        settings.validate(limits)
+        self.settings, self.folder, self.limits = settings, Path(folder), limits
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self.version = 0  # bumped on every change, so a viewer redraws only when something moved
+        self.status, self.error = "waiting", None
+        self.started_at = self.ended_at = None
+        self._clock_start: float | None = None
+        self._clock_end: float | None = None
+        self.device = describe_device(settings.device)
+        self.runners = {o: _Runner(o, settings.train_config(o, limits), self.folder / o, self._stop.is_set)
+                        for o in OBJECTIVES}
+        self.probes: list[dict] = []  # {"objective", "step", "flops", "tokens", "accuracy", ...}
+        self.floor: dict | None = None  # the untrained encoder's probe
+        self.extras: dict = {}  # later jobs on this race (fine-tuning) keep their results here
+
+    # --- control --------------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    @property
+    def running(self) -> bool:
+        return self.status in ("waiting", "running")
+
+    def run(self, on_step=None) -> dict:
+        """Train until the budget is spent or stop() is called; return the summary. Never leaves
+        race.json saying "running": a failure is recorded (status "failed", the message) and re-raised.
+        `on_step(race)` is called after every step (the CLI's progress bar)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            self.status, self.started_at, self._clock_start = "running", _now(), time.perf_counter()
+            self.version += 1
+        self.write_json()
+        status, error = "failed", "interrupted"  # what race.json says if even Ctrl-C gets through
+        try:
+            self._race(on_step or (lambda race: None))
+            self._final_probes()
+            status, error = ("stopped" if self.stopping else "finished"), None
+        except Exception as exc:  # noqa: BLE001 - recorded for the UI, then re-raised
+            error = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            with self._lock:
+                self.status, self.error, self.ended_at, self._clock_end = status, error, _now(), time.perf_counter()
+                self.version += 1
+            self.write_json()
+        return self.summary()
+
+    def _race(self, on_step) -> None:
+        pace = self.settings.pace
+        while True:
+            active = [r for r in self.runners.values() if not r.done]
+            if not active:
+                return
+            if self.stopping:
+                for runner in active:
+                    runner.finish()
+                return
+            runner = min(active, key=lambda r: r.level(pace))  # ties go to RTD (listed first)
+            event = runner.advance()
+            with self._lock:
+                self.version += 1
+            if event is None:
+                continue
+            on_step(self)
+            every = self.settings.probe_every
+            # The trainer saves step k's checkpoint on the call after yielding step k, so when step
+            # k+1 arrives, step k's folders are complete on disk.
+            if every and event["step"] > 1 and (event["step"] - 1) % every == 0:
+                self._probe(runner, event["step"] - 1, event)
+
+    def _probe(self, runner: _Runner, step: int, event: dict) -> None:
+        if any(p["objective"] == runner.objective and p["step"] == step for p in self.probes) or step == 0:
+            return
+        folder = runner.folder / ENCODER_FOLDER[runner.objective]
+        if not (folder / "config.json").exists():
+            return
+        device = "cuda" if use_cuda(self.settings.device) else "cpu"
+        if self.floor is None:
+            floor = probe(folder, self.settings.probe_config(), random_init=True, device=device)
+            with self._lock:
+                self.floor = {"objective": "untrained", "step": 0, "flops": 0.0, "tokens": 0, **floor.to_dict()}
+        result = probe(folder, self.settings.probe_config(), device=device)
+        per_step = event["flops"] / event["step"]
+        record = {"objective": runner.objective, "step": step, "flops": per_step * step,
+                  "tokens": event["tokens"] // event["step"] * step, **result.to_dict()}
+        with self._lock:
+            self.probes.append(record)
+            self.version += 1
+        self.write_json()
+
+    def _final_probes(self) -> None:
+        for runner in self.runners.values():
+            if runner.events:
+                last = runner.events[-1]
+                self._probe(runner, last["step"], last)
+
+    # --- reading --------------------------------------------------------------------------------
+
+    def elapsed(self) -> float:
+        """Seconds since the race started, frozen when it ended."""
+        if self._clock_start is None:
+            return 0.0
+        return (self._clock_end or time.perf_counter()) - self._clock_start
+
+    def snapshot(self) -> dict:
+        """A consistent copy of everything a viewer shows (cheap: lists are copied, not events)."""
+        with self._lock:
+            return {
+                "version": self.version, "status": self.status, "error": self.error, "stopping": self.stopping,
+                "settings": asdict(self.settings), "folder": str(self.folder), "device": self.device,
+                "started": self.started_at, "ended": self.ended_at, "elapsed": self.elapsed(),
+                "events": {o: list(r.events) for o, r in self.runners.items()},
+                "probes": list(self.probes), "floor": self.floor, "extras": dict(self.extras),
+                "progress": self.progress(),
+            }
+
+    def progress(self) -> float:
+        """Fraction of the budget used, 0..1 (both objectives averaged; minutes: the race clock)."""
+        s = self.settings
+        if s.budget == "minutes":
+            return min(1.0, self.elapsed() / 60 / s.amount)
+        key = "step" if s.budget == "steps" else "flops"
+        done = [min(1.0, r.events[-1][key] / s.amount) if r.events else 0.0 for r in self.runners.values()]
+        return sum(done) / len(done)
+
+    def final_probe(self, objective: str) -> dict | None:
+        mine = [p for p in self.probes if p["objective"] == objective]
+        return max(mine, key=lambda p: p["step"]) if mine else None
+
+    def summary(self) -> dict:
+        keys = ("step", "flops", "tokens", "supervised_positions", "compute_seconds", "loss", "mlm_loss",
+                "mlm_accuracy", "disc_loss", "disc_accuracy", "disc_auc", "replaced_fraction", "token_cosine")
+        result = {"seed": self.settings.seed, "status": self.status, "error": self.error, "device": self.device,
+                  "wall_seconds": self.elapsed(), "folder": str(self.folder)}
+        for objective, runner in self.runners.items():
+            last = runner.events[-1] if runner.events else {}
+            final = self.final_probe(objective)
+            result[objective] = {**{k: last.get(k) for k in keys},
+                                 "probe_accuracy": final["accuracy"] if final else None,
+                                 "probe_step": final["step"] if final else None}
+        result["floor"] = {"probe_accuracy": self.floor["accuracy"] if self.floor else None}
+        return result
+
+    def write_json(self) -> None:
+        """race.json, written atomically (a viewer may read it at any time)."""
+        with self._lock:
+            state = {"settings": asdict(self.settings), "status": self.status, "error": self.error,
+                     "started": self.started_at, "ended": self.ended_at, "device": self.device,
+                     "limits": asdict(self.limits) if self.limits else None,
+                     "defaults_measured": DEFAULTS_MEASURED, "probes": self.probes, "floor": self.floor,
+                     "extras": self.extras}
+        state["summary"] = self.summary()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = self.folder / "race.json.tmp"
+        tmp.write_text(json.dumps(state, indent=2, default=str), encoding="utf-8")
+        tmp.replace(self.folder / "race.json")
+
+
+def finetune_encoders(folder: str | Path, config, on_result=None) -> dict:
+    """Full fine-tune (training.finetune, the CLI's code) of a race's two encoders and of the
+    untrained floor, one after the other; `on_result(name, result)` after each. ~6 min each on a CPU."""
+    from training.finetune import finetune
+
+    folder = Path(folder)
+    jobs = [(o, folder / o / ENCODER_FOLDER[o], False) for o in OBJECTIVES]
+    jobs.append(("untrained", folder / "rtd" / ENCODER_FOLDER["rtd"], True))
+    results = {}
+    for name, model_dir, random_init in jobs:
+        results[name] = finetune(model_dir, config, random_init=random_init)
+        if on_result:
+            on_result(name, results[name])
+    return results
+
+
+def aggregate(summaries: list[dict], key: str = "probe_accuracy") -> dict:
+    """Mean and sample standard deviation over seeds of each objective's `key`, the floor's, and of
+    the per-seed difference RTD - MLM (the number the race is about)."""
+
+    def stats(values: list[float | None]) -> dict:
+        values = [v for v in values if v is not None]
+        if not values:
+            return {"mean": None, "std": None, "n": 0}
+        mean = sum(values) / len(values)
+        var = sum((v - mean) ** 2 for v in values) / (len(values) - 1) if len(values) > 1 else 0.0
+        return {"mean": mean, "std": math.sqrt(var), "n": len(values)}
+
+    pick = lambda s, o: (s.get(o) or {}).get(key)  # noqa: E731
+    differences = [pick(s, "rtd") - pick(s, "mlm") for s in summaries
+                   if pick(s, "rtd") is not None and pick(s, "mlm") is not None]
+    return {"rtd": stats([pick(s, "rtd") for s in summaries]), "mlm": stats([pick(s, "mlm") for s in summaries]),
+            "floor": stats([pick(s, "floor") for s in summaries]), "rtd_minus_mlm": stats(differences),
+            "rtd_wins": sum(d > 0 for d in differences), "seeds": len(summaries)}

@@ -1,0 +1,137 @@
+"""What a race is asked to do: its settings, the server's bound on them, and the defaults per preset.
+
+`RaceSettings` is everything the Training tab and `python -m training race` let a user choose;
+`train_config(objective)` turns it into the trainer's `TrainConfig` for one side of the race.
+`RaceLimits` is the server's upper bound on a race's budget (the CLI runs without one).
+The per-preset defaults are what the tab fills in and what the CLI uses when a flag is left out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import torch
+
+from training.probe import ProbeConfig
+from training.trainer import TrainConfig
+
+BUDGETS = ("minutes", "steps", "flops")
+PACES = ("flops", "steps", "time")
+
+# The defaults below are a starting point, not a measured result: no CPU race has yet been shown
+# to favour RTD (FINDINGS.md). The measurement campaign flips this flag and replaces the numbers.
+DEFAULTS_MEASURED = False
+DEFAULT_PRESET = {"cpu": "mini", "cuda": "small"}  # on a GPU the paper's ELECTRA-Small size
+PRESET_DEFAULTS = {  # per preset: what the Training tab fills in and the CLI's defaults
+    "tiny": dict(tokenizer="wordpiece:1000", max_documents=200, seq_len=64, batch_size=8, lr=2e-3,
+                 probe_every=10, probe_train=500, probe_test=300),  # tests and a seconds-long demo
+    "mini": dict(tokenizer="wordpiece:8000", seq_len=128, batch_size=32, lr=1e-3, probe_every=100),
+    "small": dict(tokenizer="wordpiece:8000", seq_len=128, batch_size=32, lr=5e-4, probe_every=100),
+}
+
+
+@dataclass(frozen=True)
+class RaceLimits:
+    """The server's upper bound on one race (the CLI passes none)."""
+
+    max_minutes: float = 30.0  # wall clock of the whole race; also a hard stop for steps/FLOPs budgets
+    max_steps: int = 50_000  # per objective
+    max_flops: float = 1e17  # per objective (a 10-minute CPU race uses ~1e14)
+    presets: tuple[str, ...] = ("tiny", "mini", "small")
+
+
+@dataclass(frozen=True)
+class RaceSettings:
+    preset: str = "mini"  # encoder sizes, training/models.py; the MLM encoder = the discriminator's size
+    budget: str = "minutes"  # "minutes" (race wall clock), "steps" or "flops" (each objective)
+    amount: float = 10.0  # of the budget's unit
+    pace: str = "flops"  # kept level between the two: "flops" (fair compute), "steps", "time"
+    corpus: str = "imdb"  # built-in IMDB reviews, or a .txt/.jsonl path
+    tokenizer: str = "wordpiece:8000"  # a small trained vocabulary: cheap embeddings and softmax
+    max_documents: int | None = None  # only the first N training documents (tests, quick demos)
+    seq_len: int = 128  # tokens per block
+    batch_size: int = 32  # blocks per step
+    lr: float = 5e-4  # peak learning rate (both objectives)
+    warmup: float = 0.05  # fraction of the budget in linear warmup
+    mask_rate: float = 0.15  # positions selected per sequence (both objectives)
+    disc_weight: float = 50.0  # lambda on the discriminator's BCE (paper: 50)
+    temperature: float = 1.0  # generator sampling temperature
+    generator_layers: int | None = None  # override the preset's generator depth
+    probe_every: int = 0  # steps between probes of each objective's checkpoint; 0: only at the end
+    probe_train: int = 2000  # sentiment sentences the probe is fitted on
+    probe_test: int = 1000  # sentiment sentences it is scored on
+    seed: int = 0
+    device: str = "auto"  # "auto" (CUDA with bf16 when present, else CPU), "cpu", "cuda"
+    threads: int | None = None  # torch CPU threads; None leaves torch's default
+
+    def validate(self, limits: RaceLimits | None = None) -> None:
+        """Raise ValueError with a message meant for the user, as is."""
+        from training.models import PRESETS
+
+        allowed = limits.presets if limits else tuple(PRESETS)
+        if self.preset not in allowed:
+            raise ValueError(f"unknown preset {self.preset!r}; choose one of {', '.join(allowed)}")
+        if self.budget not in BUDGETS:
+            raise ValueError(f"the budget is counted in {', '.join(BUDGETS)}, not {self.budget!r}")
+        if self.pace not in PACES:
+            raise ValueError(f"pace must be one of {', '.join(PACES)}, not {self.pace!r}")
+        if not (isinstance(self.amount, (int, float)) and math.isfinite(self.amount) and self.amount > 0):
+            raise ValueError(f"the budget must be a positive number of {self.budget}")
+        if self.budget == "steps" and self.amount < 1:
+            raise ValueError("a steps budget needs at least 1 step")
+        if limits is not None:
+            bound = {"minutes": limits.max_minutes, "steps": limits.max_steps, "flops": limits.max_flops}[self.budget]
+            if self.amount > bound:
+                raise ValueError(f"this server allows at most {bound:g} {self.budget} per race "
+                                 f"(asked for {self.amount:g}); lower the budget")
+        if self.probe_every < 0 or self.seed < 0:
+            raise ValueError("probe interval and seed must not be negative")
+        if self.device not in ("auto", "cpu", "cuda"):
+            raise ValueError(f"device must be auto, cpu or cuda, not {self.device!r}")
+        if self.device == "cuda" and not torch.cuda.is_available():
+            raise ValueError("no CUDA device on this machine; choose auto or cpu")
+
+    def train_config(self, objective: str, limits: RaceLimits | None = None) -> TrainConfig:
+        """The trainer's config for one objective of this race."""
+        minutes = self.amount if self.budget == "minutes" else None
+        if limits is not None:  # the server's wall-clock bound stops any race
+            minutes = min(minutes or limits.max_minutes, limits.max_minutes)
+        return TrainConfig(
+            objective=objective, preset=self.preset, corpus=self.corpus, tokenizer=self.tokenizer,
+            max_documents=self.max_documents, seq_len=self.seq_len, batch_size=self.batch_size, lr=self.lr,
+            warmup=self.warmup, mask_rate=self.mask_rate, disc_weight=self.disc_weight,
+            temperature=self.temperature, generator_layers=self.generator_layers,
+            max_steps=int(self.amount) if self.budget == "steps" else None,
+            max_flops=float(self.amount) if self.budget == "flops" else None, max_minutes=minutes,
+            log_every=1,  # one event per step: the race interleaves step by step
+            checkpoint_every=self.probe_every or 500,  # the probe reads the checkpoint's folders
+            seed=self.seed, device=self.device, threads=self.threads,
+        )
+
+    def probe_config(self) -> ProbeConfig:
+        return ProbeConfig(n_train=self.probe_train, n_test=self.probe_test, seed=self.seed)
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "RaceSettings":
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in values.items() if k in names})
+
+
+def default_settings(preset: str | None = None, device: str = "auto", **changes) -> RaceSettings:
+    """The Training tab's starting point for a preset (by default the one for this machine)."""
+    preset = preset or DEFAULT_PRESET["cuda" if use_cuda(device) else "cpu"]
+    return RaceSettings(preset=preset, device=device, **{**PRESET_DEFAULTS.get(preset, {}), **changes})
+
+
+def use_cuda(device: str) -> bool:
+    return device == "cuda" or (device == "auto" and torch.cuda.is_available())
+
+
+def describe_device(device: str = "auto") -> str:
+    """What "auto" (or the user's choice) resolves to, in words."""
+    if use_cuda(device):
+        return f"GPU ({torch.cuda.get_device_name(0)}), bf16 autocast"
+    threads = torch.get_num_threads()
+    return f"CPU ({threads} thread{'s' if threads > 1 else ''})" + ("; no CUDA device found" if device == "auto" else "")
