@@ -2,6 +2,11 @@
 
 Tabs: Explore (issue #3), Classroom (issue #5), Training (issue #4). The scriptable
 endpoints `/explain` and `/attribute` (explainer.api) are registered here with `gr.api`.
+
+Hosting (a Hugging Face Space runs `python app.py`): gradio itself reads GRADIO_SERVER_NAME and
+GRADIO_SERVER_PORT in `launch()`; queue concurrency is set per event (explainer/ui/queues.py);
+uploads are capped at ELECTRA_MAX_UPLOAD_MB (50) by gradio's upload route as well as by the
+Training tab; gradio's cached uploads and downloads are deleted after an hour and at restart.
 Nothing is downloaded unless a user names a hub model; analytics and hub telemetry are off.
 """
 
@@ -15,11 +20,14 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 import gradio as gr  # noqa: E402
 
 from explainer import api  # noqa: E402
+from explainer.ui import queues  # noqa: E402
 from explainer.ui.classroom import build_classroom  # noqa: E402
 from explainer.ui.explore import build_explore  # noqa: E402
-from explainer.ui.training_tab import build_training, latest_race  # noqa: E402
+from explainer.ui.training_tab import MANAGER, build_training, latest_race  # noqa: E402
 
-with gr.Blocks(title="ELECTRA Explainer") as demo:
+CACHE_MAX_AGE_S = 3600  # gradio's copies of uploads and downloads: checked and deleted hourly
+
+with gr.Blocks(title="ELECTRA Explainer", delete_cache=(CACHE_MAX_AGE_S, CACHE_MAX_AGE_S)) as demo:
     gr.Markdown("# ELECTRA Explainer")
     with gr.Tab("Explore"):
         build_explore(demo)
@@ -27,8 +35,11 @@ with gr.Blocks(title="ELECTRA Explainer") as demo:
         build_classroom(demo, latest_race=latest_race)
     with gr.Tab("Training"):
         build_training(demo)
-    gr.api(api.explain, api_name="explain")
-    gr.api(api.attribute, api_name="attribute")
+    gr.api(api.explain, api_name="explain", **queues.EXPLAIN)
+    gr.api(api.attribute, api_name="attribute", **queues.ATTRIBUTE)
+demo.queue(max_size=queues.MAX_QUEUED, default_concurrency_limit=queues.DEFAULT)
+
+LAUNCH = dict(max_file_size=MANAGER.max_upload_bytes)  # what `python app.py` passes to launch(); bytes
 
 if __name__ == "__main__":
-    demo.launch()
+    demo.launch(**LAUNCH)

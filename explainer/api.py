@@ -28,7 +28,19 @@ def load_pair(model: str) -> models.ModelPair:
         raise gr.Error(str(error), print_exception=False) from error
 
 
+def settings_from(mode, mask_rate, seed, temperature, top_k, mask_words) -> Settings:
+    """Settings from a script's raw values; a value of the wrong kind is a message, not a server error."""
+    try:
+        return Settings(str(mode), float(mask_rate), int(seed), float(temperature), int(top_k),
+                        tuple(int(w) for w in mask_words or ()))
+    except (TypeError, ValueError, OverflowError) as error:
+        raise gr.Error(f"A setting has the wrong kind of value ({error}): mask_rate and temperature are numbers, "
+                       "seed, top_k and mask_words whole numbers.", print_exception=False) from error
+
+
 def make_explanation(text: str, model: str, settings: Settings) -> Explanation:
+    if not isinstance(text, str):
+        raise gr.Error(f"text must be a string, not {type(text).__name__}.", print_exception=False)
     pair = load_pair(model)
     try:
         return run_explain(pair, text, settings)
@@ -50,7 +62,7 @@ def explain(
     let the generator propose and sample replacements, and return every token's P(replaced)
     from the discriminator, with the truth, the proposals and the words (see the README).
     model: "" = the app's default (bundled), "bundled", "google/electra-small", or a folder."""
-    settings = Settings(mode, float(mask_rate), int(seed), float(temperature), int(top_k), tuple(mask_words or ()))
+    settings = settings_from(mode, mask_rate, seed, temperature, top_k, mask_words)
     return make_explanation(text, model, settings).to_dict()
 
 
@@ -73,15 +85,15 @@ def attribute(
     (a token position; -1 = the token judged most likely replaced) to every input token with
     captum (method integrated_gradients or gradient_x_input; baseline pad or mask). With
     all_tokens, return the target x input matrix for every token instead."""
-    settings = Settings(mode, float(mask_rate), int(seed), float(temperature), int(top_k), tuple(mask_words or ()))
+    settings = settings_from(mode, mask_rate, seed, temperature, top_k, mask_words)
     explanation = make_explanation(text, model, settings)
     pair = load_pair(model)
-    options = AttributionSettings(method, int(n_steps), baseline)
     try:
+        options = AttributionSettings(str(method), int(n_steps), str(baseline))
         if all_tokens:
             matrix = attribution_matrix(pair, explanation, options)
             return {"tokens": [t.corrupted for t in explanation.tokens], **dataclasses.asdict(matrix)}
-        result = attribute_one(pair, explanation, None if target < 0 else int(target), options)
-    except ValueError as error:
+        result = attribute_one(pair, explanation, None if int(target) < 0 else int(target), options)
+    except (TypeError, ValueError) as error:
         raise gr.Error(str(error), print_exception=False) from error
     return {**dataclasses.asdict(result), "p_replaced": result.p_replaced}

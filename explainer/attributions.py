@@ -43,6 +43,7 @@ Method = Literal["integrated_gradients", "gradient_x_input"]
 Baseline = Literal["pad", "mask"]
 METHODS: tuple[str, ...] = ("integrated_gradients", "gradient_x_input")
 MATRIX_MAX_TARGETS = 64  # rows of the all-tokens view; beyond this it takes minutes on a CPU
+MAX_STEPS = 500  # integration points; the page offers 4-200. Bounded because one call holds the shared models
 
 
 @dataclass(frozen=True)
@@ -90,12 +91,20 @@ def baseline_ids(input_ids: torch.Tensor, special: torch.Tensor, tokenizer, base
     return input_ids.masked_fill(~special, fill)
 
 
-def _run(pair, explanation: Explanation, targets: list[int], settings: AttributionSettings):
-    """Scores (N, T) and deltas (N,) or None, for one row per target, in one captum call."""
+def check(settings: AttributionSettings) -> None:
+    """ValueError with a message for the user; the bound on n_steps keeps one request from holding the
+    shared models (`ModelPair.lock`) for minutes."""
     if settings.method not in METHODS:
         raise ValueError(f"unknown method {settings.method!r}; choose one of {', '.join(METHODS)}")
-    if settings.n_steps < 1:
-        raise ValueError("n_steps must be at least 1")
+    if not 1 <= settings.n_steps <= MAX_STEPS:
+        raise ValueError(f"n_steps must be between 1 and {MAX_STEPS}")
+    if settings.baseline not in ("pad", "mask"):
+        raise ValueError(f"unknown baseline {settings.baseline!r}; choose pad or mask")
+
+
+def _run(pair, explanation: Explanation, targets: list[int], settings: AttributionSettings):
+    """Scores (N, T) and deltas (N,) or None, for one row per target, in one captum call."""
+    check(settings)
     discriminator = pair.discriminator
     ids = torch.tensor(explanation.corrupted_ids)[None].expand(len(targets), -1)  # (N, T) the same sentence
     special = torch.tensor([t.special for t in explanation.tokens])[None].expand_as(ids)
@@ -157,6 +166,7 @@ def attribution_matrix(pair, explanation: Explanation, settings: AttributionSett
     engine "auto": "shared" for integrated gradients; "captum" for gradient x input, whose single
     forward and backward over one row per target is already the cheapest way.
     """
+    check(settings)
     targets = matrix_targets(explanation)
     if engine == "auto":
         engine = "shared" if settings.method == "integrated_gradients" else "captum"

@@ -210,11 +210,11 @@ def temperature_sweep(pair, sentences: tuple[str, ...], temperatures: tuple[floa
     if pair.generator is None:
         raise ValueError(f"{pair.name} has no generator: the sweep needs one")
     tokenizer = pair.tokenizer
-    enc = tokenizer(list(sentences), padding=True, truncation=True, max_length=max_tokens,
-                    return_special_tokens_mask=True, return_tensors="pt")
-    ids, attention = enc["input_ids"], enc["attention_mask"]  # (B, T)
-    special = enc["special_tokens_mask"].bool() | ~attention.bool()
-    with pair.lock:
+    with pair.lock:  # the tokenizer's padding/truncation settings are shared state too (see pipeline.explain)
+        enc = tokenizer(list(sentences), padding=True, truncation=True, max_length=max_tokens,
+                        return_special_tokens_mask=True, return_tensors="pt")
+        ids, attention = enc["input_ids"], enc["attention_mask"]  # (B, T)
+        special = enc["special_tokens_mask"].bool() | ~attention.bool()
         batch = mask_tokens(ids, special.long(), attention, tokenizer.mask_token_id, len(tokenizer),
                             ELECTRA_MASKING, torch.Generator().manual_seed(seed))
         targets = ids[batch.is_masked]  # (M,)

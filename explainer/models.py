@@ -86,6 +86,19 @@ def allowed_roots() -> tuple[Path, ...]:
     return tuple(p.resolve() for p in (*DEFAULT_ROOTS, *extra))
 
 
+def public(message: str) -> str:
+    """A message for a user of a hosted app: no absolute server paths. Folders under an allowed root
+    are named from that root's own name (assets/..., runs/...); the home folder becomes ~."""
+    prefixes = sorted({*allowed_roots(), PROJECT, Path.home()}, key=lambda p: len(str(p)), reverse=True)
+    for prefix in prefixes:
+        if len(prefix.parts) < 2:  # "/" as a home folder: nothing to hide
+            continue
+        shown = "~" if prefix == Path.home() else "" if prefix == PROJECT else prefix.name
+        message = message.replace(str(prefix) + os.sep, f"{shown}{os.sep}" if shown else "")
+        message = message.replace(str(prefix), shown or ".")
+    return message
+
+
 def resolve(name: str, roots: tuple[Path, ...] | None = None) -> Source:
     """Validate what the user typed. `roots=None` allows any local folder (the CLI's own user)."""
     name = (name or "").strip() or default_model()
@@ -106,10 +119,10 @@ def resolve(name: str, roots: tuple[Path, ...] | None = None) -> Source:
 def _resolve_folder(name: str, path: Path, roots: tuple[Path, ...] | None) -> Source:
     folder = path.resolve()  # follows symlinks and "..", so the root check sees the real place
     if roots is not None and not any(folder.is_relative_to(root) for root in roots):
-        raise ModelLoadError(
+        raise ModelLoadError(public(
             f"{name!r} is outside the folders this app may load from ({', '.join(str(r) for r in roots)}); "
             f"set {ROOTS_ENV} to allow another."
-        )
+        ))
     if not folder.is_dir():
         raise ModelLoadError(f"No folder {name!r}.")
     if (folder / "discriminator" / "config.json").exists():
@@ -129,10 +142,10 @@ def _check_config(where: str, role: str, **kwargs) -> None:
     wanted = {"discriminator": "ElectraForPreTraining", "generator": "ElectraForMaskedLM"}[role]
     architectures = getattr(config, "architectures", None) or []
     if config.model_type != "electra" or (architectures and wanted not in architectures):
-        raise ModelLoadError(
+        raise ModelLoadError(public(
             f"{where} is not an ELECTRA {role}: its config says model_type={config.model_type!r}, "
             f"architectures={architectures} (expected {wanted})."
-        )
+        ))
 
 
 def _load_local(source: Source) -> ModelPair:
@@ -198,7 +211,7 @@ def _load_hub(source: Source) -> ModelPair:
     except ModelLoadError:
         raise
     except (OSError, ValueError) as error:
-        raise ModelLoadError(f"Could not load {source.label}: {error}") from error
+        raise ModelLoadError(public(f"Could not load {source.label}: {error}")) from error
 
 
 _cache: OrderedDict[Source, ModelPair] = OrderedDict()
@@ -226,7 +239,7 @@ def load(name: str = "", roots: tuple[Path, ...] | None = None) -> ModelPair:
         except ModelLoadError:
             raise
         except (OSError, ValueError, KeyError) as error:
-            raise ModelLoadError(f"Could not load {source.label}: {error}") from error
+            raise ModelLoadError(public(f"Could not load {source.label}: {error}")) from error
         for model in (pair.generator, pair.discriminator):
             if model is not None:
                 model.eval().requires_grad_(False)  # inference only; captum needs no weight grads

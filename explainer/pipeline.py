@@ -158,15 +158,19 @@ def explain(pair, text: str, settings: Settings = Settings()) -> Explanation:
     tokenizer = pair.tokenizer
     if settings.mode != "detect" and pair.generator is None:
         raise ValueError(f"{pair.name} has no generator: only detect-only mode works with it")
-    if settings.temperature <= 0 or settings.top_k < 1 or not 0 <= settings.mask_rate <= 1:
+    if not settings.temperature > 0 or settings.top_k < 1 or not 0 <= settings.mask_rate <= 1:  # NaN fails too
         raise ValueError("temperature must be > 0, top-k >= 1 and the mask rate within 0-1")
-    encoded = encode(tokenizer, text, pair.max_tokens)
-    words = group_words(encoded.text, encoded.offsets, encoded.special)
-    rng = torch.Generator().manual_seed(settings.seed)
-    original = torch.tensor(encoded.input_ids)  # (T,)
-    attention = torch.ones_like(original)[None]  # (1, T): one sentence, no padding
-
-    with pair.lock:  # the models are shared; captum may hold hooks on them in another thread
+    if not -2**63 <= settings.seed < 2**63:  # torch's generator takes a 64-bit seed
+        raise ValueError("the seed must be a whole number between -2**63 and 2**63 - 1")
+    # The models and the tokenizer are shared: captum may hold hooks on the models in another thread,
+    # and a fast tokenizer keeps its truncation/padding settings in the shared Rust object (set per
+    # call), so a concurrent call with other settings (the Classroom's sweep) could truncate this text.
+    with pair.lock:
+        encoded = encode(tokenizer, text, pair.max_tokens)
+        words = group_words(encoded.text, encoded.offsets, encoded.special)
+        rng = torch.Generator().manual_seed(settings.seed)
+        original = torch.tensor(encoded.input_ids)  # (T,)
+        attention = torch.ones_like(original)[None]  # (1, T): one sentence, no padding
         generator_input, selected, notices = _select(encoded, words, settings, tokenizer.mask_token_id,
                                                      len(tokenizer), rng)
         corrupted = original.clone()
@@ -212,10 +216,18 @@ def explain(pair, text: str, settings: Settings = Settings()) -> Explanation:
 
 def _word_result(word: Word, tokens: tuple[Token, ...], text: str) -> WordResult:
     pieces = [tokens[p] for p in word.tokens]
-    # Unchanged pieces keep the user's own spelling (case, accents); replaced ones show the new token.
-    corrupted = "".join(
-        t.corrupted.removeprefix("##") if t.corrupted != t.original else text[t.start:t.end] for t in pieces
-    )
+    # Unchanged pieces keep the user's own spelling (case, accents), with the characters the tokenizer
+    # dropped around them (a trailing combining accent, a joiner); replaced ones show the new token.
+    parts, cursor, after_replaced = [], word.start, False
+    for t in pieces:
+        if not after_replaced:
+            parts.append(text[cursor:t.start])
+        changed = t.corrupted != t.original
+        parts.append(t.corrupted.removeprefix("##") if changed else text[t.start:t.end])
+        cursor, after_replaced = t.end, changed
+    if not after_replaced:
+        parts.append(text[cursor:word.end])
+    corrupted = "".join(parts)
     truth = [t.replaced for t in pieces]
     return WordResult(
         word.index, word.start, word.end, word.text, corrupted, word.tokens,

@@ -13,6 +13,7 @@ Curves are moving averages over the last few steps (per-step losses on small bat
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
@@ -178,6 +179,13 @@ def _rate(events: list[dict]) -> float | None:
     return (recent[-1]["tokens"] - recent[0]["tokens"]) / (recent[-1]["compute_seconds"] - recent[0]["compute_seconds"])
 
 
+def _shown_folder(folder: str) -> str:
+    """The race folder as a visitor may see it: relative to the project (runs/races/...), else its
+    name alone; never the server's absolute path."""
+    path, project = Path(folder), Path(__file__).resolve().parent.parent
+    return str(path.relative_to(project)) if path.is_relative_to(project) else path.name
+
+
 def status_html(snapshot: dict | None) -> str:
     if not snapshot:
         return f'<p style="{FONT}" id="race-status-line">No race yet on this server.</p>'
@@ -197,9 +205,12 @@ def status_html(snapshot: dict | None) -> str:
         text = f"{head} · {where} · elapsed {_clock(elapsed)}{eta}"
     elif status == "failed":
         text = f"✗ The race failed: {esc(snapshot['error'] or 'unknown error')}"
+    elif status == "interrupted":  # the server restarted mid-race: what reached the disk, read-only
+        text = (f"⚠ Interrupted: the server stopped during this race · {where} (as saved) · "
+                f"models as last checkpointed in {esc(_shown_folder(snapshot['folder']))}")
     else:
         head = "■ Stopped" if status == "stopped" else "✓ Finished"
-        text = f"{head} after {_clock(elapsed)} · {where} · models saved in {esc(snapshot['folder'])}"
+        text = f"{head} after {_clock(elapsed)} · {where} · models saved in {esc(_shown_folder(snapshot['folder']))}"
     budget = f"{settings['amount']:g} {settings['budget']}" + (" per objective" if settings["budget"] != "minutes" else "")
     detail = f"{esc(settings['preset'])} preset, seed {settings['seed']}, budget {budget}, on {esc(snapshot['device'])}"
     return (f'<div style="{FONT}" id="race-status"><p id="race-status-line" style="font-size: 1.05em; margin: 0">'
@@ -213,5 +224,6 @@ def finetune_html(snapshot: dict | None) -> str:
     rows = "".join(f"<li>{esc(name)}: <b>{100 * r['accuracy']:.1f}%</b> ({r['seconds'] / 60:.1f} min)</li>"
                    for name, r in state.get("results", {}).items())
     head = {"running": "Fine-tuning… (the encoders one after the other)", "finished": "Full fine-tune finished",
-            "failed": f"Fine-tune failed: {esc(state.get('error', ''))}"}.get(state.get("status"), "")
+            "failed": f"Fine-tune failed: {esc(state.get('error', ''))}",
+            "interrupted": "Fine-tune interrupted: the server stopped while it ran"}.get(state.get("status"), "")
     return f'<div style="{FONT}" id="race-finetune"><p><b>{head}</b></p><ul>{rows}</ul></div>'

@@ -5,7 +5,10 @@ made only of invisible characters, text longer than the model reads (truncated, 
 characters the vocabulary does not know (emoji, some scripts: shown as [UNK], with a notice).
 
 A "word" is a maximal run of tokens with no whitespace between them in the original text, so
-"chef's" is one word of three tokens and `text[word.start:word.end] == word.text` always holds.
+"chef's" is one word of three tokens and `text[word.start:word.end] == word.text` always holds. Its
+span is the whole whitespace-free run around those tokens: characters the tokenizer drops but that
+touch the word (a combining accent after its last letter, as macOS types "é"; a zero-width joiner)
+stay part of it, so no typed character vanishes from the words shown.
 Left out: sentence splitting, pair inputs (token type 1).
 """
 
@@ -68,8 +71,8 @@ def encode(tokenizer, text: str, max_tokens: int) -> Encoded:
     truncated = len(encoding["input_ids"]) > 1
     ids, offsets, special = encoding["input_ids"][0], encoding["offset_mapping"][0], encoding["special_tokens_mask"][0]
     if all(special):
-        raise InputError("Nothing to judge: the text has only invisible characters (zero-width or control "
-                         "characters), which the tokenizer drops.")
+        raise InputError("Nothing to judge: the tokenizer drops every character of this text (invisible "
+                         "zero-width or control characters, lone accents, unreadable symbols).")
     if truncated:
         used = max(end for _, end in offsets)
         notices.append(f"The text is longer than this model reads at once ({max_tokens} tokens): only the first "
@@ -100,5 +103,10 @@ def group_words(text: str, offsets: tuple[tuple[int, int], ...], special: tuple[
     words = []
     for index, positions in enumerate(groups):
         start, end = offsets[positions[0]][0], offsets[positions[-1]][1]
+        # Never past whitespace, so never into a neighbouring word (whitespace separates groups).
+        while start > 0 and not text[start - 1].isspace():
+            start -= 1
+        while end < len(text) and not text[end].isspace():
+            end += 1
         words.append(Word(index, start, end, text[start:end], tuple(positions)))
     return tuple(words)

@@ -220,8 +220,11 @@ def test_a_good_upload_is_described_and_kept_with_the_race(tmp_path, imdb_texts)
     assert check_corpus(path).startswith("mine.jsonl: ") and "documents" in check_corpus(path)
     manager = RaceManager(tmp_path / "races", LIMITS)
     race = manager.start(tiny(amount=3, probe_every=0, max_documents=None), upload=path)
+    kept = Path(race.settings.corpus)  # a private copy in a temporary folder, outside the race folder
+    assert kept.name == "corpus.jsonl" and not kept.is_relative_to(race.folder)
     assert manager.wait(60) and race.status == "finished", race.error
-    assert race.settings.corpus == str(race.folder / "corpus.jsonl") and Path(race.settings.corpus).exists()
+    assert not kept.parent.exists()  # deleted when the race ended
+    assert not any("corpus" in n for n in zipfile.ZipFile(race.folder / "models.zip").namelist())
 
 
 # --- exports and views ----------------------------------------------------------------------------

@@ -7,14 +7,24 @@ optional full fine-tune at the end (training.finetune, the code of `python -m tr
 
 On a Hugging Face Space with ZeroGPU, the job runs under `spaces.GPU` when that package imports;
 elsewhere nothing changes. No gradio here.
+
+Uploads: checked (type, size, binary, UTF-8) before anything starts, then copied into a private
+temporary folder that is deleted when the race ends, fails or is stopped; the copy is never in
+the race folder, so it never reaches models.zip, which every visitor may download.
+A server restart forgets nothing on disk: the manager reopens the newest race folder read-only
+(`load_race`); a race that was running when the server died is shown as "interrupted", with the
+steps and probes that reached the disk.
 """
 
 from __future__ import annotations
 
 import csv
 import dataclasses
+import json
 import shutil
+import tempfile
 import threading
+import time
 import zipfile
 from datetime import datetime
 from pathlib import Path
@@ -25,6 +35,7 @@ from training.race_settings import RaceLimits, RaceSettings
 from training.trainer import read_metrics
 
 UPLOAD_SUFFIXES = (".txt", ".jsonl")
+UPLOAD_PREFIX = "electra-upload-"  # the temporary folder holding a running race's copy of an upload
 
 
 class RaceBusy(RuntimeError):
@@ -78,9 +89,49 @@ def zip_models(race: Race, path: str | Path) -> Path:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for file in sorted(race.folder.rglob("*")):
             relative = file.relative_to(race.folder)
-            if file.is_file() and file.name != "checkpoint.pt" and file.suffix not in (".zip", ".tmp"):
+            uploaded = file.parent == race.folder and file.stem == "corpus"  # an older race's kept upload: private
+            if file.is_file() and file.name != "checkpoint.pt" and file.suffix not in (".zip", ".tmp") \
+                    and not uploaded:
                 archive.write(file, Path(race.folder.name) / relative)
     return path
+
+
+def load_race(folder: str | Path) -> Race:
+    """A race folder on disk as a finished, read-only `Race` (events from each metrics.jsonl, probes
+    from race.json). One that says it was still running when its server died becomes "interrupted"."""
+    folder = Path(folder)
+    state = json.loads((folder / "race.json").read_text(encoding="utf-8"))
+    settings = RaceSettings.from_dict(state["settings"])
+    # Built on the CPU and without the server's limits: a GPU race, or one under older limits, stays viewable.
+    race = Race(dataclasses.replace(settings, device="cpu"), folder)
+    race.settings, race.device = settings, state.get("device") or race.device
+    race.status, race.error = state.get("status") or "failed", state.get("error")
+    if race.status in ("waiting", "running"):
+        race.status, race.error = "interrupted", "the server stopped during this race"
+    race.started_at, race.ended_at = state.get("started"), state.get("ended")
+    race.probes, race.floor, race.extras = list(state.get("probes") or []), state.get("floor"), state.get("extras") or {}
+    if (race.extras.get("finetune") or {}).get("status") == "running":
+        race.extras["finetune"] = {**race.extras["finetune"], "status": "interrupted"}
+    for objective, runner in race.runners.items():
+        runner.events, runner.started, runner.done = read_metrics(folder / objective), False, True
+    wall = [r.events[-1]["wall_time"] for r in race.runners.values() if r.events]
+    seconds = (datetime.fromisoformat(race.ended_at) - datetime.fromisoformat(race.started_at)).total_seconds() \
+        if race.started_at and race.ended_at else max(wall, default=0.0)
+    race._clock_end = time.perf_counter()  # elapsed() = the race's own duration, frozen
+    race._clock_start = race._clock_end - seconds
+    race.version = 1
+    return race
+
+
+def latest_race(root: str | Path) -> Race | None:
+    """The newest readable race under `root` (by race.json's time), or None."""
+    found = sorted(Path(root).glob("*/race.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for path in found:
+        try:
+            return load_race(path.parent)
+        except (OSError, ValueError, KeyError, TypeError):  # a torn or foreign race.json: try the next
+            continue
+    return None
 
 
 class RaceManager:
@@ -88,10 +139,11 @@ class RaceManager:
 
     def __init__(self, root: str | Path, limits: RaceLimits = RaceLimits(), max_upload_bytes: int = 50 * 2**20):
         self.root, self.limits, self.max_upload_bytes = Path(root), limits, max_upload_bytes
-        self.race: Race | None = None  # the latest race, running or not
+        self.race: Race | None = latest_race(self.root)  # the latest race, running or not; after a restart, from disk
         self.job: str | None = None  # "race" or "finetune" while the thread runs
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._upload_dir: Path | None = None  # the running race's copy of an upload
 
     def busy(self) -> bool:
         return self.job is not None
@@ -119,15 +171,24 @@ class RaceManager:
             while folder.exists():
                 n += 1
                 folder = self.root / f"race-{stamp}-{settings.preset}-seed{settings.seed}-{n}"
+            upload_dir = None
             if upload:
                 check_corpus(upload, self.max_upload_bytes)
-                folder.mkdir(parents=True)
-                kept = folder / f"corpus{Path(upload).suffix.lower()}"  # the upload's temp file may vanish
+                # gradio's own upload file may be deleted by its cache cleaner mid-race: keep a private
+                # copy, outside the race folder, until the race ends.
+                upload_dir = Path(tempfile.mkdtemp(prefix=UPLOAD_PREFIX))
+                kept = upload_dir / f"corpus{Path(upload).suffix.lower()}"
                 shutil.copyfile(upload, kept)
                 settings = dataclasses.replace(settings, corpus=str(kept))
-            race = Race(settings, folder, self.limits)
-            self.race, self.job = race, "race"
-            self._start_thread(self._run_race, race)
+            try:
+                race = Race(settings, folder, self.limits)
+                self._upload_dir = upload_dir
+                self.race, self.job = race, "race"
+                self._start_thread(self._run_race, race)
+            except BaseException:
+                self.job = None
+                self._remove_upload(upload_dir)
+                raise
             return race
 
     def stop(self) -> bool:
@@ -156,6 +217,8 @@ class RaceManager:
         except Exception:  # noqa: BLE001 - recorded in race.status/error for the page
             pass
         finally:
+            self._remove_upload(self._upload_dir)  # finished, stopped or failed: the copy goes
+            self._upload_dir = None
             try:
                 write_metrics_csv(race, race.folder / "metrics.csv")
                 zip_models(race, race.folder / "models.zip")
@@ -163,6 +226,11 @@ class RaceManager:
                 race.extras["export_error"] = str(error)
             self.job = None
             race.version += 1  # viewers: the files are ready and the server is free
+
+    @staticmethod
+    def _remove_upload(upload_dir: Path | None) -> None:
+        if upload_dir is not None:
+            shutil.rmtree(upload_dir, ignore_errors=True)
 
     # --- the full fine-tune, offered at the end -------------------------------------------------
 

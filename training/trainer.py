@@ -126,7 +126,9 @@ class _JsonlLog:
                 if event["step"] > keep_until_step:
                     break
                 lines.append(line + "\n")
-        path.write_text("".join(lines), encoding="utf-8")
+        tmp = path.with_suffix(".jsonl.tmp")
+        tmp.write_text("".join(lines), encoding="utf-8")
+        tmp.replace(path)  # atomic: a kill during the rewrite leaves the old file whole
 
     def append(self, event: dict) -> None:
         with open(self.path, "a", encoding="utf-8") as f:

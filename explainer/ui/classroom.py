@@ -19,6 +19,7 @@ import gradio as gr
 from explainer import api, classroom, models, paper, quiz, render
 from explainer import render_classroom as view
 from explainer.pipeline import Settings
+from explainer.ui import queues
 from explainer.ui.explore import EXAMPLES
 
 LESSON = """
@@ -202,13 +203,13 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
 
     lesson_outputs = [notices, steps, step_index, walk, positions]
     for trigger in (run.click, text.submit):
-        trigger(run_lesson, [text, seed, model], lesson_outputs, api_visibility="private")
+        trigger(run_lesson, [text, seed, model], lesson_outputs, api_visibility="private", **queues.EXPLAIN)
     toy.click(lambda: classroom.TOY_TEXT, None, [text], api_visibility="private").then(
-        run_lesson, [text, seed, model], lesson_outputs, api_visibility="private")
+        run_lesson, [text, seed, model], lesson_outputs, api_visibility="private", **queues.EXPLAIN)
     back.click(lambda s, i: move(s, i, -1), [steps, step_index], [step_index, walk], api_visibility="private")
     forward.click(lambda s, i: move(s, i, 1), [steps, step_index], [step_index, walk], api_visibility="private")
     present.change(None, [present], None, js=PRESENT_JS)
-    sweep_tab.select(run_sweep, [model], [sweep_plot, sweep_note], api_visibility="private")
+    sweep_tab.select(run_sweep, [model], [sweep_plot, sweep_note], api_visibility="private", **queues.SWEEP)
     efficiency_tab.select(lambda: paper.efficiency_figure(latest_race()), None, [efficiency_plot],
                           api_visibility="private")
 
@@ -221,4 +222,4 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
     previous.click(lambda s: next_question(s, -1), [quiz_state], [quiz_state, *quiz_view], api_visibility="private")
 
     demo.load(None, None, None, js=KEYS_JS)
-    demo.load(run_lesson, [text, seed, model], lesson_outputs, api_visibility="private")
+    demo.load(run_lesson, [text, seed, model], lesson_outputs, api_visibility="private", **queues.EXPLAIN)

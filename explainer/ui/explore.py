@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import tempfile
+import time
 from pathlib import Path
 
 import gradio as gr
@@ -19,6 +20,7 @@ from explainer import api, models, render
 from explainer.attributions import AttributionSettings, attribute, attribution_matrix
 from explainer.pipeline import Explanation, Settings
 from explainer.text import InputError, encode, group_words
+from explainer.ui import queues
 
 INTRO = """
 ## Watch ELECTRA's game on your own sentence
@@ -38,6 +40,7 @@ MODELS = ["bundled", *models.HUB_PAIRS]
 MODES = [("Automatic: mask 15% at random", "auto"), ("I choose the words to mask", "manual"),
          ("Detect only: judge my sentence as it is", "detect")]
 EXPORT_DIR = Path(tempfile.gettempdir()) / "electra-explainer-exports"
+EXPORT_MAX_AGE_S = 3600  # older exports are deleted (gradio serves its own copy; a host's /tmp must not fill up)
 
 
 def _settings(mode, mask_rate, seed, temperature, top_k, mask_words) -> Settings:
@@ -50,6 +53,13 @@ def _export(explanation: Explanation | None, extra: dict | None = None) -> str |
     if explanation is None:
         return None
     EXPORT_DIR.mkdir(exist_ok=True)
+    now = time.time()
+    for old in EXPORT_DIR.glob("electra-*.json"):
+        try:
+            if now - old.stat().st_mtime > EXPORT_MAX_AGE_S:
+                old.unlink()
+        except OSError:  # another request removed it first
+            pass
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="electra-", dir=EXPORT_DIR, delete=False) as f:
         json.dump({"explanation": explanation.to_dict(), **(extra or {})}, f, indent=1, ensure_ascii=False)
     return f.name
@@ -74,7 +84,8 @@ def word_choices(text: str, model: str, mode: str):
         return gr.update(visible=False)
     try:
         pair = models.load(model, roots=models.allowed_roots())
-        encoded = encode(pair.tokenizer, text, pair.max_tokens)
+        with pair.lock:  # the tokenizer's settings are shared with concurrent requests
+            encoded = encode(pair.tokenizer, text, pair.max_tokens)
     except (models.ModelLoadError, InputError):
         return gr.update(choices=[], value=[], visible=True)
     words = group_words(encoded.text, encoded.offsets, encoded.special)
@@ -209,17 +220,18 @@ def build_explore(demo: gr.Blocks) -> None:
     outputs = [notices, generator_input, proposals, verdict, explanation, target, download, attribution_text,
                attribution_plot, attribution, matrix_plot]
     for trigger in (run.click, text.submit):
-        trigger(run_explain, inputs, outputs, api_visibility="private")
+        trigger(run_explain, inputs, outputs, api_visibility="private", **queues.EXPLAIN)
     # A load that fails leaves the last good model active and puts the dropdown back to it.
-    model.input(model_status, [model], [status, active_model], api_visibility="private").then(
+    model.input(model_status, [model], [status, active_model], api_visibility="private", **queues.MODEL).then(
         lambda m: m, [active_model], [model], api_visibility="private")
     gr.on([mode.change, text.change, active_model.change], word_choices, [text, active_model, mode], [mask_words],
           trigger_mode="always_last", show_progress="hidden", api_visibility="private")
     merged.change(rerender, [explanation, attribution, merged],
                   [generator_input, verdict, attribution_text, attribution_plot], api_visibility="private")
     why.click(run_attribute, [explanation, target, method, n_steps, baseline, merged],
-              [attribution_text, attribution_plot, download, attribution], api_visibility="private")
+              [attribution_text, attribution_plot, download, attribution], api_visibility="private",
+              **queues.ATTRIBUTE)
     why_all.click(run_matrix, [explanation, method, n_steps, baseline], [matrix_plot, matrix_note],
-                  api_visibility="private")
-    demo.load(model_status, [active_model], [status, active_model], api_visibility="private").then(
-        run_explain, inputs, outputs, api_visibility="private")
+                  api_visibility="private", **queues.ATTRIBUTE)
+    demo.load(model_status, [active_model], [status, active_model], api_visibility="private", **queues.MODEL).then(
+        run_explain, inputs, outputs, api_visibility="private", **queues.EXPLAIN)

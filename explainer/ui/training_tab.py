@@ -17,6 +17,7 @@ import gradio as gr
 from explainer import render_training as view
 from explainer.models import PROJECT
 from explainer.render import message_html
+from explainer.ui import queues
 from training.models import PRESETS
 from training.race_manager import RaceBusy, RaceManager, check_corpus
 from training.race_settings import DEFAULTS_MEASURED, RaceLimits, default_settings, describe_device
@@ -30,7 +31,9 @@ def _limits() -> RaceLimits:
                       max_flops=float(os.environ.get("ELECTRA_RACE_MAX_FLOPS", default.max_flops)))
 
 
-MANAGER = RaceManager(os.environ.get("ELECTRA_RACE_DIR") or PROJECT / "runs" / "races", _limits())
+MAX_UPLOAD_MB = float(os.environ.get("ELECTRA_MAX_UPLOAD_MB", 50))  # app.py gives gradio's upload route the same limit
+MANAGER = RaceManager(os.environ.get("ELECTRA_RACE_DIR") or PROJECT / "runs" / "races", _limits(),
+                      max_upload_bytes=int(MAX_UPLOAD_MB * 2**20))
 TICK_SECONDS = 1.0
 
 INTRO = """
@@ -197,7 +200,7 @@ def build_training(demo: gr.Blocks) -> None:
         corpus = gr.Radio([("Built-in IMDB movie reviews", "imdb"), ("My own text (.txt or .jsonl)", "upload")],
                           value="imdb", label="Text to pretrain on", scale=2)
         upload = gr.File(file_types=[".txt", ".jsonl"], type="filepath", scale=2,
-                         label=f"Your corpus: one document per line (up to {MANAGER.max_upload_bytes // 2**20} MB)")
+                         label=f"Your corpus: one document per line (up to {MANAGER.max_upload_bytes / 2**20:g} MB)")
         device = gr.Dropdown([("auto", "auto"), ("CPU", "cpu"), ("CUDA GPU", "cuda")], value="auto", scale=1,
                              label="Device", info=f"auto = {describe_device('auto')}")
     corpus_note = gr.HTML(elem_id="race-corpus-note")
@@ -250,6 +253,6 @@ def build_training(demo: gr.Blocks) -> None:
 
     explore = _explore_model_components(demo)
     if explore is not None:  # switch to the Explore tab, then show the pair there
-        explore_button.click(open_in_explore, None, list(explore), **private,
+        explore_button.click(open_in_explore, None, list(explore), **private, **queues.MODEL,
                              js="() => { [...document.querySelectorAll('button[role=tab]')]"
                                 ".find(b => b.innerText.trim() === 'Explore')?.click(); }")

@@ -1,0 +1,35 @@
+"""How many requests of each kind the server runs at once: gradio's queue, set per event on purpose.
+
+The models are loaded once and shared; `ModelPair.lock` lets one request at a time run them (and
+their tokenizer), each forward using every CPU thread torch has. So more workers than that add no
+model throughput; a few extra workers only let the parts outside the lock (tokenizer checks,
+rendering HTML and plotly figures, JSON) overlap, and keep cheap clicks from waiting behind slow
+ones. Requests over a group's limit wait in gradio's queue, where the page shows their position,
+instead of piling up as threads blocked on the lock.
+
+    explain    /explain, Explore's button and page load, the Classroom's sentence  ELECTRA_EXPLAIN_CONCURRENCY (4)
+    attribute  /attribute, "Explain this word", the heatmap (seconds each)          ELECTRA_ATTRIBUTE_CONCURRENCY (2)
+    model      loading a model named in the model box (memory: one at a time per model in models.load)  4
+    sweep      the Classroom's temperature sweep (cached per model after the first)  1
+    the rest   quiz, walk-through, re-rendering, training-tab controls: milliseconds  DEFAULT (8)
+
+Training is one job per server, enforced by training.race_manager.RaceManager, not by the queue
+(a start returns at once; the race runs in its own thread). The Training tab's 1-second timer has
+no limit: its figures are built once per race snapshot and shared by every viewer.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def _limit(name: str, default: int) -> int:
+    return max(1, int(os.environ.get(name, default)))
+
+
+EXPLAIN = dict(concurrency_id="explain", concurrency_limit=_limit("ELECTRA_EXPLAIN_CONCURRENCY", 4))
+ATTRIBUTE = dict(concurrency_id="attribute", concurrency_limit=_limit("ELECTRA_ATTRIBUTE_CONCURRENCY", 2))
+MODEL = dict(concurrency_id="model", concurrency_limit=4)
+SWEEP = dict(concurrency_id="sweep", concurrency_limit=1)
+DEFAULT = 8  # `Blocks.queue(default_concurrency_limit=...)`: every event not listed above
+MAX_QUEUED = 256  # requests waiting at once; past this a caller is told the queue is full (no unbounded memory)

@@ -1,0 +1,96 @@
+"""Many users at once: the shared models and tokenizer are used one request at a time, and the queue
+limits each kind of event on purpose (explainer/ui/queues.py). Figures under load: bench/load.py."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from explainer import classroom
+from explainer.pipeline import Settings, explain
+
+LONG = " ".join(["the chef cooked a delicious meal for all the guests"] * 20)  # longer than 64 tokens
+
+
+@pytest.fixture
+def fast_switching():
+    """Switch threads every 10 µs (default 5 ms), so unsafe interleavings show up within a few calls."""
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    yield
+    sys.setswitchinterval(previous)
+
+
+def test_explain_is_not_disturbed_by_concurrent_tokenizer_use(tiny_pair, fast_switching):
+    # A fast tokenizer keeps truncation/padding in its shared Rust object, set on every call: the
+    # Classroom's sweep (max_length 64, padding) running beside an explanation used to cut the
+    # explanation's text to the sweep's length. Every user of the shared tokenizer holds pair.lock.
+    expected = explain(tiny_pair, LONG, Settings(mode="detect"))
+    assert len(expected.tokens) > 64
+    stop = threading.Event()
+
+    def sweep_like():
+        while not stop.is_set():
+            with tiny_pair.lock:
+                tiny_pair.tokenizer(["short", "a b c d e f g h i j"], padding=True, truncation=True, max_length=8)
+
+    others = [threading.Thread(target=sweep_like) for _ in range(2)]
+    for thread in others:
+        thread.start()
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(lambda _: explain(tiny_pair, LONG, Settings(mode="detect")), range(80)))
+    finally:
+        stop.set()
+        for thread in others:
+            thread.join()
+    assert {len(r.tokens) for r in results} == {len(expected.tokens)}
+    assert all(r.tokens == expected.tokens for r in results)
+
+
+def test_explain_beside_the_real_sweep_gives_the_sequential_answer(tiny_pair, fast_switching):
+    sentences = classroom.heldout_sentences(8)
+    settings = [Settings(seed=s) for s in range(12)]
+    expected = [explain(tiny_pair, LONG, s) for s in settings]
+    with ThreadPoolExecutor(4) as pool:
+        sweeps = [pool.submit(classroom.temperature_sweep, tiny_pair, sentences) for _ in range(3)]
+        results = list(pool.map(lambda s: explain(tiny_pair, LONG, s), settings))
+        points = {sweep.result().points for sweep in sweeps}
+    assert results == expected  # same seed, same answer, whoever else is running
+    assert len(points) == 1  # and the sweeps agree with each other
+
+
+def test_every_heavy_event_has_a_deliberate_concurrency_group(app_url):
+    import app
+    from explainer.ui import queues
+    from explainer.ui.classroom import run_lesson, run_sweep
+    from explainer.ui.explore import model_status, run_attribute, run_explain, run_matrix
+
+    groups = {}
+    for block_fn in app.demo.fns.values():
+        groups.setdefault(block_fn.fn, set()).add((block_fn.concurrency_id, block_fn.concurrency_limit))
+    for fn, group in [(run_explain, queues.EXPLAIN), (run_lesson, queues.EXPLAIN), (run_attribute, queues.ATTRIBUTE),
+                      (run_matrix, queues.ATTRIBUTE), (model_status, queues.MODEL), (run_sweep, queues.SWEEP)]:
+        assert groups[fn] == {(group["concurrency_id"], group["concurrency_limit"])}, fn.__name__
+    api = {block_fn.api_name: block_fn for block_fn in app.demo.fns.values() if block_fn.api_name in ("explain", "attribute")}
+    assert (api["explain"].concurrency_id, api["attribute"].concurrency_id) == ("explain", "attribute")
+    assert app.demo._queue.max_size == queues.MAX_QUEUED
+    assert app.demo._queue.default_concurrency_limit == queues.DEFAULT
+
+
+def test_concurrent_api_calls_all_succeed_with_the_sequential_answers(app_url):
+    from gradio_client import Client
+
+    texts = [f"The chef cooked meal number {i} for the guests." for i in range(6)]
+    client = Client(app_url, verbose=False)
+    expected = [client.predict(t, seed=1, api_name="/explain") for t in texts]
+
+    def call(text: str) -> dict:
+        return Client(app_url, verbose=False).predict(text, seed=1, api_name="/explain")  # one client per user
+
+    with ThreadPoolExecutor(6) as pool:
+        results = list(pool.map(call, texts))
+    assert results == expected
