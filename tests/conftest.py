@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from pathlib import Path
 
 ONLINE = os.environ.get("ELECTRA_TEST_ONLINE") == "1"  # opt in to the `online` tests
 
@@ -105,3 +106,39 @@ def app_url(tiny_pair_dir):
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
+
+
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's; Playwright drives it (never `playwright install`)
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for every browser test of the session."""
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM.exists():
+        pytest.skip("needs Debian's chromium: apt-get install -y chromium")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def new_page(browser):
+    """Open the app in a fresh 1280x900 page: `new_page(url)`; pages close with the module."""
+    pages = []
+
+    def open_page(url: str, record_requests: bool = False):
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        pages.append(page)
+        if record_requests:  # every URL the page asks for, in page.requested
+            page.requested = []
+            page.on("request", lambda request: page.requested.append(request.url))
+        page.goto(url)
+        return page
+
+    yield open_page
+    for page in pages:
+        page.close()

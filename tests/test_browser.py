@@ -8,33 +8,16 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium: apt-get install -y chromium"),
-]
+pytestmark = pytest.mark.browser  # the `browser` fixture (conftest) skips when chromium is missing
 SENTENCE = "The old sailor told a wonderful story about the sea."
 
 
 @pytest.fixture(scope="module")
-def page(app_url):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
-        )
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.requested = []  # every URL the page asks for: the app must not call out
-        page.on("request", lambda request: page.requested.append(request.url))
-        page.goto(app_url)
-        yield page
-        browser.close()
+def page(new_page, app_url):
+    return new_page(app_url, record_requests=True)
 
 
 def chip_words(page, selector: str) -> list[str]:

@@ -8,7 +8,6 @@ keep full-page screenshots (prefix-walk.png, -present, -positions, -quiz).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
@@ -16,28 +15,15 @@ from explainer.classroom import TOY_SETTINGS, TOY_TEXT
 from explainer.pipeline import explain
 from explainer.quiz import QUESTIONS
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium: apt-get install -y chromium"),
-]
+pytestmark = pytest.mark.browser  # the `browser` fixture (conftest) skips when chromium is missing
 SHOTS = os.environ.get("CLASSROOM_SCREENSHOTS")
 
 
 @pytest.fixture(scope="module")
-def page(app_url):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
-        )
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(app_url)
-        page.get_by_role("tab", name="Classroom").click()
-        yield page
-        browser.close()
+def page(new_page, app_url):
+    page = new_page(app_url)
+    page.get_by_role("tab", name="Classroom").click()
+    yield page
 
 
 def shot(page, name: str) -> None:

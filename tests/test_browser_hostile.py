@@ -6,15 +6,10 @@ text, and hold no element the text could have created. Needs `apt-get install -y
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium: apt-get install -y chromium"),
-]
+pytestmark = pytest.mark.browser  # the `browser` fixture (conftest) skips when chromium is missing
 ATTACKS = [
     '<img src=x onerror="window.__pwned=1">',
     "<script>window.__pwned=1</script>",
@@ -23,20 +18,11 @@ ATTACKS = [
 
 
 @pytest.fixture(scope="module")
-def page(app_url):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
-        )
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(app_url)
-        page.locator("#explore-verdict .ee-chip").first.wait_for(timeout=60_000)  # the first example, on load
-        page.get_by_text("Detect only: judge my sentence as it is").click()  # words shown exactly as typed
-        yield page
-        browser.close()
+def page(new_page, app_url):
+    page = new_page(app_url)
+    page.locator("#explore-verdict .ee-chip").first.wait_for(timeout=60_000)  # the first example, on load
+    page.get_by_text("Detect only: judge my sentence as it is").click()  # words shown exactly as typed
+    yield page
 
 
 def pwned(page) -> bool:

@@ -8,7 +8,6 @@ a full-page screenshot of the tab in mid-race.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
@@ -16,11 +15,7 @@ from conftest import N_DOCUMENTS, WORDPIECE
 from training.race_settings import RaceLimits, RaceSettings
 from training.race_manager import RaceManager
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium: apt-get install -y chromium"),
-]
+pytestmark = pytest.mark.browser  # the `browser` fixture (conftest) skips when chromium is missing
 LAST_X = "() => document.querySelector('#race-curves .js-plotly-plot')?.data?.[0]?.x?.at(-1) ?? null"
 STATUS = "#race-status-line"
 
@@ -39,19 +34,10 @@ def manager(app_url, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def page(app_url, manager):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
-        )
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(app_url)
-        page.get_by_role("tab", name="Training").click()
-        yield page
-        browser.close()
+def page(new_page, app_url, manager):
+    page = new_page(app_url)
+    page.get_by_role("tab", name="Training").click()
+    yield page
 
 
 def wait_for_new_x(page, previous) -> object:
