@@ -46,7 +46,8 @@ class _Runner:
 
     def __init__(self, objective: str, config: TrainConfig, folder: Path, stop):
         self.objective, self.folder = objective, folder
-        self.generator = train(config, folder, stop=stop)
+        self._halt = threading.Event()  # this objective alone has had its share (the race's stop ends both)
+        self.generator = train(config, folder, stop=lambda: stop() or self._halt.is_set())
         self.started = self.done = False
         self.events: list[dict] = []
         self.compute_seconds = 0.0  # time spent inside this objective's steps (the other's excluded)
@@ -75,6 +76,11 @@ class _Runner:
         event = {**event, "compute_seconds": self.compute_seconds, "tokens_per_second": tokens / max(seconds, 1e-9)}
         self.events.append(event)
         return event
+
+    def halt(self) -> None:
+        """End this objective alone, cleanly (the trainer saves), e.g. once it has caught up."""
+        self._halt.set()
+        self.finish()
 
     def finish(self) -> None:
         """After stop(): let the trainer leave its loop and save (only if it ever started)."""
@@ -150,6 +156,18 @@ class Race:
             if self.stopping:
                 for runner in active:
                     runner.finish()
+                return
+            # A wall-clock budget ends each trainer on its own clock, and the two clocks started a few
+            # seconds apart (the first one also loaded the data); so once one objective has ended,
+            # the other ends as soon as it has caught up on the pace counter: the race stays level.
+            ended = [r.level(pace) for r in self.runners.values() if r.done and r.events]
+            caught_up = [r for r in active if ended and r.events and r.level(pace) >= max(ended)]
+            for r in caught_up:
+                r.halt()
+                with self._lock:
+                    self.version += 1
+            active = [r for r in active if r not in caught_up]
+            if not active:
                 return
             runner = min(active, key=lambda r: r.level(pace))  # ties go to RTD (listed first)
             event = runner.advance()
