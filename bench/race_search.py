@@ -8,7 +8,7 @@ thread each); the budget is what a 10-minute race with 2 threads on a 2-core CPU
 sentences; a linear probe on frozen mean-pooled features, training/probe.py).
 
     python bench/race_search.py run default seq64 --seeds 0 --threads 1   # run some settings
-    python bench/race_search.py table                                     # every finished one
+    python bench/race_search.py table [--json assets/race_campaign.json]  # every finished one
 
 Results land in runs/race-search/<name>/ (seed-N/race.json, summary.json); `table` prints one line
 per setting and seed count: probe accuracy of RTD, MLM and the untrained floor, RTD - MLM (mean and
@@ -26,23 +26,27 @@ from pathlib import Path
 
 BUDGET_FLOPS = 2.5e13  # per objective: ~10 minutes of a mini race with 2 threads on this 2-core CPU
 PROBE = ["--probe-train", "6824", "--probe-test", "1706", "--probe-every", "0"]
-SETTINGS: dict[str, list[str]] = {  # name -> flags on top of the mini preset's defaults
-    "default": [],
-    "seq64": ["--seq-len", "64"],
-    "lr3e-3": ["--lr", "3e-3"],
-    "gen1": ["--generator-layers", "1"],
-    "temp2": ["--temperature", "2"],
-    "dw10": ["--disc-weight", "10"],
-    "mask30": ["--mask-rate", "0.3"],
-    "warmup20": ["--warmup", "0.2"],
-    "tiny": ["--preset", "tiny", "--max-documents", "1000000", "--tokenizer", "wordpiece:8000"],
+SETTINGS: dict[str, tuple[str, list[str]]] = {  # name -> (what changes, flags on top of the mini preset's defaults)
+    "default": ("mini as shipped: discriminator 128 wide x 4 layers, generator 32 x 4, 128-token blocks, "
+                "batch 32, lr 1e-3", []),
+    "seq64": ("64-token blocks", ["--seq-len", "64"]),
+    "lr3e-3": ("learning rate 3e-3", ["--lr", "3e-3"]),
+    "gen1": ("a 1-layer generator (weaker)", ["--generator-layers", "1"]),
+    "gen16": ("a generator 16 wide (1/8 of the discriminator; weaker)", ["--generator-hidden", "16"]),
+    "gen64": ("a generator 64 wide (1/2 of the discriminator; stronger)", ["--generator-hidden", "64"]),
+    "temp2": ("generator samples at temperature 2 (more surprising replacements)", ["--temperature", "2"]),
+    "dw10": ("discriminator loss weight 10 instead of 50", ["--disc-weight", "10"]),
+    "mask30": ("30% of positions masked instead of 15%", ["--mask-rate", "0.3"]),
+    "warmup20": ("20% of the budget in warmup instead of 5%", ["--warmup", "0.2"]),
+    "tiny": ("the tiny preset (32 wide x 2 layers) on the whole corpus: many more, cheaper steps",
+             ["--preset", "tiny", "--max-documents", "1000000", "--tokenizer", "wordpiece:8000"]),
 }
 ROOT = Path("runs/race-search")
 
 
 def run(names: list[str], seeds: list[int], threads: int, budget: float) -> None:
     for name in names:
-        flags = SETTINGS[name]
+        flags = SETTINGS[name][1]
         command = [sys.executable, "-m", "training", "race", "--budget-flops", f"{budget:g}", "--device", "cpu",
                    "--threads", str(threads), "--seeds", *map(str, seeds), *PROBE, *flags,
                    "--out", str(ROOT / name)]
@@ -50,30 +54,53 @@ def run(names: list[str], seeds: list[int], threads: int, budget: float) -> None
         subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
 
 
-def table() -> None:
-    print(f"{'setting':<22} seeds  RTD probe    MLM probe    floor   RTD-MLM (pts)  wins  "
-          f"RTD steps  MLM steps  disc AUC  RTD cos  MLM cos")
-    for folder in sorted(ROOT.iterdir()) if ROOT.exists() else []:
+def _stat(values: list[float]) -> dict:
+    mean = sum(values) / len(values)
+    sd = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5 if len(values) > 1 else 0.0
+    return {"mean": mean, "sd": sd}
+
+
+def collect(root: Path = ROOT) -> list[dict]:
+    """One record per setting (a folder of root) with finished races: per-seed results and their means."""
+    records = []
+    for folder in sorted(root.iterdir()) if root.exists() else []:
         races = [json.loads(p.read_text()) for p in sorted(folder.glob("seed-*/race.json"))]
         races = [r for r in races if r["status"] == "finished"]
         if not races:
             continue
-        s = [r["summary"] for r in races]
+        seeds = []
+        for r in races:
+            s = r["summary"]
+            seeds.append({
+                "seed": s["seed"], "rtd_probe": s["rtd"]["probe_accuracy"], "mlm_probe": s["mlm"]["probe_accuracy"],
+                "floor_probe": s["floor"]["probe_accuracy"],
+                "rtd_minus_mlm": s["rtd"]["probe_accuracy"] - s["mlm"]["probe_accuracy"],
+                "rtd_steps": s["rtd"]["step"], "mlm_steps": s["mlm"]["step"],
+                "rtd_flops": s["rtd"]["flops"], "mlm_flops": s["mlm"]["flops"],
+                "disc_auc": s["rtd"]["disc_auc"], "disc_loss": s["rtd"]["disc_loss"],
+                "rtd_token_cosine": s["rtd"]["token_cosine"], "mlm_token_cosine": s["mlm"]["token_cosine"],
+                "mlm_accuracy": s["mlm"]["mlm_accuracy"],
+            })
+        settings = {k: v for k, v in races[0]["settings"].items() if k != "seed"}
+        records.append({
+            "name": folder.name, "change": SETTINGS[folder.name][0] if folder.name in SETTINGS else None,
+            "flags": SETTINGS[folder.name][1] if folder.name in SETTINGS else None, "settings": settings, "seeds": seeds,
+            "mean": {k: _stat([x[k] for x in seeds]) for k in seeds[0] if k != "seed" and seeds[0][k] is not None},
+            "rtd_wins": sum(x["rtd_minus_mlm"] > 0 for x in seeds),
+        })
+    return records
 
-        def stat(values):
-            values = [100 * v for v in values]
-            mean = sum(values) / len(values)
-            sd = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5 if len(values) > 1 else 0.0
-            return mean, sd
 
-        rtd, mlm, floor = (stat([x[k]["probe_accuracy"] for x in s]) for k in ("rtd", "mlm", "floor"))
-        diff = stat([x["rtd"]["probe_accuracy"] - x["mlm"]["probe_accuracy"] for x in s])
-        wins = sum(x["rtd"]["probe_accuracy"] > x["mlm"]["probe_accuracy"] for x in s)
-        mean = lambda o, k: sum(x[o][k] or 0 for x in s) / len(s)  # noqa: E731
-        print(f"{folder.name:<22} {len(s):>5}  {rtd[0]:5.1f}+-{rtd[1]:3.1f}  {mlm[0]:5.1f}+-{mlm[1]:3.1f}  "
-              f"{floor[0]:5.1f}  {diff[0]:+6.1f}+-{diff[1]:3.1f}   {wins}/{len(s)}  "
-              f"{mean('rtd', 'step'):9.0f}  {mean('mlm', 'step'):9.0f}  {mean('rtd', 'disc_auc'):8.3f}  "
-              f"{mean('rtd', 'token_cosine'):7.2f}  {mean('mlm', 'token_cosine'):7.2f}")
+def table(records: list[dict]) -> None:
+    print(f"{'setting':<12} seeds  RTD probe    MLM probe    floor   RTD-MLM (pts)  RTD wins  "
+          f"RTD steps  MLM steps  disc AUC  RTD cos  MLM cos")
+    for r in records:
+        m, n = r["mean"], len(r["seeds"])
+        pct = lambda k: f"{100 * m[k]['mean']:5.1f}+-{100 * m[k]['sd']:3.1f}"  # noqa: E731
+        print(f"{r['name']:<12} {n:>5}  {pct('rtd_probe')}  {pct('mlm_probe')}  {100 * m['floor_probe']['mean']:5.1f}  "
+              f"{100 * m['rtd_minus_mlm']['mean']:+6.1f}+-{100 * m['rtd_minus_mlm']['sd']:3.1f}   {r['rtd_wins']:>3}/{n}   "
+              f"{m['rtd_steps']['mean']:9.0f}  {m['mlm_steps']['mean']:9.0f}  {m['disc_auc']['mean']:8.3f}  "
+              f"{m['rtd_token_cosine']['mean']:7.2f}  {m['mlm_token_cosine']['mean']:7.2f}")
 
 
 def main() -> None:
@@ -84,12 +111,17 @@ def main() -> None:
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--budget", type=float, default=BUDGET_FLOPS, help="training FLOPs per objective")
-    sub.add_parser("table")
+    p = sub.add_parser("table")
+    p.add_argument("--json", help="also write the records here (the Training tab shows assets/race_campaign.json)")
     args = parser.parse_args()
     if args.command == "run":
         run(args.names, args.seeds, args.threads, args.budget)
     else:
-        table()
+        records = collect()
+        table(records)
+        if args.json:
+            Path(args.json).write_text(json.dumps({"budget_flops_per_objective": BUDGET_FLOPS, "probe": PROBE,
+                                                   "settings": records}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -57,6 +57,16 @@ def test_the_server_bounds_the_budget(budget, amount, message):
         tiny(budget=budget, amount=amount).validate(LIMITS)
 
 
+@pytest.mark.parametrize("changes, message", [
+    (dict(generator_hidden=0), "generator hidden must be a whole number from 1 to 1024"),
+    (dict(generator_layers=99), "generator layers must be a whole number from 1 to 24"),
+])
+def test_generator_overrides_are_bounded(changes, message):
+    with pytest.raises(ValueError, match=message):
+        tiny(**changes).validate(LIMITS)
+    assert tiny(generator_hidden=24).train_config("rtd").generator_hidden == 24
+
+
 def test_budgets_reach_the_trainer_and_the_bound_stops_every_race():
     steps = tiny(budget="steps", amount=40).train_config("rtd", LIMITS)
     assert (steps.max_steps, steps.max_flops, steps.max_minutes) == (40, None, 2)  # the wall-clock bound still holds
@@ -345,3 +355,61 @@ def test_zerogpu_decorates_the_job_only_when_spaces_imports(monkeypatch):
     fake = types.SimpleNamespace(GPU=lambda duration: (calls.append(duration), lambda f: lambda: ("on gpu", f()))[1])
     monkeypatch.setitem(sys.modules, "spaces", fake)
     assert on_gpu(job, 600.5)() == ("on gpu", "trained") and calls == [600]
+
+
+# --- the measurement campaign behind the defaults (bench/race_search.py -> the tab's verdict) -------
+
+def _race_search():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("race_search", Path(__file__).parent.parent / "bench" / "race_search.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_campaign_table_and_verdict_come_from_finished_races(finished, tmp_path, monkeypatch):
+    from explainer import render_training as view
+    from explainer.ui import training_tab
+
+    root = tmp_path / "search"
+    (root / "gen1").mkdir(parents=True)
+    (root / "gen1" / "seed-0").symlink_to(finished.folder)
+    records = _race_search().collect(root)
+    assert [r["name"] for r in records] == ["gen1"] and records[0]["change"].startswith("a 1-layer generator")
+    summary = finished.summary()
+    seed = records[0]["seeds"][0]
+    assert seed["rtd_probe"] == summary["rtd"]["probe_accuracy"] and seed["mlm_steps"] == summary["mlm"]["step"]
+    assert seed["rtd_minus_mlm"] == pytest.approx(summary["rtd"]["probe_accuracy"] - summary["mlm"]["probe_accuracy"])
+    campaign = {"budget_flops_per_objective": 2.5e13, "settings": records}
+    verdict = view.campaign_verdict(campaign)
+    assert verdict["shown"] is False and verdict["races"] == 1  # one seed is never a claim
+
+    # Three seeds, RTD ahead in each: a claim; a hostile description is escaped.
+    ahead = [{**seed, "seed": s, "rtd_minus_mlm": 0.02 + 0.01 * s} for s in range(3)]
+    claimed = {**records[0], "name": "x", "change": "<script>alert(1)</script>", "seeds": ahead, "rtd_wins": 3,
+               "mean": {**records[0]["mean"], "rtd_minus_mlm": {"mean": 0.03, "sd": 0.01}}}
+    campaign["settings"].append(claimed)
+    verdict = view.campaign_verdict(campaign)
+    assert verdict["shown"] is True and verdict["best"]["name"] == "x" and verdict["settings"] == 2
+    html = view.campaign_html(campaign)
+    assert "<script>" not in html and "&lt;script&gt;" in html and "+3.0" in html and "3 of 3" in html
+    monkeypatch.setattr(training_tab, "DEFAULTS_MEASURED", True)
+    assert "beats the BERT-style one" in training_tab.verdict_markdown(campaign) and "+3.0 ± 1.0" in training_tab.verdict_markdown(campaign)
+    campaign["settings"].pop()
+    text = training_tab.verdict_markdown(campaign)
+    assert "does not beat" in text and "1 settings in 1 races" in text
+    assert view.campaign_verdict(None) is None and training_tab.verdict_markdown(None) == training_tab.PROVISIONAL
+
+
+def test_the_shipped_campaign_is_readable_and_says_what_it_measured():
+    from explainer import render_training as view
+    from explainer.ui import training_tab
+
+    campaign = training_tab.load_campaign()
+    if campaign is None:
+        pytest.skip("assets/race_campaign.json not written yet")
+    verdict = view.campaign_verdict(campaign)
+    assert verdict["races"] >= 3 and all(r["seeds"] for r in campaign["settings"])
+    assert max(len(r["seeds"]) for r in campaign["settings"]) >= 3  # the defaults were run with at least 3 seeds
+    assert "race-campaign" in view.campaign_html(campaign)

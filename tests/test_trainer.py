@@ -175,6 +175,15 @@ def test_mlm_run_folder_holds_an_encoder(tmp_path):
     assert encoder.config.hidden_size == PRESETS["tiny"].discriminator.hidden  # the discriminator's size
 
 
+def test_the_generator_size_can_be_overridden(tmp_path):
+    out = tmp_path / "gen"
+    list(train(config(max_steps=1, log_every=1, generator_layers=1, generator_hidden=24), out))
+    generator = AutoModelForMaskedLM.from_pretrained(out / "generator")
+    assert (generator.config.hidden_size, generator.config.num_hidden_layers) == (24, 1)
+    assert generator.config.intermediate_size == 96 and generator.config.num_attention_heads == 1
+    assert AutoModelForPreTraining.from_pretrained(out / "discriminator").config.hidden_size == PRESETS["tiny"].discriminator.hidden
+
+
 @pytest.mark.parametrize("objective", ["rtd", "mlm"])
 def test_losses_fall(long_runs, objective):
     events = long_runs[objective]

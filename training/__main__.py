@@ -22,7 +22,7 @@ def _add_config_arguments(parser: argparse.ArgumentParser) -> None:
             continue
         flag = "--" + field.name.replace("_", "-")
         kind = {int: int, float: float, str: str}.get(type(field.default), str)
-        if field.name in ("max_steps", "max_documents", "threads", "generator_layers", "checkpoint_every"):
+        if field.name in ("max_steps", "max_documents", "threads", "generator_layers", "generator_hidden", "checkpoint_every"):
             kind = int
         if field.name in ("max_flops", "max_minutes"):
             kind = float
@@ -104,7 +104,7 @@ def _add_race_arguments(parser: argparse.ArgumentParser) -> None:
         if field.name in _RACE_SKIP:
             continue
         kind = {int: int, float: float, str: str}.get(type(field.default), str)
-        if field.name in ("max_documents", "generator_layers", "threads"):
+        if field.name in ("max_documents", "generator_layers", "generator_hidden", "threads"):
             kind = int
         shown = "mini on CPU, small on CUDA" if field.name == "preset" else f"the preset's; mini: {getattr(mini, field.name)}"
         parser.add_argument("--" + field.name.replace("_", "-"), type=kind, default=None, help=f"default: {shown}")

@@ -59,6 +59,7 @@ class RaceSettings:
     disc_weight: float = 50.0  # lambda on the discriminator's BCE (paper: 50)
     temperature: float = 1.0  # generator sampling temperature
     generator_layers: int | None = None  # override the preset's generator depth
+    generator_hidden: int | None = None  # ... and width (the paper: 1/4 to 1/2 of the discriminator's)
     probe_every: int = 0  # steps between probes of each objective's checkpoint; 0: only at the end
     probe_train: int = 2000  # sentiment sentences the probe is fitted on
     probe_test: int = 1000  # sentiment sentences it is scored on
@@ -86,6 +87,11 @@ class RaceSettings:
             if self.amount > bound:
                 raise ValueError(f"this server allows at most {bound:g} {self.budget} per race "
                                  f"(asked for {self.amount:g}); lower the budget")
+        for name in ("generator_layers", "generator_hidden"):
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, int) and 1 <= value <= (24 if name == "generator_layers" else 1024)):
+                raise ValueError(f"{name.replace('_', ' ')} must be a whole number from 1 to "
+                                 f"{24 if name == 'generator_layers' else 1024}, not {value!r}")
         if self.probe_every < 0 or self.seed < 0:
             raise ValueError("probe interval and seed must not be negative")
         if self.device not in ("auto", "cpu", "cuda"):
@@ -103,6 +109,7 @@ class RaceSettings:
             max_documents=self.max_documents, seq_len=self.seq_len, batch_size=self.batch_size, lr=self.lr,
             warmup=self.warmup, mask_rate=self.mask_rate, disc_weight=self.disc_weight,
             temperature=self.temperature, generator_layers=self.generator_layers,
+            generator_hidden=self.generator_hidden,
             max_steps=int(self.amount) if self.budget == "steps" else None,
             max_flops=float(self.amount) if self.budget == "flops" else None, max_minutes=minutes,
             log_every=1,  # one event per step: the race interleaves step by step

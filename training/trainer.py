@@ -56,6 +56,7 @@ class TrainConfig:
     disc_weight: float = 50.0  # lambda: weight of the discriminator's BCE (paper: 50)
     temperature: float = 1.0  # generator sampling temperature
     generator_layers: int | None = None  # override the preset's generator depth
+    generator_hidden: int | None = None  # ... and width (heads: one per 64; feed-forward 4 x width)
     max_steps: int | None = None  # budget in optimizer steps ...
     max_flops: float | None = None  # ... or in training FLOPs (measured, forward + backward) ...
     max_minutes: float | None = None  # ... or in wall-clock minutes; the first limit reached ends the run
@@ -153,6 +154,11 @@ def _build(config: TrainConfig, vocab_size: int, pad_id: int) -> tuple[torch.nn.
     preset = resolve_preset(config.preset)
     if config.generator_layers:
         preset = dataclasses.replace(preset, generator=dataclasses.replace(preset.generator, layers=config.generator_layers))
+    if config.generator_hidden:
+        width = config.generator_hidden
+        heads = max(h for h in range(1, max(1, width // 64) + 1) if width % h == 0)  # ~64 wide each
+        preset = dataclasses.replace(preset, generator=dataclasses.replace(
+            preset.generator, hidden=width, heads=heads, ffn=4 * width))
     if config.seq_len > preset.max_positions:
         raise ValueError(f"seq_len {config.seq_len} exceeds the preset's {preset.max_positions} positions")
     warm: set[str] = set()
