@@ -35,6 +35,7 @@ SETTINGS: dict[str, tuple[str, list[str]]] = {  # name -> (what changes, flags o
     "gen16": ("a generator 16 wide (1/8 of the discriminator; weaker)", ["--generator-hidden", "16"]),
     "gen64": ("a generator 64 wide (1/2 of the discriminator; stronger)", ["--generator-hidden", "64"]),
     "temp2": ("generator samples at temperature 2 (more surprising replacements)", ["--temperature", "2"]),
+    "temp3": ("generator samples at temperature 3", ["--temperature", "3"]),
     "dw10": ("discriminator loss weight 10 instead of 50", ["--disc-weight", "10"]),
     "mask30": ("30% of positions masked instead of 15%", ["--mask-rate", "0.3"]),
     "warmup20": ("20% of the budget in warmup instead of 5%", ["--warmup", "0.2"]),

@@ -60,6 +60,8 @@ def test_the_server_bounds_the_budget(budget, amount, message):
 @pytest.mark.parametrize("changes, message", [
     (dict(generator_hidden=0), "generator hidden must be a whole number from 1 to 1024"),
     (dict(generator_layers=99), "generator layers must be a whole number from 1 to 24"),
+    (dict(temperature=0), "temperature must be a number above 0"),
+    (dict(temperature=math.inf), "temperature must be a number above 0"),
 ])
 def test_generator_overrides_are_bounded(changes, message):
     with pytest.raises(ValueError, match=message):
@@ -299,8 +301,8 @@ def test_the_tab_says_busy_and_reattaches_to_the_managers_race(tmp_path, monkeyp
     from explainer.ui import training_tab
 
     monkeypatch.setattr(training_tab, "MANAGER", RaceManager(tmp_path, LIMITS))
-    started = training_tab.start_race("tiny", "steps", 50_000, "imdb", None, 0, "cpu", "flops", 64, 8, 2e-3, 0)
-    assert "Started in race-" in started
+    started = training_tab.start_race("tiny", "steps", 50_000, "imdb", None, 0, "cpu", "flops", 64, 8, 2e-3, 0, 2.5)
+    assert "Started in race-" in started and training_tab.MANAGER.race.settings.temperature == 2.5
     busy = training_tab.start_race("tiny", "steps", 10, "imdb", None, 0, "cpu", "flops", 64, 8, 2e-3, 0)
     assert "Busy" in busy and "ee-error" in busy
     too_long = training_tab.corpus_check(str(tmp_path))  # a folder is no corpus

@@ -87,6 +87,8 @@ class RaceSettings:
             if self.amount > bound:
                 raise ValueError(f"this server allows at most {bound:g} {self.budget} per race "
                                  f"(asked for {self.amount:g}); lower the budget")
+        if not (isinstance(self.temperature, (int, float)) and math.isfinite(self.temperature) and 0 < self.temperature <= 100):
+            raise ValueError(f"the generator temperature must be a number above 0 (at most 100), not {self.temperature!r}")
         for name in ("generator_layers", "generator_hidden"):
             value = getattr(self, name)
             if value is not None and not (isinstance(value, int) and 1 <= value <= (24 if name == "generator_layers" else 1024)):

@@ -138,13 +138,15 @@ def refresh(x_axis: str, shown: str | None):
             gr.update(interactive=ended), gr.update(interactive=idle), finetune, key)
 
 
-def start_race(preset, budget, amount, corpus, upload, seed, device, pace, seq_len, batch_size, lr, probe_every):
+def start_race(preset, budget, amount, corpus, upload, seed, device, pace, seq_len, batch_size, lr, probe_every,
+               temperature=None):
     if corpus == "upload" and not upload:
         return message_html("Choose a .txt or .jsonl file to upload, or pick the built-in IMDB reviews.")
     try:
         settings = default_settings(preset, device, budget=budget, amount=float(amount or 0), pace=pace,
                                     seed=int(seed or 0), seq_len=int(seq_len), batch_size=int(batch_size),
-                                    lr=float(lr), probe_every=int(probe_every))
+                                    lr=float(lr), probe_every=int(probe_every),
+                                    **({} if temperature is None else {"temperature": float(temperature)}))
         race = MANAGER.start(settings, upload if corpus == "upload" else None)
     except RaceBusy as busy:
         return message_html(str(busy))
@@ -173,7 +175,8 @@ def preset_changed(preset: str):
     values = default_settings(preset)
     note = PRESETS[preset]
     size = f"{note.discriminator.layers} layers × {note.discriminator.hidden} wide (generator {note.generator.hidden} wide)"
-    return (values.seq_len, values.batch_size, values.lr, values.probe_every, f"*{note.note}: {size}*")
+    return (values.seq_len, values.batch_size, values.lr, values.probe_every, values.temperature,
+            f"*{note.note}: {size}*")
 
 
 def start_finetune(epochs) -> str:
@@ -243,13 +246,16 @@ def build_training(demo: gr.Blocks) -> None:
         device = gr.Dropdown([("auto", "auto"), ("CPU", "cpu"), ("CUDA GPU", "cuda")], value="auto", scale=1,
                              label="Device", info=f"auto = {describe_device('auto')}")
     corpus_note = gr.HTML(elem_id="race-corpus-note")
-    with gr.Accordion("More settings: pace, block length, batch, learning rate, probe interval", open=False):
+    with gr.Accordion("More settings: pace, block length, batch, learning rate, probe interval, generator temperature",
+                      open=False):
         with gr.Row():
             pace = gr.Radio([("equal FLOPs (fair)", "flops"), ("equal steps", "steps"), ("equal time", "time")],
                             value="flops", label="Keep the two level on")
             seq_len = gr.Number(defaults.seq_len, precision=0, label="Tokens per block")
             batch_size = gr.Number(defaults.batch_size, precision=0, label="Blocks per step")
             lr = gr.Number(defaults.lr, label="Peak learning rate")
+            temperature = gr.Number(defaults.temperature, label="Generator temperature (above 1: more surprising "
+                                    "replacements, easier to spot)", elem_id="race-temperature")
             probe_every = gr.Number(defaults.probe_every, precision=0, label="Probe every N steps (0: at the end)")
     with gr.Row():
         start = gr.Button("Start the race", variant="primary", elem_id="race-start")
@@ -277,11 +283,12 @@ def build_training(demo: gr.Blocks) -> None:
     shown = gr.State(None)  # what this page last drew (a view detail, not the race)
 
     private = dict(api_visibility="private")
-    preset.change(preset_changed, [preset], [seq_len, batch_size, lr, probe_every, preset_note], **private)
+    preset.change(preset_changed, [preset], [seq_len, batch_size, lr, probe_every, temperature, preset_note],
+                   **private)
     upload.change(corpus_check, [upload], [corpus_note], **private)
     upload.upload(lambda: "upload", None, [corpus], **private)
     start.click(start_race, [preset, budget, amount, corpus, upload, seed, device, pace, seq_len, batch_size, lr,
-                             probe_every], [message], **private)
+                             probe_every, temperature], [message], **private)
     stop.click(stop_race, None, [message], **private)
     finetune.click(start_finetune, [epochs], [message], **private)
     outputs = [status, curves, supervised, payoff, csv_button, zip_button, explore_button, finetune, finetune_view, shown]
