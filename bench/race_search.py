@@ -7,7 +7,7 @@ thread each); the budget is what a 10-minute race with 2 threads on a 2-core CPU
 `mini` preset. Each race is probed on the full Rotten Tomatoes split (6,824 train / 1,706 test
 sentences; a linear probe on frozen mean-pooled features, training/probe.py).
 
-    python bench/race_search.py run default seq64 --seeds 0 --threads 1   # run some settings
+    python bench/race_search.py run temp1 temp2 --seeds 0 --threads 1     # run some settings
     python bench/race_search.py table [--json assets/race_campaign.json]  # every finished one
 
 Results land in runs/race-search/<name>/ (seed-N/race.json, summary.json); `table` prints one line
@@ -25,22 +25,24 @@ import sys
 from pathlib import Path
 
 BUDGET_FLOPS = 2.5e13  # per objective: ~10 minutes of a mini race with 2 threads on this 2-core CPU
+BASE = ["--preset", "mini", "--temperature", "1"]  # every setting starts here (later flags win)
 PROBE = ["--probe-train", "6824", "--probe-test", "1706", "--probe-every", "0"]
-SETTINGS: dict[str, tuple[str, list[str]]] = {  # name -> (what changes, flags on top of the mini preset's defaults)
-    "default": ("mini as shipped: discriminator 128 wide x 4 layers, generator 32 x 4, 128-token blocks, "
-                "batch 32, lr 1e-3", []),
-    "seq64": ("64-token blocks", ["--seq-len", "64"]),
-    "lr3e-3": ("learning rate 3e-3", ["--lr", "3e-3"]),
-    "gen1": ("a 1-layer generator (weaker)", ["--generator-layers", "1"]),
-    "gen16": ("a generator 16 wide (1/8 of the discriminator; weaker)", ["--generator-hidden", "16"]),
-    "gen64": ("a generator 64 wide (1/2 of the discriminator; stronger)", ["--generator-hidden", "64"]),
-    "temp2": ("generator samples at temperature 2 (more surprising replacements)", ["--temperature", "2"]),
-    "temp3": ("generator samples at temperature 3", ["--temperature", "3"]),
-    "dw10": ("discriminator loss weight 10 instead of 50", ["--disc-weight", "10"]),
-    "mask30": ("30% of positions masked instead of 15%", ["--mask-rate", "0.3"]),
-    "warmup20": ("20% of the budget in warmup instead of 5%", ["--warmup", "0.2"]),
-    "tiny": ("the tiny preset (32 wide x 2 layers) on the whole corpus: many more, cheaper steps",
-             ["--preset", "tiny", "--max-documents", "1000000", "--tokenizer", "wordpiece:8000"]),
+SETTINGS: dict[str, tuple[str, list[str]]] = {  # name -> (what changes from the base "temp1", its flags)
+    "temp1": ("the base: mini preset (discriminator 128 wide x 4 layers, generator 32 x 4), 128-token blocks, "
+              "batch 32, lr 1e-3, generator temperature 1 (the paper's)", []),
+    "seq64": ("base, but 64-token blocks", ["--seq-len", "64"]),
+    "lr3e-3": ("base, but learning rate 3e-3", ["--lr", "3e-3"]),
+    "gen1": ("base, but a 1-layer generator (weaker)", ["--generator-layers", "1"]),
+    "gen16": ("base, but a generator 16 wide (1/8 of the discriminator; weaker)", ["--generator-hidden", "16"]),
+    "gen64": ("base, but a generator 64 wide (1/2 of the discriminator; stronger)", ["--generator-hidden", "64"]),
+    "temp2": ("base, but generator samples at temperature 2 (more surprising replacements)", ["--temperature", "2"]),
+    "temp3": ("base, but generator samples at temperature 3", ["--temperature", "3"]),
+    "temp2-seq64": ("base, but temperature 2 and 64-token blocks (the block length the MLM baseline did best with)",
+                    ["--temperature", "2", "--seq-len", "64"]),
+    "temp2-lr3e-3": ("base, but temperature 2 and learning rate 3e-3", ["--temperature", "2", "--lr", "3e-3"]),
+    "dw10": ("base, but discriminator loss weight 10 instead of 50", ["--disc-weight", "10"]),
+    "mask30": ("base, but 30% of positions masked instead of 15%", ["--mask-rate", "0.3"]),
+    "warmup20": ("base, but 20% of the budget in warmup instead of 5%", ["--warmup", "0.2"]),
 }
 ROOT = Path("runs/race-search")
 
@@ -49,7 +51,7 @@ def run(names: list[str], seeds: list[int], threads: int, budget: float) -> None
     for name in names:
         flags = SETTINGS[name][1]
         command = [sys.executable, "-m", "training", "race", "--budget-flops", f"{budget:g}", "--device", "cpu",
-                   "--threads", str(threads), "--seeds", *map(str, seeds), *PROBE, *flags,
+                   "--threads", str(threads), "--seeds", *map(str, seeds), *PROBE, *BASE, *flags,
                    "--out", str(ROOT / name)]
         print(" ".join(command[1:]), flush=True)
         subprocess.run(command, check=True, stderr=subprocess.DEVNULL)

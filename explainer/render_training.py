@@ -272,7 +272,7 @@ def campaign_html(campaign: dict | None) -> str:
             f"<td style='text-align:right'>{r['rtd_wins']} of {len(r['seeds'])}</td>"
             f"<td style='text-align:right'>{'–' if auc is None else f'{auc:.2f}'}</td></tr>")
     budget = campaign.get("budget_flops_per_objective")
-    head = ("<tr><th style='text-align:left'>setting (mini preset unless said)</th><th>seeds</th><th>ELECTRA probe %</th>"
+    head = ("<tr><th style='text-align:left'>setting</th><th>seeds</th><th>ELECTRA probe %</th>"
             "<th>BERT-style probe %</th><th>untrained %</th><th>ELECTRA − BERT (points)</th><th>ELECTRA ahead</th>"
             "<th>discriminator AUC at the end</th></tr>")
     caption = (f"{verdict['races']} races, {verdict['settings']} settings, each objective trained on "

@@ -50,7 +50,7 @@ def wait_for_new_x(page, previous) -> object:
 def test_start_a_tiny_race_watch_it_grow_and_stop_it(page, manager, monkeypatch):
     page.get_by_label("Model size (preset)").click()
     page.get_by_role("option", name="tiny").click()
-    page.wait_for_function("() => document.querySelector('#race-amount input') !== null")
+    page.wait_for_function("() => document.querySelector('#race-amount input')?.value === '300'")  # tiny's default
     page.get_by_text("steps (each)").click()
     page.locator("#race-amount input").fill("20000")
     page.locator("#race-start").click()

@@ -160,7 +160,10 @@ class Race:
             # A wall-clock budget ends each trainer on its own clock, and the two clocks started a few
             # seconds apart (the first one also loaded the data); so once one objective has ended,
             # the other ends as soon as it has caught up on the pace counter: the race stays level.
-            ended = [r.level(pace) for r in self.runners.values() if r.done and r.events]
+            # (Steps and FLOPs budgets end each objective on its own count: nothing to level there.)
+            on_the_clock = self.settings.budget == "minutes" or (
+                self.limits is not None and self.elapsed() >= 60 * self.limits.max_minutes)
+            ended = [r.level(pace) for r in self.runners.values() if r.done and r.events] if on_the_clock else []
             caught_up = [r for r in active if ended and r.events and r.level(pace) >= max(ended)]
             for r in caught_up:
                 r.halt()
