@@ -21,6 +21,7 @@ from plotly.subplots import make_subplots
 
 from explainer.paper import PAPER_POINTS, SHORT_SOURCE
 from explainer.render import FONT, esc
+from training.race_settings import matches_defaults
 
 RTD_COLOUR, MLM_COLOUR, FLOOR_COLOUR = "#e6550d", "#2166ac", "#767676"  # as the Classroom's views
 NAMES = {"rtd": "ELECTRA (RTD)", "mlm": "BERT-style (MLM)"}
@@ -265,7 +266,8 @@ def campaign_html(campaign: dict | None) -> str:
         colour = RTD_COLOUR if gap > 0 else MLM_COLOUR
         auc = r["mean"].get("disc_auc", {}).get("mean")
         rows.append(
-            f"<tr><td>{esc(r.get('change') or r['name'])}</td><td style='text-align:right'>{len(r['seeds'])}</td>"
+            f"<tr><td>{esc(r.get('change') or r['name'])}"
+            f"{' <b>(the default)</b>' if matches_defaults(r['settings']) else ''}</td><td style='text-align:right'>{len(r['seeds'])}</td>"
             f"<td style='text-align:right'>{pct(r, 'rtd_probe')}</td><td style='text-align:right'>{pct(r, 'mlm_probe')}</td>"
             f"<td style='text-align:right'>{pct(r, 'floor_probe')}</td>"
             f"<td style='text-align:right;color:{colour}'><b>{100 * gap:+.1f}</b></td>"

@@ -32,7 +32,7 @@ PRESET_DEFAULTS = {  # per preset: what the Training tab fills in and the CLI's 
     "tiny": dict(tokenizer="wordpiece:1000", max_documents=200, seq_len=64, batch_size=8, lr=2e-3,
                  budget="steps", amount=300, probe_every=10, probe_train=500, probe_test=300),  # a seconds-long demo
     "mini": dict(tokenizer="wordpiece:8000", seq_len=128, batch_size=32, lr=1e-3, temperature=2.0,
-                 budget="flops", amount=CPU_RACE_FLOPS, probe_every=200, probe_train=6824, probe_test=1706),
+                 budget="flops", amount=CPU_RACE_FLOPS, probe_every=300, probe_train=6824, probe_test=1706),
     "small": dict(tokenizer="wordpiece:8000", seq_len=128, batch_size=32, lr=5e-4, budget="minutes", amount=10.0,
                   probe_every=100),
 }
@@ -138,6 +138,17 @@ def default_settings(preset: str | None = None, device: str = "auto", **changes)
     """The Training tab's starting point for a preset (by default the one for this machine)."""
     preset = preset or DEFAULT_PRESET["cuda" if use_cuda(device) else "cpu"]
     return RaceSettings(preset=preset, device=device, **{**PRESET_DEFAULTS.get(preset, {}), **changes})
+
+
+COMPARED = ("preset", "tokenizer", "seq_len", "batch_size", "lr", "warmup", "mask_rate", "disc_weight", "temperature",
+            "generator_layers", "generator_hidden", "pace")  # what a measured setting and the defaults share
+
+
+def matches_defaults(settings: dict) -> bool:
+    """Whether a measured race's settings (a dict, as in race.json) are the CPU defaults of its preset,
+    budget and probe aside: the test that a campaign's record is the race the tab starts."""
+    defaults = default_settings(settings.get("preset"), "cpu")
+    return all(settings.get(k, getattr(defaults, k)) == getattr(defaults, k) for k in COMPARED)
 
 
 def use_cuda(device: str) -> bool:

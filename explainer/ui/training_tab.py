@@ -21,7 +21,7 @@ from explainer.render import message_html
 from explainer.ui import queues
 from training.models import PRESETS
 from training.race_manager import RaceBusy, RaceManager, check_corpus
-from training.race_settings import DEFAULTS_MEASURED, RaceLimits, default_settings, describe_device
+from training.race_settings import DEFAULTS_MEASURED, RaceLimits, default_settings, describe_device, matches_defaults
 
 
 def _limits() -> RaceLimits:
@@ -62,16 +62,6 @@ def load_campaign(path=CAMPAIGN_FILE) -> dict | None:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-
-
-COMPARED = ("preset", "tokenizer", "seq_len", "batch_size", "lr", "warmup", "mask_rate", "disc_weight", "temperature",
-            "generator_layers", "generator_hidden", "pace")  # what a measured setting and the defaults share
-
-
-def matches_defaults(settings: dict) -> bool:
-    """Whether a measured race's settings are the tab's CPU defaults for its preset (budget aside)."""
-    defaults = default_settings(settings.get("preset"), "cpu")
-    return all(settings.get(k, getattr(defaults, k)) == getattr(defaults, k) for k in COMPARED)
 
 
 def verdict_markdown(campaign: dict | None) -> str:
