@@ -258,7 +258,8 @@ def campaign_html(campaign: dict | None) -> str:
     def pct(record: dict, key: str) -> str:
         m = record["mean"][key]
         sd = f" ± {100 * m['sd']:.1f}" if len(record["seeds"]) > 1 else ""
-        return f"{100 * m['mean']:.1f}{sd}"
+        below = key != "floor_probe" and m["mean"] < record["mean"]["floor_probe"]["mean"]
+        return f"{100 * m['mean']:.1f}{sd}" + (" ▾" if below else "")
 
     rows = []
     for r in sorted(campaign["settings"], key=lambda r: -r["mean"]["rtd_minus_mlm"]["mean"]):
@@ -279,8 +280,8 @@ def campaign_html(campaign: dict | None) -> str:
             "<th>discriminator AUC at the end</th></tr>")
     caption = (f"{verdict['races']} races, {verdict['settings']} settings, each objective trained on "
                f"{budget:.1e} FLOPs (about a 10-minute race on a 2-core CPU); probe accuracy on 1,706 held-out "
-               "sentiment sentences (50% = coin toss); an AUC of 0.5 means the discriminator cannot tell "
-               "replaced words from original ones.").replace("e+", "e") if budget else ""
+               "sentiment sentences (50% = coin toss; ▾ = below the untrained encoder: pretraining hurt); an AUC "
+               "of 0.5 means the discriminator cannot tell replaced words from original ones.").replace("e+", "e") if budget else ""
     return (f'<div style="{FONT}" id="race-campaign"><table style="border-collapse:collapse;font-size:0.92em">'
             f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
             f'<p style="color:#555;margin:4px 0 0">{esc(caption)}</p></div>')
