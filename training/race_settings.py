@@ -22,12 +22,12 @@ PACES = ("flops", "steps", "time")
 
 # The CPU defaults (mini) were chosen by a measurement campaign (bench/race_search.py; its results are
 # in assets/race_campaign.json and the Training tab shows them): on a budget of 2.5e13 training FLOPs
-# per objective (about 10 minutes on a 2-core CPU), a generator sampling at temperature 1 leaves the
+# per objective (a 16-minute race with 2 threads on this project's 2-core CPU), a generator sampling at temperature 1 leaves the
 # from-scratch discriminator at the base rate; at temperature 2 it learns (AUC ~0.79) and its encoder
 # draws level with the MLM baseline's. The GPU default (small) keeps the paper's settings, unmeasured here.
 DEFAULTS_MEASURED = True
 DEFAULT_PRESET = {"cpu": "mini", "cuda": "small"}  # on a GPU the paper's ELECTRA-Small size
-CPU_RACE_FLOPS = 2.5e13  # per objective: the campaign's budget, ~10 minutes of a mini race on 2 CPU cores
+CPU_RACE_FLOPS = 2.5e13  # per objective: the campaign's budget; the default mini race took 16 minutes on 2 CPU cores
 PRESET_DEFAULTS = {  # per preset: what the Training tab fills in and the CLI's defaults
     "tiny": dict(tokenizer="wordpiece:1000", max_documents=200, seq_len=64, batch_size=8, lr=2e-3,
                  budget="steps", amount=300, probe_every=10, probe_train=500, probe_test=300),  # a seconds-long demo
@@ -44,7 +44,7 @@ class RaceLimits:
 
     max_minutes: float = 30.0  # wall clock of the whole race; also a hard stop for steps/FLOPs budgets
     max_steps: int = 50_000  # per objective
-    max_flops: float = 1e17  # per objective (a 10-minute CPU race uses ~1e14)
+    max_flops: float = 1e17  # per objective (the default CPU race uses 2.5e13)
     presets: tuple[str, ...] = ("tiny", "mini", "small")
 
 

@@ -117,7 +117,7 @@ def verdict_markdown(campaign: dict | None) -> str:
         contrast += (f": its discriminator, trained from scratch, finds the replacements too plausible to spot, calls "
                      f"every word “original” and learns next to nothing (AUC {paper_auc:.2f}, where 0.5 is guessing; "
                      f"on the right-hand chart its loss stays on the grey dotted line)." if paper_auc < 0.6 else ".")
-    return (f"> **Measured on this CPU: in a 10-minute race ELECTRA does not clearly beat the BERT-style baseline.** "
+    return (f"> **Measured on this CPU: in a 16-minute race ELECTRA does not clearly beat the BERT-style baseline.** "
             f"{headline}{contrast} We tried {verdict['settings']} settings in {verdict['races']} races (table below). "
             f"The paper's advantage was measured with {scale}× this race's compute. What the race does show at any "
             f"scale: ELECTRA gets a training signal from every token, the baseline from ~15%. To see a trained "
@@ -210,7 +210,7 @@ def preset_changed(preset: str):
     size = f"{note.discriminator.layers} layers × {note.discriminator.hidden} wide (generator {note.generator.hidden} wide)"
     return (values.budget, values.amount, values.seq_len, values.batch_size, values.lr, values.probe_every,
             values.temperature, f"*{note.note}: {size}*" + (
-                f" Default budget: {values.amount:.1e} training FLOPs per objective, about 10 minutes on a 2-core "
+                f" Default budget: {values.amount:.1e} training FLOPs per objective, about 16 minutes on a 2-core "
                 f"CPU.".replace("e+", "e") if preset == "mini" else ""))
 
 
