@@ -7,8 +7,8 @@ thread each); the budget is a 16-minute race with 2 threads on a 2-core CPU (the
 `mini` preset. Each race is probed on the full Rotten Tomatoes split (6,824 train / 1,706 test
 sentences; a linear probe on frozen mean-pooled features, training/probe.py).
 
-    python bench/race_search.py run temp1 temp2 --seeds 0 --threads 1     # run some settings
-    python bench/race_search.py table [--json assets/race_campaign.json]  # every finished one
+    PYTHONPATH=. python bench/race_search.py run temp1 temp2 --seeds 0 --threads 1     # run some settings
+    PYTHONPATH=. python bench/race_search.py table [--json assets/race_campaign.json]  # every finished one
 
 Results land in runs/race-search/<name>/ (seed-N/race.json, summary.json); `table` prints one line
 per setting and seed count: probe accuracy of RTD, MLM and the untrained floor, RTD - MLM (mean and
@@ -23,6 +23,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+from training.race import stats
 
 BUDGET_FLOPS = 2.5e13  # per objective: a 16-minute mini race with 2 threads on this 2-core CPU
 BASE = ["--preset", "mini", "--temperature", "1"]  # every setting starts here (later flags win)
@@ -58,9 +60,8 @@ def run(names: list[str], seeds: list[int], threads: int, budget: float) -> None
 
 
 def _stat(values: list[float]) -> dict:
-    mean = sum(values) / len(values)
-    sd = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5 if len(values) > 1 else 0.0
-    return {"mean": mean, "sd": sd}
+    s = stats(values)  # training.race: the same mean and sample sd the race CLI reports
+    return {"mean": s["mean"], "sd": s["std"]}
 
 
 def collect(root: Path = ROOT) -> list[dict]:

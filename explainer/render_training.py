@@ -21,7 +21,7 @@ from plotly.subplots import make_subplots
 
 from explainer.paper import PAPER_POINTS, SHORT_SOURCE
 from explainer.render import FONT, esc
-from training.race_settings import matches_defaults
+from training.race_settings import CPU_RACE_MINUTES, matches_defaults
 
 RTD_COLOUR, MLM_COLOUR, FLOOR_COLOUR = "#e6550d", "#2166ac", "#767676"  # as the Classroom's views
 NAMES = {"rtd": "ELECTRA (RTD)", "mlm": "BERT-style (MLM)"}
@@ -279,7 +279,7 @@ def campaign_html(campaign: dict | None) -> str:
             "<th>BERT-style probe %</th><th>untrained %</th><th>ELECTRA − BERT (points)</th><th>ELECTRA ahead</th>"
             "<th>discriminator AUC at the end</th></tr>")
     caption = (f"{verdict['races']} races, {verdict['settings']} settings, each objective trained on "
-               f"{budget:.1e} FLOPs (a 16-minute race on a 2-core CPU); probe accuracy on 1,706 held-out "
+               f"{budget:.1e} FLOPs (a {CPU_RACE_MINUTES}-minute race on a 2-core CPU); probe accuracy on 1,706 held-out "
                "sentiment sentences (50% = coin toss; ▾ = below the untrained encoder: pretraining hurt); an AUC "
                "of 0.5 means the discriminator cannot tell replaced words from original ones.").replace("e+", "e") if budget else ""
     return (f'<div style="{FONT}" id="race-campaign"><table style="border-collapse:collapse;font-size:0.92em">'

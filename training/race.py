@@ -289,17 +289,19 @@ def finetune_encoders(folder: str | Path, config, on_result=None) -> dict:
     return results
 
 
+def stats(values: list[float | None]) -> dict:
+    """Mean and sample standard deviation of the values that are not None (0 for a single one)."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return {"mean": None, "std": None, "n": 0}
+    mean = sum(values) / len(values)
+    var = sum((v - mean) ** 2 for v in values) / (len(values) - 1) if len(values) > 1 else 0.0
+    return {"mean": mean, "std": math.sqrt(var), "n": len(values)}
+
+
 def aggregate(summaries: list[dict], key: str = "probe_accuracy") -> dict:
     """Mean and sample standard deviation over seeds of each objective's `key`, the floor's, and of
     the per-seed difference RTD - MLM (the number the race is about)."""
-
-    def stats(values: list[float | None]) -> dict:
-        values = [v for v in values if v is not None]
-        if not values:
-            return {"mean": None, "std": None, "n": 0}
-        mean = sum(values) / len(values)
-        var = sum((v - mean) ** 2 for v in values) / (len(values) - 1) if len(values) > 1 else 0.0
-        return {"mean": mean, "std": math.sqrt(var), "n": len(values)}
 
     pick = lambda s, o: (s.get(o) or {}).get(key)  # noqa: E731
     differences = [pick(s, "rtd") - pick(s, "mlm") for s in summaries

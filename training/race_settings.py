@@ -22,12 +22,12 @@ PACES = ("flops", "steps", "time")
 
 # The CPU defaults (mini) were chosen by a measurement campaign (bench/race_search.py; its results are
 # in assets/race_campaign.json and the Training tab shows them): on a budget of 2.5e13 training FLOPs
-# per objective (a 16-minute race with 2 threads on this project's 2-core CPU), a generator sampling at temperature 1 leaves the
-# from-scratch discriminator at the base rate; at temperature 2 it learns (AUC ~0.79) and its encoder
-# draws level with the MLM baseline's. The GPU default (small) keeps the paper's settings, unmeasured here.
+# per objective (CPU_RACE_MINUTES on a 2-core CPU), a generator sampling at temperature 1 leaves the
+# from-scratch discriminator at the base rate; at temperature 2 it learns (AUC ~0.79) and its encoder draws level with the MLM baseline's. The GPU default (small) keeps the paper's settings, unmeasured here.
 DEFAULTS_MEASURED = True
 DEFAULT_PRESET = {"cpu": "mini", "cuda": "small"}  # on a GPU the paper's ELECTRA-Small size
-CPU_RACE_FLOPS = 2.5e13  # per objective: the campaign's budget; the default mini race took 16 minutes on 2 CPU cores
+CPU_RACE_FLOPS = 2.5e13  # per objective: the campaign's budget
+CPU_RACE_MINUTES = 16  # what the default mini race took with 2 threads on the project's 2-core CPU (measured)
 PRESET_DEFAULTS = {  # per preset: what the Training tab fills in and the CLI's defaults
     "tiny": dict(tokenizer="wordpiece:1000", max_documents=200, seq_len=64, batch_size=8, lr=2e-3,
                  budget="steps", amount=300, probe_every=10, probe_train=500, probe_test=300),  # a seconds-long demo
@@ -95,11 +95,10 @@ class RaceSettings:
                                  f"(asked for {self.amount:g}); lower the budget")
         if not (isinstance(self.temperature, (int, float)) and math.isfinite(self.temperature) and 0 < self.temperature <= 100):
             raise ValueError(f"the generator temperature must be a number above 0 (at most 100), not {self.temperature!r}")
-        for name in ("generator_layers", "generator_hidden"):
+        for name, most in (("generator_layers", 24), ("generator_hidden", 1024)):
             value = getattr(self, name)
-            if value is not None and not (isinstance(value, int) and 1 <= value <= (24 if name == "generator_layers" else 1024)):
-                raise ValueError(f"{name.replace('_', ' ')} must be a whole number from 1 to "
-                                 f"{24 if name == 'generator_layers' else 1024}, not {value!r}")
+            if value is not None and not (isinstance(value, int) and 1 <= value <= most):
+                raise ValueError(f"{name.replace('_', ' ')} must be a whole number from 1 to {most}, not {value!r}")
         if self.probe_every < 0 or self.seed < 0:
             raise ValueError("probe interval and seed must not be negative")
         if self.device not in ("auto", "cpu", "cuda"):

@@ -21,7 +21,8 @@ from explainer.render import message_html
 from explainer.ui import queues
 from training.models import PRESETS
 from training.race_manager import RaceBusy, RaceManager, check_corpus
-from training.race_settings import DEFAULTS_MEASURED, RaceLimits, default_settings, describe_device, matches_defaults
+from training.race_settings import (CPU_RACE_MINUTES, DEFAULTS_MEASURED, RaceLimits, default_settings, describe_device,
+                                    matches_defaults)
 
 
 def _limits() -> RaceLimits:
@@ -64,6 +65,20 @@ def load_campaign(path=CAMPAIGN_FILE) -> dict | None:
         return None
 
 
+def _paper_contrast(campaign: dict, shown: dict | None) -> str:
+    """One sentence on the race at the paper's temperature 1 (the "temp1" record), unless that is the
+    record already described (`shown`) or was not measured."""
+    paper = next((r for r in campaign["settings"] if r["name"] == "temp1"), None)
+    if paper is None or paper is shown:
+        return ""
+    gap, auc = 100 * paper["mean"]["rtd_minus_mlm"]["mean"], paper["mean"]["disc_auc"]["mean"]
+    text = (f" At temperature 1 (the paper's) it falls {-gap:.1f} points behind" if gap < 0
+            else f" At temperature 1 (the paper's) it is {gap:+.1f} points")
+    return text + (f": its discriminator, trained from scratch, finds the replacements too plausible to spot, calls "
+                   f"every word “original” and learns next to nothing (AUC {auc:.2f}, where 0.5 is guessing; on the "
+                   f"right-hand chart its loss stays on the grey dotted line)." if auc < 0.6 else ".")
+
+
 def verdict_markdown(campaign: dict | None) -> str:
     """What the measurements say about RTD vs MLM on a CPU, in plain words, from the campaign's numbers."""
     verdict = view.campaign_verdict(campaign)
@@ -74,14 +89,7 @@ def verdict_markdown(campaign: dict | None) -> str:
     n, budget = len(best["seeds"]), campaign["budget_flops_per_objective"]
     scale = f"{1.4e18 / budget:,.0f}"
     if verdict["shown"]:
-        paper_temperature = next((r for r in campaign["settings"] if r["name"] == "temp1"), None)
-        contrast = "" if paper_temperature is None else (
-            f" At temperature 1 (the paper's) the same race goes the other way: "
-            f"{100 * paper_temperature['mean']['rtd_minus_mlm']['mean']:+.1f} points "
-            f"(ELECTRA ahead in {paper_temperature['rtd_wins']} of {len(paper_temperature['seeds'])} seeds)"
-            + (f"; its discriminator, trained from scratch, finds the replacements too plausible to spot, calls "
-               f"every word “original” and learns next to nothing (AUC {paper_temperature['mean']['disc_auc']['mean']:.2f}, "
-               f"where 0.5 is guessing)." if paper_temperature["mean"]["disc_auc"]["mean"] < 0.6 else "."))
+        contrast = _paper_contrast(campaign, best)
         temperature = best["settings"].get("temperature", 1.0)
         why = (f"What makes the difference: ELECTRA's generator samples its replacements at temperature "
                f"{temperature:g}, which makes them more surprising." if temperature != 1.0
@@ -108,16 +116,8 @@ def verdict_markdown(campaign: dict | None) -> str:
         auc = best["mean"]["disc_auc"]["mean"]
         headline = (f"The best setting for ELECTRA ({best['change']}) left it {gap:+.1f} ± {sd:.1f} points from the "
                     f"baseline (ahead in {best['rtd_wins']} of {n} seeds; discriminator AUC {auc:.2f}).")
-    paper = next((r for r in campaign["settings"] if r["name"] == "temp1"), None)
-    contrast = ""
-    if paper is not None and paper is not (mine or None):
-        paper_gap, paper_auc = 100 * paper["mean"]["rtd_minus_mlm"]["mean"], paper["mean"]["disc_auc"]["mean"]
-        contrast = (f" At temperature 1 (the paper's) it falls {-paper_gap:.1f} points behind" if paper_gap < 0
-                    else f" At temperature 1 (the paper's) it is {paper_gap:+.1f} points")
-        contrast += (f": its discriminator, trained from scratch, finds the replacements too plausible to spot, calls "
-                     f"every word “original” and learns next to nothing (AUC {paper_auc:.2f}, where 0.5 is guessing; "
-                     f"on the right-hand chart its loss stays on the grey dotted line)." if paper_auc < 0.6 else ".")
-    return (f"> **Measured on this CPU: in a 16-minute race ELECTRA does not clearly beat the BERT-style baseline.** "
+    contrast = _paper_contrast(campaign, mine or None)
+    return (f"> **Measured on this CPU: in a {CPU_RACE_MINUTES}-minute race ELECTRA does not clearly beat the BERT-style baseline.** "
             f"{headline}{contrast} We tried {verdict['settings']} settings in {verdict['races']} races (table below). "
             f"The paper's advantage was measured with {scale}× this race's compute. What the race does show at any "
             f"scale: ELECTRA gets a training signal from every token, the baseline from ~15%. To see a trained "
@@ -210,7 +210,7 @@ def preset_changed(preset: str):
     size = f"{note.discriminator.layers} layers × {note.discriminator.hidden} wide (generator {note.generator.hidden} wide)"
     return (values.budget, values.amount, values.seq_len, values.batch_size, values.lr, values.probe_every,
             values.temperature, f"*{note.note}: {size}*" + (
-                f" Default budget: {values.amount:.1e} training FLOPs per objective, about 16 minutes on a 2-core "
+                f" Default budget: {values.amount:.1e} training FLOPs per objective, about {CPU_RACE_MINUTES} minutes on a 2-core "
                 f"CPU.".replace("e+", "e") if preset == "mini" else ""))
 
 
