@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -46,7 +47,11 @@ SETTINGS: dict[str, tuple[str, list[str]]] = {  # name -> (what changes from the
     "mask30": ("base, but 30% of positions masked instead of 15%", ["--mask-rate", "0.3"]),
     "warmup20": ("base, but 20% of the budget in warmup instead of 5%", ["--warmup", "0.2"]),
 }
-ROOT = Path("runs/race-search")
+ROOT = Path("runs/race-search")  # one folder per budget (e.g. runs/race-search/2.5e+13/temp2/seed-0)
+
+
+def budget_root(budget: float) -> Path:
+    return ROOT / f"{budget:g}"
 
 
 def run(names: list[str], seeds: list[int], threads: int, budget: float) -> None:
@@ -54,7 +59,7 @@ def run(names: list[str], seeds: list[int], threads: int, budget: float) -> None
         flags = SETTINGS[name][1]
         command = [sys.executable, "-m", "training", "race", "--budget-flops", f"{budget:g}", "--device", "cpu",
                    "--threads", str(threads), "--seeds", *map(str, seeds), *PROBE, *BASE, *flags,
-                   "--out", str(ROOT / name)]
+                   "--out", str(budget_root(budget) / name)]
         print(" ".join(command[1:]), flush=True)
         subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
 
@@ -64,10 +69,20 @@ def _stat(values: list[float]) -> dict:
     return {"mean": s["mean"], "sd": s["std"]}
 
 
+def _as_number(folder: Path) -> tuple:
+    try:
+        return (float(folder.name), folder.name)
+    except ValueError:
+        return (math.inf, folder.name)
+
+
 def collect(root: Path = ROOT) -> list[dict]:
-    """One record per setting (a folder of root) with finished races: per-seed results and their means."""
+    """One record per budget and setting (root/<budget>/<setting>/) with finished races: per-seed results
+    and their means. Each record's settings hold its budget ("amount" FLOPs per objective)."""
+    budgets = sorted((p for p in root.iterdir() if p.is_dir()), key=_as_number) if root.exists() else []
+    folders = [f for budget in budgets for f in sorted(budget.iterdir()) if f.is_dir()]
     records = []
-    for folder in sorted(root.iterdir()) if root.exists() else []:
+    for folder in folders:
         races = [json.loads(p.read_text()) for p in sorted(folder.glob("seed-*/race.json"))]
         races = [r for r in races if r["status"] == "finished"]
         if not races:
@@ -83,7 +98,7 @@ def collect(root: Path = ROOT) -> list[dict]:
                 "rtd_flops": s["rtd"]["flops"], "mlm_flops": s["mlm"]["flops"],
                 "disc_auc": s["rtd"]["disc_auc"], "disc_loss": s["rtd"]["disc_loss"],
                 "rtd_token_cosine": s["rtd"]["token_cosine"], "mlm_token_cosine": s["mlm"]["token_cosine"],
-                "mlm_accuracy": s["mlm"]["mlm_accuracy"],
+                "mlm_accuracy": s["mlm"]["mlm_accuracy"], "wall_seconds": r.get("wall_seconds"),
             })
         settings = {k: v for k, v in races[0]["settings"].items() if k != "seed"}
         records.append({
@@ -96,12 +111,12 @@ def collect(root: Path = ROOT) -> list[dict]:
 
 
 def table(records: list[dict]) -> None:
-    print(f"{'setting':<12} seeds  RTD probe    MLM probe    floor   RTD-MLM (pts)  RTD wins  "
+    print(f"{'FLOPs/obj':<9} {'setting':<12} seeds  RTD probe    MLM probe    floor   RTD-MLM (pts)  RTD wins  "
           f"RTD steps  MLM steps  disc AUC  RTD cos  MLM cos")
     for r in records:
         m, n = r["mean"], len(r["seeds"])
         pct = lambda k: f"{100 * m[k]['mean']:5.1f}+-{100 * m[k]['sd']:3.1f}"  # noqa: E731
-        print(f"{r['name']:<12} {n:>5}  {pct('rtd_probe')}  {pct('mlm_probe')}  {100 * m['floor_probe']['mean']:5.1f}  "
+        print(f"{r['settings']['amount']:<9.2g} {r['name']:<12} {n:>5}  {pct('rtd_probe')}  {pct('mlm_probe')}  {100 * m['floor_probe']['mean']:5.1f}  "
               f"{100 * m['rtd_minus_mlm']['mean']:+6.1f}+-{100 * m['rtd_minus_mlm']['sd']:3.1f}   {r['rtd_wins']:>3}/{n}   "
               f"{m['rtd_steps']['mean']:9.0f}  {m['mlm_steps']['mean']:9.0f}  {m['disc_auc']['mean']:8.3f}  "
               f"{m['rtd_token_cosine']['mean']:7.2f}  {m['mlm_token_cosine']['mean']:7.2f}")
@@ -124,8 +139,7 @@ def main() -> None:
         records = collect()
         table(records)
         if args.json:
-            Path(args.json).write_text(json.dumps({"budget_flops_per_objective": BUDGET_FLOPS, "probe": PROBE,
-                                                   "settings": records}, indent=2) + "\n")
+            Path(args.json).write_text(json.dumps({"probe": PROBE, "settings": records}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

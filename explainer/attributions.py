@@ -181,41 +181,60 @@ def attribution_matrix(pair, explanation: Explanation, settings: AttributionSett
     return _matrix(explanation, targets, scores.tolist(), deltas, settings)
 
 
-def _shared_forward(pair, explanation: Explanation, targets: list[int], settings: AttributionSettings):
-    """One forward over the integration path, one backward per target: (N, T) scores, (N,) deltas."""
+@dataclass
+class _Path:
+    """The discriminator's graph over an integration path: one forward, any number of backward passes."""
+
+    logits: torch.Tensor  # (S + 2, T): the S path points, then the sentence and the baseline
+    path: torch.Tensor  # (S + 2, T, E) embeddings, requires grad
+    difference: torch.Tensor  # (T, E): sentence - reference embeddings
+    weights: torch.Tensor  # (S,) the quadrature weights
+
+    def row(self, target: int) -> torch.Tensor:
+        """One target's attribution over every input token: one backward pass, (T,)."""
+        n = len(self.weights)
+        (grad,) = torch.autograd.grad(self.logits[:n, target], self.path, grad_outputs=self.weights.to(self.logits.dtype),
+                                      retain_graph=True)  # (S + 2, T, E), weighted by step size
+        return (self.difference * grad[:n].sum(0)).sum(-1).detach()
+
+
+def _path_forward(pair, explanation: Explanation, settings: AttributionSettings) -> _Path:
+    """The forward half of the shared engine (the caller holds pair.lock): the discriminator over
+    captum's Gauss-Legendre points between the baseline and the sentence, plus both endpoints."""
     discriminator, layer = pair.discriminator, pair.discriminator.electra.embeddings
     ids = torch.tensor(explanation.corrupted_ids)[None]  # (1, T)
     special = torch.tensor([t.special for t in explanation.tokens])[None]
-    integrated = settings.method == "integrated_gradients"
-    if integrated:
+    if settings.method == "integrated_gradients":
         step_sizes, alphas = approximation_parameters("gausslegendre")  # captum's own default rule
         weights, points = torch.tensor(step_sizes(settings.n_steps)), torch.tensor(alphas(settings.n_steps))
     else:  # gradient x input: the gradient at the sentence itself, times the embedding
         weights, points = torch.ones(1), torch.ones(1)
+    with torch.no_grad():
+        sentence = layer(ids)  # (1, T, E)
+        reference = layer(baseline_ids(ids, special, pair.tokenizer, settings.baseline)) \
+            if settings.method == "integrated_gradients" else torch.zeros_like(sentence)
+    # The path points, then the two endpoints (for the convergence delta; they get no gradient).
+    alphas = torch.cat([points, torch.tensor([1.0, 0.0])]).to(sentence.dtype)  # (S + 2,)
+    path = (reference + alphas[:, None, None] * (sentence - reference)).requires_grad_(True)  # (S + 2, T, E)
+    hook = layer.register_forward_hook(lambda module, inputs, output: path)  # feed the path, not ids
+    try:
+        with torch.enable_grad():
+            logits = discriminator(input_ids=ids.expand(len(alphas), -1)).logits  # (S + 2, T)
+    finally:
+        hook.remove()
+    return _Path(logits, path, sentence[0] - reference[0], weights)
+
+
+def _shared_forward(pair, explanation: Explanation, targets: list[int], settings: AttributionSettings):
+    """One forward over the integration path, one backward per target: (N, T) scores, (N,) deltas."""
     with pair.lock:
-        with torch.no_grad():
-            sentence = layer(ids)  # (1, T, E)
-            reference = layer(baseline_ids(ids, special, pair.tokenizer, settings.baseline)) if integrated \
-                else torch.zeros_like(sentence)
-        # The path points, then the two endpoints (for the convergence delta; they get no gradient).
-        alphas = torch.cat([points, torch.tensor([1.0, 0.0])]).to(sentence.dtype)  # (S + 2,)
-        path = (reference + alphas[:, None, None] * (sentence - reference)).requires_grad_(True)  # (S + 2, T, E)
-        hook = layer.register_forward_hook(lambda module, inputs, output: path)  # feed the path, not ids
-        try:
-            with torch.enable_grad():
-                logits = discriminator(input_ids=ids.expand(len(alphas), -1)).logits  # (S + 2, T)
-                n = len(points)
-                rows = []
-                for target in targets:
-                    (grad,) = torch.autograd.grad(logits[:n, target], path, grad_outputs=weights.to(logits.dtype),
-                                                  retain_graph=True)  # (S + 2, T, E), weighted by step size
-                    rows.append(((sentence[0] - reference[0]) * grad[:n].sum(0)).sum(-1))  # (T,)
-        finally:
-            hook.remove()
-    scores = torch.stack(rows).detach()  # (N, T)
-    if not integrated:
+        graph = _path_forward(pair, explanation, settings)
+        with torch.enable_grad():
+            scores = torch.stack([graph.row(target) for target in targets])  # (N, T)
+    if settings.method != "integrated_gradients":
         return scores, None
-    gap = (logits[n, targets] - logits[n + 1, targets]).detach()  # logit(sentence) - logit(baseline), (N,)
+    n = len(graph.weights)
+    gap = (graph.logits[n, targets] - graph.logits[n + 1, targets]).detach()  # logit(sentence) - logit(baseline), (N,)
     return scores, (scores.sum(-1) - gap).tolist()
 
 

@@ -21,7 +21,7 @@ from plotly.subplots import make_subplots
 
 from explainer.paper import PAPER_POINTS, SHORT_SOURCE
 from explainer.render import FONT, esc
-from training.race_settings import CPU_RACE_MINUTES, matches_defaults
+from training.race_settings import CPU_RACE_FLOPS, CPU_RACE_MINUTES, matches_defaults
 
 RTD_COLOUR, MLM_COLOUR, FLOOR_COLOUR = "#e6550d", "#2166ac", "#767676"  # as the Classroom's views
 NAMES = {"rtd": "ELECTRA (RTD)", "mlm": "BERT-style (MLM)"}
@@ -235,6 +235,28 @@ def finetune_html(snapshot: dict | None) -> str:
 MIN_SEEDS_FOR_A_CLAIM = 3
 
 
+def same_budget(a: dict, b: dict) -> bool:
+    """Whether two campaign records raced on the same budget."""
+    return (a["settings"].get("budget"), a["settings"].get("amount")) == (b["settings"].get("budget"),
+                                                                          b["settings"].get("amount"))
+
+
+def race_minutes(flops: float) -> float:
+    """About how long a mini race on `flops` per objective takes with 2 threads on a 2-core CPU: the
+    default race's measured length, scaled by compute."""
+    return CPU_RACE_MINUTES * flops / CPU_RACE_FLOPS
+
+
+def budget_label(settings: dict) -> str:
+    """A record's budget in words: "1.4e13 FLOPs (~9 min)", "300 steps", "10 minutes"."""
+    budget, amount = settings.get("budget"), settings.get("amount")
+    if amount is None:
+        return "–"
+    if budget == "flops":
+        return f"{amount:.1e} FLOPs (~{race_minutes(amount):.0f} min)".replace("e+", "e")
+    return f"{amount:g} {budget}"
+
+
 def campaign_verdict(campaign: dict | None) -> dict | None:
     """Which measured setting, if any, shows RTD ahead of MLM: at least 3 seeds, ahead in every one.
     {"shown": bool, "best": the setting with the largest mean RTD - MLM, "settings": n, "races": n}."""
@@ -261,27 +283,32 @@ def campaign_html(campaign: dict | None) -> str:
         below = key != "floor_probe" and m["mean"] < record["mean"]["floor_probe"]["mean"]
         return f"{100 * m['mean']:.1f}{sd}" + (" ▾" if below else "")
 
+    def order(r: dict) -> tuple:  # the default's budget first, then larger budgets; best gap first
+        amount = r["settings"].get("amount") or 0
+        return (amount != CPU_RACE_FLOPS, amount, -r["mean"]["rtd_minus_mlm"]["mean"])
+
     rows = []
-    for r in sorted(campaign["settings"], key=lambda r: -r["mean"]["rtd_minus_mlm"]["mean"]):
+    for r in sorted(campaign["settings"], key=order):
         gap = r["mean"]["rtd_minus_mlm"]["mean"]
         colour = RTD_COLOUR if gap > 0 else MLM_COLOUR
         auc = r["mean"].get("disc_auc", {}).get("mean")
         rows.append(
             f"<tr><td>{esc(r.get('change') or r['name'])}"
-            f"{' <b>(the default)</b>' if matches_defaults(r['settings']) else ''}</td><td style='text-align:right'>{len(r['seeds'])}</td>"
+            f"{' <b>(the default)</b>' if matches_defaults(r['settings']) else ''}</td>"
+            f"<td style='text-align:right'>{budget_label(r['settings'])}</td><td style='text-align:right'>{len(r['seeds'])}</td>"
             f"<td style='text-align:right'>{pct(r, 'rtd_probe')}</td><td style='text-align:right'>{pct(r, 'mlm_probe')}</td>"
             f"<td style='text-align:right'>{pct(r, 'floor_probe')}</td>"
             f"<td style='text-align:right;color:{colour}'><b>{100 * gap:+.1f}</b></td>"
             f"<td style='text-align:right'>{r['rtd_wins']} of {len(r['seeds'])}</td>"
             f"<td style='text-align:right'>{'–' if auc is None else f'{auc:.2f}'}</td></tr>")
-    budget = campaign.get("budget_flops_per_objective")
-    head = ("<tr><th style='text-align:left'>setting</th><th>seeds</th><th>ELECTRA probe %</th>"
-            "<th>BERT-style probe %</th><th>untrained %</th><th>ELECTRA − BERT (points)</th><th>ELECTRA ahead</th>"
-            "<th>discriminator AUC at the end</th></tr>")
-    caption = (f"{verdict['races']} races, {verdict['settings']} settings, each objective trained on "
-               f"{budget:.1e} FLOPs (a {CPU_RACE_MINUTES}-minute race on a 2-core CPU); probe accuracy on 1,706 held-out "
-               "sentiment sentences (50% = coin toss; ▾ = below the untrained encoder: pretraining hurt); an AUC "
-               "of 0.5 means the discriminator cannot tell replaced words from original ones.").replace("e+", "e") if budget else ""
+    head = ("<tr><th style='text-align:left'>setting</th><th>budget per objective</th><th>seeds</th>"
+            "<th>ELECTRA probe %</th><th>BERT-style probe %</th><th>untrained %</th><th>ELECTRA − BERT (points)</th>"
+            "<th>ELECTRA ahead</th><th>discriminator AUC at the end</th></tr>")
+    caption = (f"{verdict['races']} races, {verdict['settings']} settings; each objective trained on the budget "
+               f"shown (minutes: a race with 2 threads on a 2-core CPU, the default's measured, the others scaled "
+               "by compute); probe accuracy on 1,706 held-out sentiment sentences (50% = coin toss; ▾ = below the "
+               "untrained encoder: pretraining hurt); an AUC of 0.5 means the discriminator cannot tell replaced "
+               "words from original ones.")
     return (f'<div style="{FONT}" id="race-campaign"><table style="border-collapse:collapse;font-size:0.92em">'
             f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
             f'<p style="color:#555;margin:4px 0 0">{esc(caption)}</p></div>')

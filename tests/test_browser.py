@@ -44,6 +44,7 @@ def test_typing_a_sentence_shows_every_word_coloured(page):
 
 
 def test_asking_why_colours_the_attributions(page):
+    page.locator("#explore-verdict .ee-chip").first.wait_for(timeout=30_000)  # an explanation to ask about
     page.locator("#explore-why").click()
     page.locator("#explore-attribution .ee-chip").first.wait_for(timeout=30_000)
     assert "convergence delta" in page.locator("#explore-attribution").inner_text()

@@ -301,6 +301,14 @@ def test_the_tab_says_busy_and_reattaches_to_the_managers_race(tmp_path, monkeyp
     from explainer.ui import training_tab
 
     monkeypatch.setattr(training_tab, "MANAGER", RaceManager(tmp_path, LIMITS))
+    for emptied in range(4):  # an emptied number box (amount, seq_len, lr, temperature) is named, not defaulted
+        boxes = [50_000, 64, 2e-3, 2.5]
+        boxes[emptied] = None
+        amount, seq_len, lr, temperature = boxes
+        emptied_box = training_tab.start_race("tiny", "steps", amount, "imdb", None, 0, "cpu", "flops", seq_len, 8, lr,
+                                              0, temperature)
+        assert "Fill in every number" in emptied_box or "positive number" in emptied_box
+    assert training_tab.MANAGER.race is None  # none of those started a race
     started = training_tab.start_race("tiny", "steps", 50_000, "imdb", None, 0, "cpu", "flops", 64, 8, 2e-3, 0, 2.5)
     assert "Started in race-" in started and training_tab.MANAGER.race.settings.temperature == 2.5
     busy = training_tab.start_race("tiny", "steps", 10, "imdb", None, 0, "cpu", "flops", 64, 8, 2e-3, 0)
@@ -375,15 +383,15 @@ def test_the_campaign_table_and_verdict_come_from_finished_races(finished, tmp_p
     from explainer.ui import training_tab
 
     root = tmp_path / "search"
-    (root / "gen1").mkdir(parents=True)
-    (root / "gen1" / "seed-0").symlink_to(finished.folder)
+    (root / "12" / "gen1").mkdir(parents=True)  # root/<budget>/<setting>/seed-N
+    (root / "12" / "gen1" / "seed-0").symlink_to(finished.folder)
     records = _race_search().collect(root)
     assert [r["name"] for r in records] == ["gen1"] and records[0]["change"].startswith("base, but a 1-layer generator")
     summary = finished.summary()
     seed = records[0]["seeds"][0]
     assert seed["rtd_probe"] == summary["rtd"]["probe_accuracy"] and seed["mlm_steps"] == summary["mlm"]["step"]
     assert seed["rtd_minus_mlm"] == pytest.approx(summary["rtd"]["probe_accuracy"] - summary["mlm"]["probe_accuracy"])
-    campaign = {"budget_flops_per_objective": 2.5e13, "settings": records}
+    campaign = {"settings": records}
     verdict = view.campaign_verdict(campaign)
     assert verdict["shown"] is False and verdict["races"] == 1  # one seed is never a claim
 
@@ -399,8 +407,15 @@ def test_the_campaign_table_and_verdict_come_from_finished_races(finished, tmp_p
     monkeypatch.setattr(training_tab, "DEFAULTS_MEASURED", True)
     assert "beats the BERT-style one" in training_tab.verdict_markdown(campaign) and "+3.0 ± 1.0" in training_tab.verdict_markdown(campaign)
     campaign["settings"].pop()
+    text = training_tab.verdict_markdown(campaign)  # a 12-step race is not the tiny preset's default (300 steps)
+    assert "does not clearly beat" in text and "1 settings in 1 races" in text and "The best setting" in text
+    assert not training_tab.matches_defaults(records[0]["settings"])
+    records[0]["settings"]["amount"] = 300  # ... but on the default's budget it is
     text = training_tab.verdict_markdown(campaign)
-    assert "does not clearly beat" in text and "1 settings in 1 races" in text and "With these defaults" in text
+    assert "With these defaults" in text and "longer race" not in text
+    longer = {**claimed, "change": "gen1", "rtd_wins": 2, "settings": {**records[0]["settings"], "amount": 600}}
+    campaign["settings"].append(longer)  # the same settings, more compute, 3 seeds: reported beside the default's
+    assert "The same settings in a longer race: on 600 steps, +3.0 ± 1.0 over 3 seeds (ahead in 2)" in training_tab.verdict_markdown(campaign)
     assert view.campaign_verdict(None) is None and training_tab.verdict_markdown(None) == training_tab.PROVISIONAL
 
 
@@ -420,7 +435,7 @@ def test_the_shipped_campaign_backs_the_defaults_and_the_tab_says_what_it_found(
     for record in campaign["settings"]:  # every race spent the same compute on both objectives
         for seed in record["seeds"]:
             assert seed["rtd_flops"] == pytest.approx(seed["mlm_flops"], rel=0.01)
-            assert seed["rtd_flops"] == pytest.approx(campaign["budget_flops_per_objective"], rel=0.01)
+            assert seed["rtd_flops"] == pytest.approx(record["settings"]["amount"], rel=0.01)
     text = training_tab.verdict_markdown(campaign)
     if verdict["shown"]:
         assert "beats the BERT-style one" in text and training_tab.matches_defaults(verdict["best"]["settings"])

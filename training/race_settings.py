@@ -145,9 +145,12 @@ COMPARED = ("preset", "tokenizer", "seq_len", "batch_size", "lr", "warmup", "mas
 
 def matches_defaults(settings: dict) -> bool:
     """Whether a measured race's settings (a dict, as in race.json) are the CPU defaults of its preset,
-    budget and probe aside: the test that a campaign's record is the race the tab starts."""
+    budget included, probe schedule aside (it does not change training): the test that a campaign's
+    record is the race the tab starts."""
     defaults = default_settings(settings.get("preset"), "cpu")
-    return all(settings.get(k, getattr(defaults, k)) == getattr(defaults, k) for k in COMPARED)
+    same_budget = (settings.get("budget", defaults.budget) == defaults.budget
+                   and math.isclose(settings.get("amount", defaults.amount), defaults.amount, rel_tol=1e-6))
+    return same_budget and all(settings.get(k, getattr(defaults, k)) == getattr(defaults, k) for k in COMPARED)
 
 
 def use_cuda(device: str) -> bool:

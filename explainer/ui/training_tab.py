@@ -66,9 +66,12 @@ def load_campaign(path=CAMPAIGN_FILE) -> dict | None:
 
 
 def _paper_contrast(campaign: dict, shown: dict | None) -> str:
-    """One sentence on the race at the paper's temperature 1 (the "temp1" record), unless that is the
-    record already described (`shown`) or was not measured."""
-    paper = next((r for r in campaign["settings"] if r["name"] == "temp1"), None)
+    """One sentence on the race at the paper's temperature 1 (a "temp1" record, on the budget of `shown`
+    when there is one), unless that is the record already described or was not measured."""
+    papers = [r for r in campaign["settings"] if r["name"] == "temp1"]
+    if shown is not None:
+        papers.sort(key=lambda r: not view.same_budget(r, shown))
+    paper = papers[0] if papers else None
     if paper is None or paper is shown:
         return ""
     gap, auc = 100 * paper["mean"]["rtd_minus_mlm"]["mean"], paper["mean"]["disc_auc"]["mean"]
@@ -79,6 +82,18 @@ def _paper_contrast(campaign: dict, shown: dict | None) -> str:
                    f"right-hand chart its loss stays on the grey dotted line)." if auc < 0.6 else ".")
 
 
+def _longer_races(campaign: dict, mine: dict) -> str:
+    """The defaults' settings measured on other budgets (3 seeds or more), in one sentence."""
+    budget, amount = mine["settings"].get("budget"), mine["settings"]["amount"]
+    others = [r for r in campaign["settings"] if len(r["seeds"]) >= view.MIN_SEEDS_FOR_A_CLAIM
+              and r["settings"].get("budget") == budget and r["settings"]["amount"] > amount
+              and matches_defaults({**r["settings"], "amount": amount})]
+    gap = lambda r: f"{100 * r['mean']['rtd_minus_mlm']['mean']:+.1f} ± {100 * r['mean']['rtd_minus_mlm']['sd']:.1f}"  # noqa: E731
+    parts = [f"on {view.budget_label(r['settings'])}, {gap(r)} over {len(r['seeds'])} seeds (ahead in {r['rtd_wins']})"
+             for r in sorted(others, key=lambda r: r["settings"]["amount"])]
+    return " The same settings in a longer race: " + "; ".join(parts) + "." if parts else ""
+
+
 def verdict_markdown(campaign: dict | None) -> str:
     """What the measurements say about RTD vs MLM on a CPU, in plain words, from the campaign's numbers."""
     verdict = view.campaign_verdict(campaign)
@@ -86,8 +101,7 @@ def verdict_markdown(campaign: dict | None) -> str:
         return PROVISIONAL
     best = verdict["best"]
     gap, sd = (100 * best["mean"]["rtd_minus_mlm"][k] for k in ("mean", "sd"))
-    n, budget = len(best["seeds"]), campaign["budget_flops_per_objective"]
-    scale = f"{1.4e18 / budget:,.0f}"
+    n = len(best["seeds"])
     if verdict["shown"]:
         contrast = _paper_contrast(campaign, best)
         temperature = best["settings"].get("temperature", 1.0)
@@ -99,8 +113,10 @@ def verdict_markdown(campaign: dict | None) -> str:
                 f"compute,** by {gap:+.1f} ± {sd:.1f} points of probe accuracy, ahead in all {n} seeds. {why}"
                 f"{contrast} Sharper replacements give the young "
                 f"discriminator something it can learn to spot first. The paper's gap (79.9 vs 75.1 GLUE) was "
-                f"measured with {scale}× this race's compute. The table below lists every setting we tried.")
+                f"measured with {1.4e18 / best['settings']['amount']:,.0f}× this race's compute. The table below "
+                f"lists every setting we tried.")
     mine = [r for r in campaign["settings"] if matches_defaults(r["settings"])]
+    longer = ""
     if mine:  # the defaults' own record: the race a visitor starts
         mine = max(mine, key=lambda r: len(r["seeds"]))
         gap, sd = (100 * mine["mean"]["rtd_minus_mlm"][k] for k in ("mean", "sd"))
@@ -112,13 +128,15 @@ def verdict_markdown(campaign: dict | None) -> str:
         if temperature != 1.0:
             headline += (f" That took one change from the paper's recipe: the generator samples its replacements at "
                          f"temperature {temperature:g}, which makes them easier to spot.")
+        longer = _longer_races(campaign, mine)
     else:
         auc = best["mean"]["disc_auc"]["mean"]
         headline = (f"The best setting for ELECTRA ({best['change']}) left it {gap:+.1f} ± {sd:.1f} points from the "
                     f"baseline (ahead in {best['rtd_wins']} of {n} seeds; discriminator AUC {auc:.2f}).")
     contrast = _paper_contrast(campaign, mine or None)
+    scale = f"{1.4e18 / (mine or best)['settings']['amount']:,.0f}"
     return (f"> **Measured on this CPU: in a {CPU_RACE_MINUTES}-minute race ELECTRA does not clearly beat the BERT-style baseline.** "
-            f"{headline}{contrast} We tried {verdict['settings']} settings in {verdict['races']} races (table below). "
+            f"{headline}{longer}{contrast} We tried {verdict['settings']} settings in {verdict['races']} races (table below). "
             f"The paper's advantage was measured with {scale}× this race's compute. What the race does show at any "
             f"scale: ELECTRA gets a training signal from every token, the baseline from ~15%. To see a trained "
             f"discriminator at work, use the Explore tab: its bundled model was warm-started from a pretrained encoder.")
@@ -172,14 +190,14 @@ def refresh(x_axis: str, shown: str | None):
 
 
 def start_race(preset, budget, amount, corpus, upload, seed, device, pace, seq_len, batch_size, lr, probe_every,
-               temperature=None):
+               temperature=...):  # left out (...): the preset's default; an emptied box (None) is an error
     if corpus == "upload" and not upload:
         return message_html("Choose a .txt or .jsonl file to upload, or pick the built-in IMDB reviews.")
     try:
         settings = default_settings(preset, device, budget=budget, amount=float(amount or 0), pace=pace,
                                     seed=int(seed or 0), seq_len=int(seq_len), batch_size=int(batch_size),
                                     lr=float(lr), probe_every=int(probe_every),
-                                    **({} if temperature is None else {"temperature": float(temperature)}))
+                                    **({} if temperature is ... else {"temperature": float(temperature)}))
         race = MANAGER.start(settings, upload if corpus == "upload" else None)
     except RaceBusy as busy:
         return message_html(str(busy))
