@@ -3,15 +3,17 @@ let ELECTRA's RTD beat the MLM baseline at equal compute within a classroom less
 
 Each named setting is one `python -m training race` on a FLOPs budget per objective (so the result
 does not depend on what else the machine is doing, and two settings can run side by side on one
-thread each); the budget is a 16-minute race with 2 threads on a 2-core CPU (the default race, measured) on the
-`mini` preset. Each race is probed on the full Rotten Tomatoes split (6,824 train / 1,706 test
-sentences; a linear probe on frozen mean-pooled features, training/probe.py).
+thread each) on the `mini` preset. The default budget, 1.4e13, is the default race (8 minutes with 2
+threads on a 2-core CPU, measured); the first campaign used 2.5e13 (16 minutes). Each race is probed
+on the full Rotten Tomatoes split (6,824 train / 1,706 test sentences; a linear probe on frozen
+mean-pooled features, training/probe.py).
 
     PYTHONPATH=. python bench/race_search.py run temp1 temp2 --seeds 0 --threads 1     # run some settings
+    PYTHONPATH=. python bench/race_search.py run temp2 --budget 2.5e13                 # on another budget
     PYTHONPATH=. python bench/race_search.py table [--json assets/race_campaign.json]  # every finished one
 
-Results land in runs/race-search/<name>/ (seed-N/race.json, summary.json); `table` prints one line
-per setting and seed count: probe accuracy of RTD, MLM and the untrained floor, RTD - MLM (mean and
+Results land in runs/race-search/<budget>/<name>/ (seed-N/race.json, summary.json); `table` prints
+one line per budget and setting: probe accuracy of RTD, MLM and the untrained floor, RTD - MLM (mean and
 standard deviation over seeds), and the discriminator's state at the end (AUC on its own step's
 replacements, token cosine: 0.9+ means collapsed representations).
 """
@@ -26,8 +28,9 @@ import sys
 from pathlib import Path
 
 from training.race import stats
+from training.race_settings import CPU_RACE_FLOPS
 
-BUDGET_FLOPS = 2.5e13  # per objective: a 16-minute mini race with 2 threads on this 2-core CPU
+BUDGET_FLOPS = CPU_RACE_FLOPS  # per objective: the default race's
 BASE = ["--preset", "mini", "--temperature", "1"]  # every setting starts here (later flags win)
 PROBE = ["--probe-train", "6824", "--probe-test", "1706", "--probe-every", "0"]
 SETTINGS: dict[str, tuple[str, list[str]]] = {  # name -> (what changes from the base "temp1", its flags)
@@ -98,7 +101,7 @@ def collect(root: Path = ROOT) -> list[dict]:
                 "rtd_flops": s["rtd"]["flops"], "mlm_flops": s["mlm"]["flops"],
                 "disc_auc": s["rtd"]["disc_auc"], "disc_loss": s["rtd"]["disc_loss"],
                 "rtd_token_cosine": s["rtd"]["token_cosine"], "mlm_token_cosine": s["mlm"]["token_cosine"],
-                "mlm_accuracy": s["mlm"]["mlm_accuracy"], "wall_seconds": r.get("wall_seconds"),
+                "mlm_accuracy": s["mlm"]["mlm_accuracy"], "wall_seconds": s.get("wall_seconds"),
             })
         settings = {k: v for k, v in races[0]["settings"].items() if k != "seed"}
         records.append({

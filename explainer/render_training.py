@@ -21,7 +21,7 @@ from plotly.subplots import make_subplots
 
 from explainer.paper import PAPER_POINTS, SHORT_SOURCE
 from explainer.render import FONT, esc
-from training.race_settings import CPU_RACE_FLOPS, CPU_RACE_MINUTES, matches_defaults
+from training.race_settings import CPU_RACE_FLOPS, CPU_RACE_MINUTES, MEASURED_RACE_MINUTES, matches_defaults
 
 RTD_COLOUR, MLM_COLOUR, FLOOR_COLOUR = "#e6550d", "#2166ac", "#767676"  # as the Classroom's views
 NAMES = {"rtd": "ELECTRA (RTD)", "mlm": "BERT-style (MLM)"}
@@ -242,9 +242,10 @@ def same_budget(a: dict, b: dict) -> bool:
 
 
 def race_minutes(flops: float) -> float:
-    """About how long a mini race on `flops` per objective takes with 2 threads on a 2-core CPU: the
-    default race's measured length, scaled by compute."""
-    return CPU_RACE_MINUTES * flops / CPU_RACE_FLOPS
+    """About how long a mini race on `flops` per objective takes with 2 threads on a 2-core CPU:
+    measured for the budgets in MEASURED_RACE_MINUTES, else the default's length scaled by compute."""
+    measured = next((m for f, m in MEASURED_RACE_MINUTES.items() if math.isclose(f, flops, rel_tol=0.01)), None)
+    return measured if measured is not None else CPU_RACE_MINUTES * flops / CPU_RACE_FLOPS
 
 
 def budget_label(settings: dict) -> str:
@@ -255,6 +256,22 @@ def budget_label(settings: dict) -> str:
     if budget == "flops":
         return f"{amount:.1e} FLOPs (~{race_minutes(amount):.0f} min)".replace("e+", "e")
     return f"{amount:g} {budget}"
+
+
+def separated(differences: list[float]) -> str:
+    """Per-seed differences A - B: "ahead" or "behind" when their mean is more than twice its standard
+    error (sample sd / sqrt(seeds)), else "level"; one seed is always "level"."""
+    n = len(differences)
+    if n < 2:
+        return "level"
+    mean = sum(differences) / n
+    sd = math.sqrt(sum((d - mean) ** 2 for d in differences) / (n - 1))
+    return "level" if abs(mean) <= 2 * sd / math.sqrt(n) else ("ahead" if mean > 0 else "behind")
+
+
+def standing(record: dict) -> str:
+    """RTD against MLM over a campaign record's seeds (see `separated`)."""
+    return separated([s["rtd_minus_mlm"] for s in record["seeds"]])
 
 
 def campaign_verdict(campaign: dict | None) -> dict | None:
@@ -305,8 +322,7 @@ def campaign_html(campaign: dict | None) -> str:
             "<th>ELECTRA probe %</th><th>BERT-style probe %</th><th>untrained %</th><th>ELECTRA − BERT (points)</th>"
             "<th>ELECTRA ahead</th><th>discriminator AUC at the end</th></tr>")
     caption = (f"{verdict['races']} races, {verdict['settings']} settings; each objective trained on the budget "
-               f"shown (minutes: a race with 2 threads on a 2-core CPU, the default's measured, the others scaled "
-               "by compute); probe accuracy on 1,706 held-out sentiment sentences (50% = coin toss; ▾ = below the "
+               f"shown (minutes: a race with 2 threads on a 2-core CPU); probe accuracy on 1,706 held-out sentiment sentences (50% = coin toss; ▾ = below the "
                "untrained encoder: pretraining hurt); an AUC of 0.5 means the discriminator cannot tell replaced "
                "words from original ones.")
     return (f'<div style="{FONT}" id="race-campaign"><table style="border-collapse:collapse;font-size:0.92em">'

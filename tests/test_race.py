@@ -332,6 +332,22 @@ def test_the_tab_says_busy_and_reattaches_to_the_managers_race(tmp_path, monkeyp
     assert model == active == str(race.folder / "rtd") and "discriminator 2 layers × 32" in status
 
 
+def test_the_race_cli_takes_the_presets_budget_when_none_is_given():
+    import argparse
+
+    from training.__main__ import _add_race_arguments, race_settings
+    from training.race_settings import CPU_RACE_FLOPS
+
+    parser = argparse.ArgumentParser()
+    _add_race_arguments(parser)
+    mini = race_settings(parser.parse_args(["--preset", "mini", "--device", "cpu"]))
+    assert (mini.budget, mini.amount, mini.temperature) == ("flops", CPU_RACE_FLOPS, 2.0)  # the tab's default race
+    tiny = race_settings(parser.parse_args(["--preset", "tiny", "--budget-minutes", "2", "--lr", "0.01"]))
+    assert (tiny.budget, tiny.amount, tiny.lr, tiny.seq_len) == ("minutes", 2.0, 0.01, 64)
+    with pytest.raises(SystemExit):  # one budget at most
+        parser.parse_args(["--budget-steps", "5", "--budget-flops", "1e12"])
+
+
 def test_the_race_cli_runs_seeds_and_writes_a_summary(tmp_path, capsys):
     from training.__main__ import main
 
@@ -419,6 +435,19 @@ def test_the_campaign_table_and_verdict_come_from_finished_races(finished, tmp_p
     assert view.campaign_verdict(None) is None and training_tab.verdict_markdown(None) == training_tab.PROVISIONAL
 
 
+@pytest.mark.parametrize("differences, expected", [
+    ([0.03, 0.02, 0.0, 0.01, 0.02], "ahead"),  # mean 0.016 > 2 standard errors (0.010)
+    ([0.03, -0.02, 0.0, 0.01, 0.02], "level"),  # mean 0.008 < 0.018
+    ([-0.03, -0.04, -0.02], "behind"),
+    ([0.05], "level"),  # one seed is never a finding
+])
+def test_the_verdict_calls_a_gap_only_beyond_two_standard_errors(differences, expected):
+    from explainer import render_training as view
+
+    assert view.separated(differences) == expected
+    assert view.standing({"seeds": [{"rtd_minus_mlm": d} for d in differences]}) == expected
+
+
 def test_the_shipped_campaign_backs_the_defaults_and_the_tab_says_what_it_found():
     """assets/race_campaign.json (bench/race_search.py) holds the defaults' own races, 3 seeds or more,
     and the tab's verdict is the one those numbers support."""
@@ -440,5 +469,7 @@ def test_the_shipped_campaign_backs_the_defaults_and_the_tab_says_what_it_found(
     if verdict["shown"]:
         assert "beats the BERT-style one" in text and training_tab.matches_defaults(verdict["best"]["settings"])
     else:
-        assert "does not clearly beat" in text and "With these defaults" in text
+        standing = view.standing(max(mine, key=lambda r: len(r["seeds"])))
+        assert ("comes out ahead" if standing == "ahead" else "does not clearly beat") in text
+        assert "With these defaults" in text
     assert "race-campaign" in view.campaign_html(campaign)

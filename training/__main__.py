@@ -94,10 +94,11 @@ def _add_race_arguments(parser: argparse.ArgumentParser) -> None:
     """Every RaceSettings field; one left out takes the preset's value, as the Training tab does."""
     from training.race_settings import RaceSettings, default_settings
 
-    budget = parser.add_mutually_exclusive_group(required=True)
+    budget = parser.add_mutually_exclusive_group()  # none given: the preset's (mini: CPU_RACE_FLOPS FLOPs)
     budget.add_argument("--budget-minutes", type=float, help="wall clock of each race (both objectives share it)")
     budget.add_argument("--budget-steps", type=int, help="optimizer steps of each objective")
-    budget.add_argument("--budget-flops", type=float, help="training FLOPs of each objective, e.g. 2e14")
+    budget.add_argument("--budget-flops", type=float, help="training FLOPs of each objective, e.g. 2e14 "
+                        "(with no --budget-* flag: the preset's budget; mini: 1.4e13)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="one race per seed, one after the other")
     mini = default_settings("mini", "cpu")
     for field in dataclasses.fields(RaceSettings):
@@ -141,17 +142,24 @@ def cmd_export(args: argparse.Namespace) -> None:
     print(json.dumps(export_pair(args.run, args.out, args.dtype), indent=2))
 
 
+def race_settings(args: argparse.Namespace):
+    """The race's settings from the flags given; every one left out (the budget too) is the preset's."""
+    from training.race_settings import RaceSettings, default_settings
+
+    names = {f.name for f in dataclasses.fields(RaceSettings)} - _RACE_SKIP
+    given = {k: v for k, v in vars(args).items() if k in names and v is not None}
+    for kind in ("minutes", "steps", "flops"):
+        if getattr(args, f"budget_{kind}") is not None:
+            given.update(budget=kind, amount=getattr(args, f"budget_{kind}"))
+    return default_settings(given.pop("preset", None), given.pop("device", "auto"), **given)
+
+
 def cmd_race(args: argparse.Namespace) -> None:
     """One race per seed in OUT/seed-N (a finished one is reused), then OUT/summary.json and a table."""
     from training.finetune import FinetuneConfig
     from training.race import OBJECTIVES, Race, aggregate, finetune_encoders
-    from training.race_settings import RaceSettings, default_settings
 
-    budget, amount = next((k, getattr(args, f"budget_{k}")) for k in ("minutes", "steps", "flops")
-                          if getattr(args, f"budget_{k}") is not None)
-    names = {f.name for f in dataclasses.fields(RaceSettings)} - _RACE_SKIP
-    given = {k: v for k, v in vars(args).items() if k in names and v is not None}
-    base = default_settings(given.pop("preset", None), given.pop("device", "auto"), budget=budget, amount=amount, **given)
+    base = race_settings(args)
     base.validate()
     out = Path(args.out)
     summaries, finetuned = [], []
