@@ -74,9 +74,10 @@ def _paper_contrast(campaign: dict, shown: dict | None) -> str:
     paper = papers[0] if papers else None
     if paper is None or paper is shown:
         return ""
-    gap, auc = 100 * paper["mean"]["rtd_minus_mlm"]["mean"], paper["mean"]["disc_auc"]["mean"]
-    text = (f" At temperature 1 (the paper's) it falls {-gap:.1f} points behind" if gap < 0
-            else f" At temperature 1 (the paper's) it is {gap:+.1f} points")
+    gap, sd = (100 * paper["mean"]["rtd_minus_mlm"][k] for k in ("mean", "sd"))
+    n, auc = len(paper["seeds"]), paper["mean"]["disc_auc"]["mean"]
+    text = (f"At temperature 1 (the paper's), ELECTRA − BERT is {gap:+.1f}" + (f" ± {sd:.1f}" if n > 1 else "")
+            + f" points over {n} seed{'s' if n > 1 else ''}")
     return text + (f": its discriminator, trained from scratch, finds the replacements too plausible to spot, calls "
                    f"every word “original” and learns next to nothing (AUC {auc:.2f}, where 0.5 is guessing; on the "
                    f"right-hand chart its loss stays on the grey dotted line)." if auc < 0.6 else ".")
@@ -113,6 +114,12 @@ def _longer_races(campaign: dict, mine: dict) -> str:
     return " The same settings in a longer race: " + "; ".join(parts) + "." if parts else ""
 
 
+def _quote(header: str, points: list[str]) -> str:
+    """The verdict as a block quote: a bold headline, then one bullet per finding (empty ones dropped)."""
+    bullets = "".join(f"\n> - {p.strip()}" for p in points if p.strip())
+    return f"> **Measured on this CPU: {header}**\n>{bullets}"
+
+
 def verdict_markdown(campaign: dict | None) -> str:
     """What the measurements say about RTD vs MLM on a CPU, in plain words, from the campaign's numbers."""
     verdict = view.campaign_verdict(campaign)
@@ -121,23 +128,23 @@ def verdict_markdown(campaign: dict | None) -> str:
     best = verdict["best"]
     gap, sd = (100 * best["mean"]["rtd_minus_mlm"][k] for k in ("mean", "sd"))
     n = len(best["seeds"])
+    tried = f"We tried {verdict['settings']} settings in {verdict['races']} races: the table below lists them all."
     if verdict["shown"]:
-        contrast = _paper_contrast(campaign, best)
         temperature = best["settings"].get("temperature", 1.0)
-        why = (f" What makes the difference: ELECTRA's generator samples its replacements at temperature "
+        why = (f"What makes the difference: ELECTRA's generator samples its replacements at temperature "
                f"{temperature:g}, which makes them less plausible: a discriminator trained from scratch needs "
                f"replacements it can learn to catch before it can learn subtle ones." if temperature != 1.0
-               else f" The setting: {best['change']}.")
+               else f"The setting: {best['change']}.")
         where = "with these defaults" if matches_defaults(best["settings"]) else f"with one setting ({best['change']})"
-        return (f"> **Measured on this CPU: {where} ELECTRA's encoder beats the BERT-style one at equal "
-                f"compute,** by {gap:+.1f} ± {sd:.1f} points of probe accuracy, ahead in all {n} seeds. "
-                f"{_against_floor(best)}{why}{contrast}{_longer_races(campaign, best)} The paper's gap "
-                f"(79.9 vs 75.1 GLUE) was measured with {1.4e18 / best['settings']['amount']:,.0f}× this race's "
-                f"compute. The table below lists every setting we tried.")
+        return _quote(f"{where} ELECTRA's encoder beats the BERT-style one at equal compute.", [
+            f"By {gap:+.1f} ± {sd:.1f} points of probe accuracy, ahead in all {n} seeds.", _against_floor(best), why,
+            _paper_contrast(campaign, best), _longer_races(campaign, best),
+            f"The paper's gap (79.9 vs 75.1 GLUE) was measured with {1.4e18 / best['settings']['amount']:,.0f}× "
+            f"this race's compute.", tried])
     mine = [r for r in campaign["settings"] if matches_defaults(r["settings"])]
     race = f"in a race of {CPU_RACE_MINUTES} minutes"
     header = f"{race} ELECTRA does not clearly beat the BERT-style baseline."
-    details = ""
+    points = []
     if mine:  # the defaults' own record: the race a visitor starts
         mine = max(mine, key=lambda r: len(r["seeds"]))
         gap, sd = (100 * mine["mean"]["rtd_minus_mlm"][k] for k in ("mean", "sd"))
@@ -148,23 +155,23 @@ def verdict_markdown(campaign: dict | None) -> str:
                       f"margin, though not in every seed.")
         level = {"ahead": "ahead", "level": "level with it", "behind": "behind"}[standing]
         headline = (f"With these defaults ELECTRA is {level}: {gap:+.1f} ± {sd:.1f} points of probe accuracy over "
-                    f"{n} seeds (ahead in {wins} of {n}). ")
+                    f"{n} seeds (ahead in {wins} of {n}).")
         temperature = mine["settings"].get("temperature", 1.0)
         if temperature != 1.0:
-            details = (f" That took one change from the paper's recipe: the generator samples its replacements at "
-                       f"temperature {temperature:g}, which makes them easier to spot.")
-        details = details.lstrip() + " " + _against_floor(mine) + _longer_races(campaign, mine)
+            headline += (f" Getting there took one change from the paper's recipe: the generator samples its "
+                         f"replacements at temperature {temperature:g}, which makes them easier to spot.")
+        points = [headline, _against_floor(mine), _longer_races(campaign, mine)]
     else:
         auc = best["mean"]["disc_auc"]["mean"]
-        headline = (f"The best setting for ELECTRA ({best['change']}) left it {gap:+.1f} ± {sd:.1f} points from the "
-                    f"baseline (ahead in {best['rtd_wins']} of {n} seeds; discriminator AUC {auc:.2f}).")
-    contrast = _paper_contrast(campaign, mine or None)
+        points = [f"The best setting for ELECTRA ({best['change']}) left it {gap:+.1f} ± {sd:.1f} points from the "
+                  f"baseline (ahead in {best['rtd_wins']} of {n} seeds; discriminator AUC {auc:.2f})."]
     scale = f"{1.4e18 / (mine or best)['settings']['amount']:,.0f}"
-    return (f"> **Measured on this CPU: {header}** "
-            f"{headline}{details}{contrast} We tried {verdict['settings']} settings in {verdict['races']} races (table "
-            f"below). The paper's advantage was measured with {scale}× this race's compute. What the race does show at "
-            f"any scale: ELECTRA gets a training signal from every token, the baseline from ~15%. To see a trained "
-            f"discriminator at work, use the Explore tab: its bundled model was warm-started from a pretrained encoder.")
+    return _quote(header, [
+        *points, _paper_contrast(campaign, mine or None),
+        f"{tried} The paper's advantage was measured with {scale}× this race's compute.",
+        "What the race does show at any scale: ELECTRA gets a training signal from every token, the baseline from "
+        "~15%. To see a trained discriminator at work, use the Explore tab: its bundled model was warm-started from "
+        "a pretrained encoder."])
 
 
 CURVES_HELP = ("**Left:** how well each model guesses hidden words; ELECTRA's generator is smaller, and its job is "
