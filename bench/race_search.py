@@ -72,6 +72,25 @@ def _stat(values: list[float]) -> dict:
     return {"mean": s["mean"], "sd": s["std"]}
 
 
+def _finetuned(race: dict) -> dict | None:
+    """Test accuracy of the full fine-tune (`race --finetune`) of each encoder, when it finished."""
+    finetune = (race.get("extras") or {}).get("finetune") or {}
+    if finetune.get("status") != "finished":
+        return None
+    results = finetune["results"]
+    accuracy = {part: results[part]["accuracy"] for part in ("rtd", "mlm", "untrained")}
+    return {**accuracy, "rtd_minus_mlm": accuracy["rtd"] - accuracy["mlm"], "epochs": finetune["config"]["epochs"],
+            "lr": finetune["config"]["lr"]}
+
+
+def _finetune_means(runs: list[dict]) -> dict | None:
+    if not runs:
+        return None
+    parts = ("rtd", "mlm", "untrained", "rtd_minus_mlm")
+    return {"seeds": len(runs), "rtd_wins": sum(r["rtd_minus_mlm"] > 0 for r in runs),
+            "epochs": runs[0]["epochs"], "lr": runs[0]["lr"], **{k: _stat([r[k] for r in runs]) for k in parts}}
+
+
 def _as_number(folder: Path) -> tuple:
     try:
         return (float(folder.name), folder.name)
@@ -102,13 +121,16 @@ def collect(root: Path = ROOT) -> list[dict]:
                 "disc_auc": s["rtd"]["disc_auc"], "disc_loss": s["rtd"]["disc_loss"],
                 "rtd_token_cosine": s["rtd"]["token_cosine"], "mlm_token_cosine": s["mlm"]["token_cosine"],
                 "mlm_accuracy": s["mlm"]["mlm_accuracy"], "wall_seconds": s.get("wall_seconds"),
+                "finetune": _finetuned(r),
             })
         settings = {k: v for k, v in races[0]["settings"].items() if k != "seed"}
         records.append({
             "name": folder.name, "change": SETTINGS[folder.name][0] if folder.name in SETTINGS else None,
             "flags": SETTINGS[folder.name][1] if folder.name in SETTINGS else None, "settings": settings, "seeds": seeds,
-            "mean": {k: _stat([x[k] for x in seeds]) for k in seeds[0] if k != "seed" and seeds[0][k] is not None},
+            "mean": {k: _stat([x[k] for x in seeds]) for k in seeds[0]
+                     if k not in ("seed", "finetune") and seeds[0][k] is not None},
             "rtd_wins": sum(x["rtd_minus_mlm"] > 0 for x in seeds),
+            "finetune": _finetune_means([x["finetune"] for x in seeds if x["finetune"]]),
         })
     return records
 
@@ -122,7 +144,9 @@ def table(records: list[dict]) -> None:
         print(f"{r['settings']['amount']:<9.2g} {r['name']:<12} {n:>5}  {pct('rtd_probe')}  {pct('mlm_probe')}  {100 * m['floor_probe']['mean']:5.1f}  "
               f"{100 * m['rtd_minus_mlm']['mean']:+6.1f}+-{100 * m['rtd_minus_mlm']['sd']:3.1f}   {r['rtd_wins']:>3}/{n}   "
               f"{m['rtd_steps']['mean']:9.0f}  {m['mlm_steps']['mean']:9.0f}  {m['disc_auc']['mean']:8.3f}  "
-              f"{m['rtd_token_cosine']['mean']:7.2f}  {m['mlm_token_cosine']['mean']:7.2f}")
+              f"{m['rtd_token_cosine']['mean']:7.2f}  {m['mlm_token_cosine']['mean']:7.2f}"
+              + (f"  fine-tune over {ft['seeds']} seeds: RTD {100 * ft['rtd']['mean']:.1f}, MLM {100 * ft['mlm']['mean']:.1f}, "
+                 f"untrained {100 * ft['untrained']['mean']:.1f}" if (ft := r["finetune"]) else ""))
 
 
 def main() -> None:

@@ -402,6 +402,7 @@ def test_the_campaign_table_and_verdict_come_from_finished_races(finished, tmp_p
     (root / "12" / "gen1").mkdir(parents=True)  # root/<budget>/<setting>/seed-N
     (root / "12" / "gen1" / "seed-0").symlink_to(finished.folder)
     records = _race_search().collect(root)
+    assert records[0]["finetune"] is None and records[0]["seeds"][0]["finetune"] is None  # not fine-tuned
     assert [r["name"] for r in records] == ["gen1"] and records[0]["change"].startswith("base, but a 1-layer generator")
     summary = finished.summary()
     seed = records[0]["seeds"][0]
@@ -426,10 +427,24 @@ def test_the_campaign_table_and_verdict_come_from_finished_races(finished, tmp_p
     text = training_tab.verdict_markdown(campaign)  # a 12-step race is not the tiny preset's default (300 steps)
     assert "does not clearly beat" in text and "1 settings in 1 races" in text and "The best setting" in text
     assert not training_tab.matches_defaults(records[0]["settings"])
+    # A second seed with a full fine-tune (`race --finetune`): its accuracies reach the record and the verdict.
+    race = json.loads((finished.folder / "race.json").read_text())
+    race["summary"]["seed"] = 1
+    race["extras"] = {"finetune": {"status": "finished", "config": {"epochs": 3, "lr": 1e-4}, "results": {
+        "rtd": {"accuracy": 0.628}, "mlm": {"accuracy": 0.724}, "untrained": {"accuracy": 0.696}}}}
+    (root / "12" / "gen1" / "seed-1").mkdir()
+    (root / "12" / "gen1" / "seed-1" / "race.json").write_text(json.dumps(race))
+    records = _race_search().collect(root)
+    campaign = {"settings": records}
+    ft = records[0]["finetune"]
+    assert ft["seeds"] == 1 and ft["rtd"]["mean"] == 0.628 and ft["rtd_minus_mlm"]["mean"] == pytest.approx(-0.096)
+    assert len(records[0]["seeds"]) == 2 and records[0]["seeds"][1]["finetune"]["untrained"] == 0.696
     records[0]["settings"]["amount"] = 300  # ... but on the default's budget it is
     text = training_tab.verdict_markdown(campaign)
     assert "With these defaults" in text and "longer race" not in text
-    longer = {**claimed, "change": "gen1", "rtd_wins": 2, "settings": {**records[0]["settings"], "amount": 600}}
+    assert "ELECTRA 62.8%, BERT-style 72.4%, an untrained encoder 69.6% (one seed: no verdict" in text
+    longer = {**claimed, "change": "gen1", "rtd_wins": 2, "settings": {**records[0]["settings"], "amount": 600},
+              "finetune": None}
     campaign["settings"].append(longer)  # the same settings, more compute, 3 seeds: reported beside the default's
     assert "The same settings in a longer race: on 600 steps, +3.0 ± 1.0 over 3 seeds (ahead in 2)" in training_tab.verdict_markdown(campaign)
     assert view.campaign_verdict(None) is None and training_tab.verdict_markdown(None) == training_tab.PROVISIONAL

@@ -102,6 +102,21 @@ def _against_floor(record: dict) -> str:
     return text + ": at this budget neither pretrained encoder is clearly better than an untrained one."
 
 
+def _finetuned(record: dict) -> str:
+    """The full fine-tune (`race --finetune`) of the record's encoders, when some seeds have one."""
+    ft = record.get("finetune")
+    if not ft:
+        return ""
+    n = ft["seeds"]
+    pct = lambda k: f"{100 * ft[k]['mean']:.1f}%" + (f" ± {100 * ft[k]['sd']:.1f}" if n > 1 else "")  # noqa: E731
+    standing = view.separated([s["finetune"]["rtd_minus_mlm"] for s in record["seeds"] if s.get("finetune")])
+    verdict = {"ahead": "ELECTRA ahead", "behind": "ELECTRA behind",
+               "level": "no clear difference" if n > 1 else "one seed: no verdict"}[standing]
+    return (f"Fine-tuned in full on the sentiment task ({ft['epochs']} epochs, lr {ft['lr']:g}; {n} seed"
+            f"{'s' if n > 1 else ''}), a slower and noisier test than the probe: ELECTRA {pct('rtd')}, BERT-style "
+            f"{pct('mlm')}, an untrained encoder {pct('untrained')} ({verdict}, ELECTRA ahead in {ft['rtd_wins']} of {n}).")
+
+
 def _longer_races(campaign: dict, mine: dict) -> str:
     """The defaults' settings measured on other budgets (3 seeds or more), in one sentence."""
     budget, amount = mine["settings"].get("budget"), mine["settings"]["amount"]
@@ -137,7 +152,8 @@ def verdict_markdown(campaign: dict | None) -> str:
                else f"The setting: {best['change']}.")
         where = "with these defaults" if matches_defaults(best["settings"]) else f"with one setting ({best['change']})"
         return _quote(f"{where} ELECTRA's encoder beats the BERT-style one at equal compute.", [
-            f"By {gap:+.1f} ± {sd:.1f} points of probe accuracy, ahead in all {n} seeds.", _against_floor(best), why,
+            f"By {gap:+.1f} ± {sd:.1f} points of probe accuracy, ahead in all {n} seeds.", _against_floor(best),
+            _finetuned(best), why,
             _paper_contrast(campaign, best), _longer_races(campaign, best),
             f"The paper's gap (79.9 vs 75.1 GLUE) was measured with {1.4e18 / best['settings']['amount']:,.0f}× "
             f"this race's compute.", tried])
@@ -160,7 +176,7 @@ def verdict_markdown(campaign: dict | None) -> str:
         if temperature != 1.0:
             headline += (f" Getting there took one change from the paper's recipe: the generator samples its "
                          f"replacements at temperature {temperature:g}, which makes them easier to spot.")
-        points = [headline, _against_floor(mine), _longer_races(campaign, mine)]
+        points = [headline, _against_floor(mine), _finetuned(mine), _longer_races(campaign, mine)]
     else:
         auc = best["mean"]["disc_auc"]["mean"]
         points = [f"The best setting for ELECTRA ({best['change']}) left it {gap:+.1f} ± {sd:.1f} points from the "
