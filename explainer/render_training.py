@@ -21,6 +21,7 @@ from plotly.subplots import make_subplots
 
 from explainer.paper import PAPER_POINTS, SHORT_SOURCE
 from explainer.render import FONT, esc
+from training.race import stats
 from training.race_settings import CPU_RACE_FLOPS, CPU_RACE_MINUTES, MEASURED_RACE_MINUTES, matches_defaults
 
 RTD_COLOUR, MLM_COLOUR, FLOOR_COLOUR = "#e6550d", "#2166ac", "#767676"  # as the Classroom's views
@@ -261,12 +262,10 @@ def budget_label(settings: dict) -> str:
 def separated(differences: list[float]) -> str:
     """Per-seed differences A - B: "ahead" or "behind" when their mean is more than twice its standard
     error (sample sd / sqrt(seeds)), else "level"; one seed is always "level"."""
-    n = len(differences)
-    if n < 2:
+    spread = stats(differences)  # training.race: the mean and sample sd the race CLI reports
+    if spread["n"] < 2 or abs(spread["mean"]) <= 2 * spread["std"] / math.sqrt(spread["n"]):
         return "level"
-    mean = sum(differences) / n
-    sd = math.sqrt(sum((d - mean) ** 2 for d in differences) / (n - 1))
-    return "level" if abs(mean) <= 2 * sd / math.sqrt(n) else ("ahead" if mean > 0 else "behind")
+    return "ahead" if spread["mean"] > 0 else "behind"
 
 
 def standing(record: dict) -> str:
