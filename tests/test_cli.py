@@ -95,6 +95,8 @@ def test_other_bad_arguments_exit_with_a_message(tmp_path, capsys):
         "error: unknown preset 'huge'")
     assert cli_error(capsys, "pretrain", *SMALL, "--max-steps", "2", "--resume", "--out", out).startswith(
         "error: no checkpoint to resume")
+    assert cli_error(capsys, "pretrain", *SMALL, "--max-steps", "2", "--mixed-seq-len", "24", "--out", out).startswith(
+        "error: mixed_seq_len must be at least 8 and divide seq_len")
 
 
 def test_argparse_rejects_a_wrong_type(capsys):

@@ -12,7 +12,7 @@ from transformers import AutoModelForMaskedLM, AutoModelForPreTraining, AutoToke
 
 from conftest import N_DOCUMENTS, WORDPIECE
 from training.models import PRESETS, count_parameters, embeddings_shared, load_pair
-from training.trainer import TrainConfig, lr_factor, read_metrics, train
+from training.trainer import TrainConfig, _flops_after, lr_factor, read_metrics, train
 
 BASE = TrainConfig(
     objective="rtd",
@@ -244,6 +244,62 @@ def test_the_first_budget_reached_ends_the_run(long_runs, tmp_path):
     assert events[-1]["step"] == 4
 
 
+def step_costs(events: list[dict]) -> list[float]:
+    """FLOPs of each step, from events logged every step."""
+    return [b["flops"] - a["flops"] for a, b in zip([{"flops": 0.0}] + events, events)]
+
+
+def test_mixed_block_lengths_alternate_with_the_same_tokens_per_step(tmp_path):
+    events = list(train(config(mixed_seq_len=16, max_steps=6, log_every=1, checkpoint_every=1000), tmp_path / "mixed"))
+    plain = list(train(config(max_steps=1, log_every=1, checkpoint_every=1000), tmp_path / "plain"))
+    costs = step_costs(events)
+    long, short = costs[0::2], costs[1::2]
+    assert len(set(long)) == 1 and len(set(short)) == 1  # one measured price per block length
+    assert short[0] < long[0]  # 32 blocks of 16 tokens: the same tokens, shorter attention
+    # Even steps are the unmixed run's steps: the same 64-token batch, masks and price.
+    assert long[0] == plain[0]["flops"] and events[0]["loss"] == plain[0]["loss"]
+    assert [e["tokens"] for e in events] == [k * BASE.batch_size * BASE.seq_len for k in range(1, 7)]
+    assert all(e["step_supervised_positions"] == BASE.batch_size * BASE.seq_len for e in events)
+    saved = json.loads((tmp_path / "mixed" / "config.json").read_text())
+    assert saved["mixed_seq_len"] == 16 and saved["mixed_blocks"] > 4 * saved["blocks"]
+
+
+def test_a_mixed_run_resumes_with_the_uninterrupted_losses(tmp_path):
+    mixed = config(mixed_seq_len=16, max_steps=6, log_every=1, checkpoint_every=3)
+    straight = list(train(mixed, tmp_path / "straight"))
+    before: list[dict] = []
+    for event in train(mixed, tmp_path / "run", stop=lambda: bool(before) and before[-1]["step"] >= 3):
+        before.append(event)
+    after = list(train(mixed, tmp_path / "run", resume=True))  # resumes at step 3: a short step
+    assert [e["step"] for e in before + after] == [1, 2, 3, 4, 5, 6]
+    assert losses(before + after) == losses(straight)
+    assert [e["flops"] for e in before + after] == [e["flops"] for e in straight]
+
+
+def test_a_checkpoint_from_before_mixed_lengths_resumes(tmp_path, rtd_run):
+    _, uninterrupted = rtd_run
+    out = tmp_path / "run"
+    list(train(BASE, out, stop=lambda: (out / "checkpoint.pt").exists()))
+    state = torch.load(out / "checkpoint.pt", weights_only=False)
+    state["counters"]["flops_per_step"] = state["counters"].pop("flops_per_shape")[BASE.seq_len]
+    torch.save(state, out / "checkpoint.pt")
+    after = list(train(BASE, out, resume=True))
+    assert [e["flops"] for e in after] == [e["flops"] for e in uninterrupted[2:]]
+
+
+def test_flops_after_counts_each_block_length_in_turn():
+    assert [_flops_after(n, [10.0, 3.0]) for n in range(5)] == [0.0, 10.0, 13.0, 23.0, 26.0]
+    assert [_flops_after(n, [7.0]) for n in range(3)] == [0.0, 7.0, 14.0]
+
+
+def test_a_flops_budget_stops_within_one_step_with_mixed_lengths(tmp_path):
+    mixed = config(mixed_seq_len=16, max_steps=2, log_every=1, checkpoint_every=1000)
+    long, short = step_costs(list(train(mixed, tmp_path / "priced")))
+    budget = 2 * long + 1.5 * short  # reached during step 4, a short one
+    events = list(train(dataclasses.replace(mixed, max_steps=None, max_flops=budget), tmp_path / "run"))
+    assert events[-1]["step"] == 4 and events[-1]["flops"] == 2 * long + 2 * short
+
+
 def test_stop_ends_the_run_cleanly_and_saves(tmp_path):
     seen: list[dict] = []
     for event in train(config(max_steps=50, log_every=1, checkpoint_every=1000), tmp_path, stop=lambda: len(seen) >= 3):
@@ -260,6 +316,8 @@ def test_stop_ends_the_run_cleanly_and_saves(tmp_path):
         ({"objective": "gan"}, "objective must be 'rtd' or 'mlm'"),
         ({"mask_rate": 0.0}, "mask_rate must be between 0 and 1"),
         ({"seq_len": 4}, "seq_len must be at least 8"),
+        ({"mixed_seq_len": 24}, r"mixed_seq_len must be at least 8 and divide seq_len \(64\), not 24"),
+        ({"mixed_seq_len": 4}, "mixed_seq_len must be at least 8"),
     ],
 )
 def test_invalid_configs_are_refused(changes, message):

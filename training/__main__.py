@@ -22,7 +22,8 @@ def _add_config_arguments(parser: argparse.ArgumentParser) -> None:
             continue
         flag = "--" + field.name.replace("_", "-")
         kind = {int: int, float: float, str: str}.get(type(field.default), str)
-        if field.name in ("max_steps", "max_documents", "threads", "generator_layers", "generator_hidden", "checkpoint_every"):
+        if field.name in ("max_steps", "max_documents", "threads", "generator_layers", "generator_hidden", "checkpoint_every",
+                          "mixed_seq_len"):
             kind = int
         if field.name in ("max_flops", "max_minutes"):
             kind = float

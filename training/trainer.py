@@ -46,6 +46,8 @@ class TrainConfig:
     warm_start: str | None = None  # "minilm" (packaged all-MiniLM-L6-v2 encoder) or a run folder to continue
     max_documents: int | None = None  # use only the first N training documents (tests, quick demos)
     seq_len: int = 128  # tokens per block, [CLS] and [SEP] included
+    mixed_seq_len: int | None = None  # every other step trains on blocks this long instead (batch scaled by
+    #   seq_len / mixed_seq_len, so every step holds the same tokens): short input as people type it, too
     batch_size: int = 32  # blocks per step per process
     lr: float = 5e-4  # peak learning rate of newly initialised weights (ELECTRA-Small: 5e-4)
     warm_start_lr_scale: float = 0.2  # copied weights train at lr x this, so they drift slowly
@@ -75,6 +77,10 @@ class TrainConfig:
             raise ValueError("mask_rate must be between 0 and 1")
         if self.seq_len < 8:
             raise ValueError("seq_len must be at least 8")
+        if self.mixed_seq_len is not None:
+            if self.mixed_seq_len < 8 or self.seq_len % self.mixed_seq_len:
+                raise ValueError(f"mixed_seq_len must be at least 8 and divide seq_len ({self.seq_len}), "
+                                 f"not {self.mixed_seq_len}")
 
     @classmethod
     def from_dict(cls, values: dict) -> "TrainConfig":
@@ -106,6 +112,16 @@ def param_groups(module: torch.nn.Module, config: TrainConfig, warm_names: set[s
         }
         for (warm, no_decay), params in groups.items()
     ]
+
+
+def _block_lengths(config: TrainConfig) -> list[int]:
+    return [config.seq_len] + ([config.mixed_seq_len] if config.mixed_seq_len else [])
+
+
+def _flops_after(steps: int, per_shape: list[float]) -> float:
+    """Training FLOPs of the first `steps` steps when step s has the shape s % len(per_shape)."""
+    n = len(per_shape)
+    return sum(((steps - k + n - 1) // n) * flops for k, flops in enumerate(per_shape) if steps > k)
 
 
 def _step_rng(seed: int, step: int, rank: int, device: torch.device) -> torch.Generator:
@@ -228,7 +244,11 @@ def train(config: TrainConfig, out_dir: str | Path, resume: bool = False, stop=l
         # A resumed run reuses its own saved tokenizer: a retrained WordPiece would renumber tokens.
         saved = out_dir / "tokenizer.json"
         tokenizer = AutoTokenizer.from_pretrained(out_dir) if resume and saved.exists() else load_tokenizer(config.tokenizer, texts, cache)
-        blocks = data_lib.make_blocks(texts, tokenizer, config.seq_len, config.seed, cache)
+        # One stream of blocks per block length; step s trains on stream s % len(streams), whose
+        # batches are numbered s // len(streams): each stream keeps its own resumable order.
+        streams = [(length, config.batch_size * config.seq_len // length,
+                    data_lib.make_blocks(texts, tokenizer, length, config.seed, cache))
+                   for length in _block_lengths(config)]
 
     torch.manual_seed(config.seed)
     objective, warm_names = _build(config, len(tokenizer), tokenizer.pad_token_id)
@@ -238,12 +258,15 @@ def train(config: TrainConfig, out_dir: str | Path, resume: bool = False, stop=l
     masking = dataclasses.replace(masking, rate=config.mask_rate)
 
     checkpoint = out_dir / "checkpoint.pt"
-    counters = {"step": 0, "flops": 0.0, "elapsed": 0.0, "supervised": 0, "flops_per_step": None}
+    counters = {"step": 0, "flops": 0.0, "elapsed": 0.0, "supervised": 0, "flops_per_shape": {}}
     if resume and checkpoint.exists():
         state = torch.load(checkpoint, map_location="cpu", weights_only=False)
         objective.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         counters = state["counters"]
+        if "flops_per_step" in counters:  # a checkpoint from before mixed block lengths: one shape
+            measured = counters.pop("flops_per_step")
+            counters["flops_per_shape"] = {} if measured is None else {config.seq_len: measured}
         torch.set_rng_state(state["rng_cpu"])
         if state["rng_cuda"] is not None and torch.cuda.is_available():
             torch.cuda.set_rng_state_all(state["rng_cuda"])
@@ -255,11 +278,13 @@ def train(config: TrainConfig, out_dir: str | Path, resume: bool = False, stop=l
     if main:
         out_dir.mkdir(parents=True, exist_ok=True)
         resolved = {**asdict(config), "world_size": world, "vocab_size": len(tokenizer),
-                    "device": str(accelerator.device), "blocks": len(blocks)}
+                    "device": str(accelerator.device), "blocks": len(streams[0][2]),
+                    **({"mixed_blocks": len(streams[1][2])} if len(streams) > 1 else {})}
         (out_dir / "config.json").write_text(json.dumps(resolved, indent=2))
         log = _JsonlLog(out_dir / "metrics.jsonl", keep_until_step=counters["step"] if resume else None)
 
-    tokens_per_step = config.batch_size * config.seq_len * world
+    tokens_per_step = config.batch_size * config.seq_len * world  # the same for every block length
+    flops_per_shape = counters["flops_per_shape"]
     step = counters["step"]
     started = time.perf_counter() - counters["elapsed"]
     interval_start, interval_step = time.perf_counter(), step
@@ -275,8 +300,8 @@ def train(config: TrainConfig, out_dir: str | Path, resume: bool = False, stop=l
     def progress(steps_done: int, elapsed: float) -> float:
         """Fraction of the budget used after `steps_done` steps: the first limit to be reached."""
         done = [steps_done / config.max_steps if config.max_steps else 0.0]
-        if config.max_flops and counters["flops_per_step"]:
-            done.append(steps_done * counters["flops_per_step"] / config.max_flops)
+        if config.max_flops and len(flops_per_shape) == len(streams):
+            done.append(_flops_after(steps_done, [flops_per_shape[length] for length, _, _ in streams]) / config.max_flops)
         if config.max_minutes:
             done.append(elapsed / 60 / config.max_minutes)
         return max(done)
@@ -324,23 +349,24 @@ def train(config: TrainConfig, out_dir: str | Path, resume: bool = False, stop=l
         factor = lr_factor(progress(step + 1, elapsed), config.warmup)  # the lr this step moves towards
         for group in optimizer.param_groups:
             group["lr"] = group["base_lr"] * factor
-        batch = {k: v.to(accelerator.device) for k, v in blocks.batch(step, config.batch_size, rank, world).items()}
+        length, batch_size, blocks = streams[step % len(streams)]
+        batch = {k: v.to(accelerator.device) for k, v in blocks.batch(step // len(streams), batch_size, rank, world).items()}
         rng = _step_rng(config.seed, step, rank, accelerator.device)
         masked = mask_tokens(batch["input_ids"], batch["special_tokens_mask"], batch["attention_mask"],
                              tokenizer.mask_token_id, len(tokenizer), masking, rng)
 
-        counter = FlopCounterMode(display=False) if counters["flops_per_step"] is None else None
+        counter = FlopCounterMode(display=False) if length not in flops_per_shape else None
         with counter if counter is not None else contextlib.nullcontext():
             out = objective(masked, rng)
             accelerator.backward(out.loss)
-        if counter is not None:  # shapes are fixed, so one measured step prices every step
-            counters["flops_per_step"] = float(counter.get_total_flops()) * world
+        if counter is not None:  # one measured step prices every step of its block length
+            flops_per_shape[length] = float(counter.get_total_flops()) * world
         accelerator.clip_grad_norm_(objective.parameters(), config.max_grad_norm)
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
 
         step += 1
-        counters["flops"] += counters["flops_per_step"]
+        counters["flops"] += flops_per_shape[length]
         supervised_now = int(out.attention_mask.sum()) if config.objective == "rtd" else int(masked.is_masked.sum())
         counters["supervised"] += supervised_now * world
 
