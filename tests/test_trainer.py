@@ -300,6 +300,34 @@ def test_a_flops_budget_stops_within_one_step_with_mixed_lengths(tmp_path):
     assert events[-1]["step"] == 4 and events[-1]["flops"] == 2 * long + 2 * short
 
 
+def test_a_frozen_generator_keeps_its_weights_while_the_shared_embeddings_learn(tmp_path, rtd_run):
+    start, _ = rtd_run
+    list(train(config(warm_start=str(start), generator_lr_scale=0.0, max_steps=3), tmp_path))
+    (old_generator, old_discriminator), (generator, discriminator) = load_pair(start), load_pair(tmp_path)
+    assert embeddings_shared(generator, discriminator)
+    old = dict(old_generator.named_parameters())
+    moved = {name for name, param in generator.named_parameters() if not torch.equal(param, old[name])}
+    assert moved == {name for name, _ in generator.named_parameters() if name.startswith("electra.embeddings.")}
+    old = dict(old_discriminator.named_parameters())
+    assert all(not torch.equal(param, old[name]) for name, param in discriminator.named_parameters()
+               if name.endswith("weight") and "LayerNorm" not in name)
+
+
+def test_the_generator_lr_scale_applies_to_the_generators_own_weights_only(wordpiece):
+    from training.models import build_electra
+    from training.objectives import RTDObjective
+    from training.trainer import param_groups
+
+    generator, discriminator = build_electra(PRESETS["tiny"], len(wordpiece), 0, seed=0)
+    objective = RTDObjective(generator, discriminator)
+    groups = param_groups(objective, config(generator_lr_scale=0.25), warm_names=set())
+    lr_of = {id(p): g["base_lr"] for g in groups for p in g["params"]}
+    shared = {id(p) for p in discriminator.parameters()}
+    assert {lr_of[id(p)] for p in discriminator.parameters()} == {BASE.lr}  # embeddings included
+    assert {lr_of[id(p)] for p in generator.parameters() if id(p) not in shared} == {0.25 * BASE.lr}
+    assert len(lr_of) == len({id(p) for p in objective.parameters()})  # every weight, once
+
+
 def test_stop_ends_the_run_cleanly_and_saves(tmp_path):
     seen: list[dict] = []
     for event in train(config(max_steps=50, log_every=1, checkpoint_every=1000), tmp_path, stop=lambda: len(seen) >= 3):
@@ -318,6 +346,7 @@ def test_stop_ends_the_run_cleanly_and_saves(tmp_path):
         ({"seq_len": 4}, "seq_len must be at least 8"),
         ({"mixed_seq_len": 24}, r"mixed_seq_len must be at least 8 and divide seq_len \(64\), not 24"),
         ({"mixed_seq_len": 4}, "mixed_seq_len must be at least 8"),
+        ({"generator_lr_scale": -0.5}, "generator_lr_scale must be 0 or more"),
     ],
 )
 def test_invalid_configs_are_refused(changes, message):

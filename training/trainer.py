@@ -51,6 +51,8 @@ class TrainConfig:
     batch_size: int = 32  # blocks per step per process
     lr: float = 5e-4  # peak learning rate of newly initialised weights (ELECTRA-Small: 5e-4)
     warm_start_lr_scale: float = 0.2  # copied weights train at lr x this, so they drift slowly
+    generator_lr_scale: float = 1.0  # RTD: the generator's own weights (not the shared embeddings) train at
+    #   their lr x this; 0 freezes them, so the discriminator trains against a fixed generator
     warmup: float = 0.05  # fraction of the budget spent in linear warmup, then linear decay to 0
     weight_decay: float = 0.01  # AdamW, not on biases and LayerNorm
     max_grad_norm: float = 1.0  # gradient clipping
@@ -77,6 +79,8 @@ class TrainConfig:
             raise ValueError("mask_rate must be between 0 and 1")
         if self.seq_len < 8:
             raise ValueError("seq_len must be at least 8")
+        if self.generator_lr_scale < 0:
+            raise ValueError("generator_lr_scale must be 0 or more")
         if self.mixed_seq_len is not None:
             if self.mixed_seq_len < 8 or self.seq_len % self.mixed_seq_len:
                 raise ValueError(f"mixed_seq_len must be at least 8 and divide seq_len ({self.seq_len}), "
@@ -96,21 +100,26 @@ def lr_factor(progress: float, warmup: float) -> float:
 
 
 def param_groups(module: torch.nn.Module, config: TrainConfig, warm_names: set[str]) -> list[dict]:
-    groups: dict[tuple[bool, bool], list] = {}
+    """AdamW groups by (copied weight?, generator's own?, decayed?): each gets its base learning rate."""
+    discriminator = getattr(module, "discriminator", None)
+    shared_or_discriminator = {id(p) for p in discriminator.parameters()} if discriminator is not None else set()
+    groups: dict[tuple[bool, bool, bool], list] = {}
     seen = set()
     for name, param in module.named_parameters():
         if id(param) in seen:  # shared embeddings appear under both networks
             continue
         seen.add(id(param))
         no_decay = name.endswith("bias") or "LayerNorm" in name
-        groups.setdefault((name in warm_names, no_decay), []).append(param)
+        generator_own = name.startswith("generator.") and id(param) not in shared_or_discriminator
+        groups.setdefault((name in warm_names, generator_own, no_decay), []).append(param)
     return [
         {
             "params": params,
             "weight_decay": 0.0 if no_decay else config.weight_decay,
-            "base_lr": config.lr * (config.warm_start_lr_scale if warm else 1.0),
+            "base_lr": config.lr * (config.warm_start_lr_scale if warm else 1.0)
+                       * (config.generator_lr_scale if generator_own else 1.0),
         }
-        for (warm, no_decay), params in groups.items()
+        for (warm, generator_own, no_decay), params in groups.items()
     ]
 
 
