@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import json
 import sys
+import typing
 from pathlib import Path
 
 from tqdm import tqdm
@@ -16,18 +17,22 @@ from training.trainer import TrainConfig, train
 _SKIP = {"objective"}
 
 
+def _flag_types(config_class) -> dict[str, type]:
+    """argparse type of each field, from its annotation: `int | None` parses as int, not str."""
+    types = {}
+    for name, hint in typing.get_type_hints(config_class).items():
+        kind = next((a for a in typing.get_args(hint) if a is not type(None)), hint)
+        types[name] = kind if kind in (int, float) else str
+    return types
+
+
 def _add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    types = _flag_types(TrainConfig)
     for field in dataclasses.fields(TrainConfig):
         if field.name in _SKIP:
             continue
         flag = "--" + field.name.replace("_", "-")
-        kind = {int: int, float: float, str: str}.get(type(field.default), str)
-        if field.name in ("max_steps", "max_documents", "threads", "generator_layers", "generator_hidden", "checkpoint_every",
-                          "mixed_seq_len"):
-            kind = int
-        if field.name in ("max_flops", "max_minutes"):
-            kind = float
-        parser.add_argument(flag, type=kind, default=field.default, help=f"default: {field.default}")
+        parser.add_argument(flag, type=types[field.name], default=field.default, help=f"default: {field.default}")
 
 
 def _config(args: argparse.Namespace, objective: str) -> TrainConfig:
@@ -102,14 +107,12 @@ def _add_race_arguments(parser: argparse.ArgumentParser) -> None:
                         "(with no --budget-* flag: the preset's budget; mini: 1.4e13)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="one race per seed, one after the other")
     mini = default_settings("mini", "cpu")
+    types = _flag_types(RaceSettings)
     for field in dataclasses.fields(RaceSettings):
         if field.name in _RACE_SKIP:
             continue
-        kind = {int: int, float: float, str: str}.get(type(field.default), str)
-        if field.name in ("max_documents", "generator_layers", "generator_hidden", "threads"):
-            kind = int
         shown = "mini on CPU, small on CUDA" if field.name == "preset" else f"the preset's; mini: {getattr(mini, field.name)}"
-        parser.add_argument("--" + field.name.replace("_", "-"), type=kind, default=None, help=f"default: {shown}")
+        parser.add_argument("--" + field.name.replace("_", "-"), type=types[field.name], default=None, help=f"default: {shown}")
 
 
 def _race_table(summaries: list[dict], aggregate: dict, finetuned: dict | None) -> str:

@@ -21,6 +21,7 @@ import json
 import math
 import time
 from collections.abc import Iterator
+from typing import NamedTuple
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -123,8 +124,19 @@ def param_groups(module: torch.nn.Module, config: TrainConfig, warm_names: set[s
     ]
 
 
-def _block_lengths(config: TrainConfig) -> list[int]:
-    return [config.seq_len] + ([config.mixed_seq_len] if config.mixed_seq_len else [])
+class _Stream(NamedTuple):
+    """Blocks of one length and the batch size that gives every step the same tokens."""
+    length: int
+    batch_size: int
+    blocks: data_lib.Blocks
+
+
+def _streams(config: TrainConfig, texts, tokenizer, cache) -> list[_Stream]:
+    """One stream per block length; step s trains on stream s % len(streams), whose batches are
+    numbered s // len(streams): each stream keeps its own resumable order."""
+    lengths = [config.seq_len] + ([config.mixed_seq_len] if config.mixed_seq_len else [])
+    return [_Stream(length, config.batch_size * config.seq_len // length,
+                    data_lib.make_blocks(texts, tokenizer, length, config.seed, cache)) for length in lengths]
 
 
 def _flops_after(steps: int, per_shape: list[float]) -> float:
@@ -253,11 +265,7 @@ def train(config: TrainConfig, out_dir: str | Path, resume: bool = False, stop=l
         # A resumed run reuses its own saved tokenizer: a retrained WordPiece would renumber tokens.
         saved = out_dir / "tokenizer.json"
         tokenizer = AutoTokenizer.from_pretrained(out_dir) if resume and saved.exists() else load_tokenizer(config.tokenizer, texts, cache)
-        # One stream of blocks per block length; step s trains on stream s % len(streams), whose
-        # batches are numbered s // len(streams): each stream keeps its own resumable order.
-        streams = [(length, config.batch_size * config.seq_len // length,
-                    data_lib.make_blocks(texts, tokenizer, length, config.seed, cache))
-                   for length in _block_lengths(config)]
+        streams = _streams(config, texts, tokenizer, cache)
 
     torch.manual_seed(config.seed)
     objective, warm_names = _build(config, len(tokenizer), tokenizer.pad_token_id)
@@ -287,8 +295,8 @@ def train(config: TrainConfig, out_dir: str | Path, resume: bool = False, stop=l
     if main:
         out_dir.mkdir(parents=True, exist_ok=True)
         resolved = {**asdict(config), "world_size": world, "vocab_size": len(tokenizer),
-                    "device": str(accelerator.device), "blocks": len(streams[0][2]),
-                    **({"mixed_blocks": len(streams[1][2])} if len(streams) > 1 else {})}
+                    "device": str(accelerator.device), "blocks": len(streams[0].blocks),
+                    **({"mixed_blocks": len(streams[1].blocks)} if len(streams) > 1 else {})}
         (out_dir / "config.json").write_text(json.dumps(resolved, indent=2))
         log = _JsonlLog(out_dir / "metrics.jsonl", keep_until_step=counters["step"] if resume else None)
 
@@ -310,7 +318,7 @@ def train(config: TrainConfig, out_dir: str | Path, resume: bool = False, stop=l
         """Fraction of the budget used after `steps_done` steps: the first limit to be reached."""
         done = [steps_done / config.max_steps if config.max_steps else 0.0]
         if config.max_flops and len(flops_per_shape) == len(streams):
-            done.append(_flops_after(steps_done, [flops_per_shape[length] for length, _, _ in streams]) / config.max_flops)
+            done.append(_flops_after(steps_done, [flops_per_shape[s.length] for s in streams]) / config.max_flops)
         if config.max_minutes:
             done.append(elapsed / 60 / config.max_minutes)
         return max(done)
