@@ -104,3 +104,67 @@ def test_argparse_rejects_a_wrong_type(capsys):
         main(["pretrain", "--out", "x", "--max-steps", "many"])
     assert exit_info.value.code == 2
     assert "invalid int value: 'many'" in capsys.readouterr().err
+
+
+# --- corpus: the built-in broad English corpus's sources (fake, tiny archives; no network) ---------
+
+def test_corpus_fetch_and_stats_on_tiny_sources(tmp_path, monkeypatch, capsys):
+    from test_english import PARSED, chitchat_members, conversations, install
+    from training import english
+
+    monkeypatch.setenv("ELECTRA_CACHE", str(tmp_path / "cache"))
+    root = english.cache_root()
+    sources = (install("chitchat", chitchat_members(conversations(100)), root),
+               install("wordnet", PARSED["wordnet"][0], root))
+    monkeypatch.setattr(english, "SOURCES", sources)
+
+    main(["corpus", "fetch", "--corpus", "english"])  # cached and verified: nothing downloaded
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[:2] for line in lines] == [["chitchat", "pypi:chitchat-dataset==0.9.0"],
+                                                   ["wordnet", "debian:wordnet-base==1:3.0-37"]]
+    assert lines[0].endswith(str(root / "chitchat-0.9.0.whl")) and " KB " in lines[0]
+
+    out = tmp_path / "stats" / "english.json"
+    main(["corpus", "stats", "--json", str(out)])
+    table = capsys.readouterr().out.splitlines()
+    rows = json.loads(out.read_text())
+    assert rows == english.stats() and [r["source"] for r in rows] == ["chitchat", "wordnet"]
+    assert table[0].split()[:3] == ["source", "train", "docs"] and table[0].endswith("licence")
+    chat = rows[0]
+    assert table[1].split()[:5] == ["chitchat", f"{chat['train_documents']:,}", f"{chat['train_words']:,}",
+                                    f"{chat['heldout_documents']:,}", f"{chat['heldout_words']:,}"]
+    assert table[1].endswith("MIT") and table[2].startswith("wordnet") and "WordNet 3.0 licence" in table[2]
+    total = sum(r["train_documents"] for r in rows)
+    assert table[3].split()[:2] == ["total", f"{total:,}"] and table[4] == f"wrote {out}"
+
+
+def test_corpus_commands_offline_exit_with_a_message(tmp_path, monkeypatch, capsys):
+    import urllib.request
+    from urllib.error import URLError
+
+    def offline(*args, **kwargs):
+        raise URLError("no network here")
+
+    monkeypatch.setenv("ELECTRA_CACHE", str(tmp_path))
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
+    error = cli_error(capsys, "corpus", "fetch")
+    assert error.startswith("error: 6 of 6 source archives are missing: could not download pypi package "
+                            "chitchat-dataset 0.9.0 for the 'chitchat' text (<urlopen error no network here>)"), error
+    assert "run `python -m training corpus fetch` when online" in error
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 6 and all(line.endswith("FAILED") for line in printed)
+    error = cli_error(capsys, "corpus", "stats")
+    assert error.startswith("error: could not download pypi package chitchat-dataset 0.9.0"), error
+    assert not (tmp_path / "sources").exists()  # nothing half-written
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["corpus"], "the following arguments are required: action"),
+    (["corpus", "stats", "--corpus", "imdb"], "invalid choice: 'imdb'"),
+    (["corpus", "count"], "invalid choice: 'count'"),
+])
+def test_corpus_arguments_are_checked(capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err

