@@ -313,6 +313,29 @@ def test_a_frozen_generator_keeps_its_weights_while_the_shared_embeddings_learn(
                if name.endswith("weight") and "LayerNorm" not in name)
 
 
+def test_a_fully_frozen_generator_and_its_embeddings_do_not_move_and_the_discriminator_learns(tmp_path, rtd_run):
+    start, _ = rtd_run
+    events = list(train(config(warm_start=str(start), freeze_generator=True, max_steps=3, log_every=1), tmp_path))
+    (old_generator, old_discriminator), (generator, discriminator) = load_pair(start), load_pair(tmp_path)
+    old = dict(old_generator.named_parameters())
+    assert all(torch.equal(param, old[name]) for name, param in generator.named_parameters())
+    old = dict(old_discriminator.named_parameters())
+    moved = {name for name, param in discriminator.named_parameters() if not torch.equal(param, old[name])}
+    assert not any(name.startswith("electra.embeddings.") for name in moved)
+    assert any(name.startswith("discriminator_predictions.") for name in moved) and any(".encoder." in f".{n}" for n in moved)
+    assert all(e["disc_loss"] is not None for e in events)
+
+
+def test_disc_weight_zero_trains_the_generator_alone(tmp_path, rtd_run):
+    start, _ = rtd_run
+    events = list(train(config(warm_start=str(start), disc_weight=0.0, max_steps=3, log_every=1), tmp_path))
+    (_, old_discriminator), (generator, discriminator) = load_pair(start), load_pair(tmp_path)
+    old = dict(old_discriminator.named_parameters())
+    own = {n: p for n, p in discriminator.named_parameters() if not n.startswith("electra.embeddings.")}
+    assert all(torch.equal(p, old[n]) for n, p in own.items())  # no discriminator loss: not even run
+    assert all(e.get("disc_loss") is None and e["loss"] == pytest.approx(e["mlm_loss"]) for e in events)
+
+
 def test_the_generator_lr_scale_applies_to_the_generators_own_weights_only(wordpiece):
     from training.models import build_electra
     from training.objectives import RTDObjective
@@ -347,6 +370,7 @@ def test_stop_ends_the_run_cleanly_and_saves(tmp_path):
         ({"mixed_seq_len": 24}, r"mixed_seq_len must be at least 8 and divide seq_len \(64\), not 24"),
         ({"mixed_seq_len": 4}, "mixed_seq_len must be at least 8"),
         ({"generator_lr_scale": -0.5}, "generator_lr_scale must be 0 or more"),
+        ({"disc_weight": -1.0}, "disc_weight must be 0 or more"),
     ],
 )
 def test_invalid_configs_are_refused(changes, message):

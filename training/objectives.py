@@ -10,7 +10,11 @@ Read top to bottom, `RTDObjective.forward` is the paper's algorithm (Clark et al
 The models are wrapped in one `nn.Module` per objective so that one forward call is one training
 step: that is what DDP (Accelerate) needs to synchronise gradients, and what FlopCounterMode counts.
 
-Left out: the paper's ablations (adversarial generator, two-stage training, all-tokens MLM).
+Two-stage training (paper, sec. 3.2) is two runs: one with disc_weight 0 (the generator alone), then one
+with the generator frozen (`freeze_generator` in the trainer, or `generator_lr_scale` 0 to let the shared
+embeddings keep learning).
+
+Left out: the paper's other ablations (adversarial generator, all-tokens MLM).
 """
 
 from __future__ import annotations
@@ -120,8 +124,15 @@ class RTDObjective(nn.Module):
 
     def forward(self, batch: MaskedBatch, rng: torch.Generator) -> StepOutput:
         targets = batch.original[batch.is_masked]  # (M,)
-        gen_logits, _ = masked_lm_logits(self.generator, batch.masked, batch.attention_mask, batch.is_masked)
+        frozen = not any(p.requires_grad for p in self.generator.parameters())  # nothing to learn: no graph
+        with torch.set_grad_enabled(torch.is_grad_enabled() and not frozen):
+            gen_logits, gen_hidden = masked_lm_logits(self.generator, batch.masked, batch.attention_mask, batch.is_masked)
         gen_loss = F.cross_entropy(gen_logits.float(), targets)
+        if self.disc_weight == 0:
+            # lambda = 0: the generator's MLM stage of two-stage training (paper, sec. 3.2); the
+            # discriminator would get no gradient, so it is not run at all.
+            return StepOutput(gen_loss, gen_loss.detach(), gen_logits.detach(), targets, gen_hidden.detach(),
+                              batch.attention_mask)
 
         # Sampling is not differentiable: the discriminator's loss never reaches the generator
         # (except through the shared embeddings, as in the paper).

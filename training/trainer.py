@@ -54,6 +54,8 @@ class TrainConfig:
     warm_start_lr_scale: float = 0.2  # copied weights train at lr x this, so they drift slowly
     generator_lr_scale: float = 1.0  # RTD: the generator's own weights (not the shared embeddings) train at
     #   their lr x this; 0 freezes them, so the discriminator trains against a fixed generator
+    freeze_generator: bool = False  # RTD: the generator AND the shared embeddings stay fixed, so the generator runs
+    #   without gradients (about a third less work per step) and stays exactly the one measured
     warmup: float = 0.05  # fraction of the budget spent in linear warmup, then linear decay to 0
     weight_decay: float = 0.01  # AdamW, not on biases and LayerNorm
     max_grad_norm: float = 1.0  # gradient clipping
@@ -62,6 +64,8 @@ class TrainConfig:
     temperature: float = 1.0  # generator sampling temperature
     generator_layers: int | None = None  # override the preset's generator depth
     generator_hidden: int | None = None  # ... and width (heads: one per 64; feed-forward 4 x width)
+    generator_warm_start: str | None = None  # "minilm": the generator's layers from MiniLM's lower layers and a
+    #   new MLM head, whatever --warm-start gave the discriminator and the shared embeddings
     max_steps: int | None = None  # budget in optimizer steps ...
     max_flops: float | None = None  # ... or in training FLOPs (measured, forward + backward) ...
     max_minutes: float | None = None  # ... or in wall-clock minutes; the first limit reached ends the run
@@ -80,6 +84,8 @@ class TrainConfig:
             raise ValueError("mask_rate must be between 0 and 1")
         if self.seq_len < 8:
             raise ValueError("seq_len must be at least 8")
+        if self.disc_weight < 0:
+            raise ValueError("disc_weight must be 0 or more (0 trains the generator alone)")
         if self.generator_lr_scale < 0:
             raise ValueError("generator_lr_scale must be 0 or more")
         if self.mixed_seq_len is not None:
@@ -107,7 +113,7 @@ def param_groups(module: torch.nn.Module, config: TrainConfig, warm_names: set[s
     groups: dict[tuple[bool, bool, bool], list] = {}
     seen = set()
     for name, param in module.named_parameters():
-        if id(param) in seen:  # shared embeddings appear under both networks
+        if id(param) in seen or not param.requires_grad:  # shared embeddings appear under both networks
             continue
         seen.add(id(param))
         no_decay = name.endswith("bias") or "LayerNorm" in name
@@ -215,6 +221,12 @@ def _build(config: TrainConfig, vocab_size: int, pad_id: int) -> tuple[torch.nn.
         warm = warm_start_from_pair(generator, discriminator, config.warm_start)
     elif config.warm_start:
         raise ValueError(f"unknown warm start {config.warm_start!r}: 'minilm' or a run folder with generator/ and discriminator/")
+    if config.generator_warm_start == "minilm":
+        from training.warmstart import warm_start_generator_minilm
+
+        warm = {n for n in warm if not n.startswith("generator.")} | warm_start_generator_minilm(generator)
+    elif config.generator_warm_start:
+        raise ValueError(f"unknown generator warm start {config.generator_warm_start!r}: only 'minilm'")
     return RTDObjective(generator, discriminator, config.disc_weight, config.temperature), warm
 
 
@@ -270,6 +282,10 @@ def train(config: TrainConfig, out_dir: str | Path, resume: bool = False, stop=l
     torch.manual_seed(config.seed)
     objective, warm_names = _build(config, len(tokenizer), tokenizer.pad_token_id)
     objective.train()
+    if config.freeze_generator:
+        if config.objective != "rtd":
+            raise ValueError("freeze_generator applies to RTD only")
+        objective.generator.requires_grad_(False)  # its embeddings are the discriminator's too
     optimizer = torch.optim.AdamW(param_groups(objective, config, warm_names), lr=config.lr, eps=1e-6)
     masking: MaskingConfig = ELECTRA_MASKING if config.objective == "rtd" else BERT_MASKING
     masking = dataclasses.replace(masking, rate=config.mask_rate)

