@@ -17,13 +17,18 @@ BUNDLED = Path(__file__).resolve().parent.parent / "assets" / "model"
 PAIRS = json.loads(SWAP_PAIRS.read_text())
 
 
-def test_the_fixture_holds_20_pairs_that_differ_in_exactly_the_named_word():
-    assert len(PAIRS) == 20
+def test_the_fixture_holds_40_pairs_that_differ_in_exactly_the_named_word():
+    # 20 mostly about films, then 20 from everyday topics (kitchen, weather, travel, work...)
+    assert len(PAIRS) == 40
+    assert len({pair["original"] for pair in PAIRS}) == 40
     for pair in PAIRS:
         original, swapped = pair["original"].split(), pair["swapped"].split()
         assert len(original) == len(swapped)
         differ = [(a, b) for a, b in zip(original, swapped) if a != b]
         assert len(differ) == 1 and differ[0][1] == pair["word"], pair
+        # word_scores keys its result by word: the swapped word must be one whole word, once
+        assert pair["word"].isalpha() and swapped.count(pair["word"]) == 1, pair
+        assert pair["swapped"] == pair["swapped"].lower(), pair
 
 
 def test_word_scores_take_the_most_suspicious_token_of_each_word(tiny_pair):
@@ -62,10 +67,14 @@ def bundled():
 
 def test_the_bundled_pair_flags_the_swapped_word_more_often_than_not(bundled):
     _, discriminator, tokenizer = bundled
-    result = swap_pairs(discriminator, tokenizer)
+    measured = json.loads((BUNDLED / "measured" / "evaluate.json").read_text())["swap_pairs"]
+    # The card's figure was measured on the pairs the fixture held then (its first 20): rescore
+    # exactly those, so that the fixture can grow without invalidating the shipped measurement.
+    pairs = [{key: row[key] for key in ("original", "swapped", "word")} for row in measured["pairs"]]
+    assert pairs == PAIRS[:len(pairs)]
+    result = swap_pairs(discriminator, tokenizer, pairs)
     assert result["hit_rate"] > 0.5
-    measured = json.loads((BUNDLED / "measured" / "evaluate.json").read_text())
-    assert result["hit_rate"] == measured["swap_pairs"]["hit_rate"]  # deterministic: the card's figure
+    assert result["hit_rate"] == measured["hit_rate"]  # deterministic: the card's figure
 
 
 def test_the_bundled_pair_detects_its_own_generators_replacements(bundled):
@@ -80,15 +89,16 @@ def test_the_model_card_quotes_the_measured_files():
     card = (BUNDLED / "README.md").read_text()
     measured = json.loads((BUNDLED / "measured" / "evaluate.json").read_text())
     assert f"**{measured['heldout_imdb']['auc']:.4f}**" in card
-    hits = round(20 * measured["swap_pairs"]["hit_rate"])
-    assert f"**{hits} of 20**" in card
+    n_pairs = len(measured["swap_pairs"]["pairs"])  # the fixture's size when the card was measured
+    hits = round(n_pairs * measured["swap_pairs"]["hit_rate"])
+    assert f"**{hits} of {n_pairs}**" in card
     finetuned = json.loads((BUNDLED / "measured" / "finetune.json").read_text())
     floor = json.loads((BUNDLED / "measured" / "finetune-random-init.json").read_text())
     assert f"**{100 * finetuned['accuracy']:.1f}%**" in card
-    assert 100 * (finetuned["accuracy"] - floor["accuracy"]) >= 5  # the downstream bar
+    assert 100 * (finetuned["accuracy"] - floor["accuracy"]) >= 5  # the model card's downstream bar: +5 points over random weights
     assert not re.search(r"\{[A-Z_]+\}", card)  # no placeholder left unfilled
 
 
 def test_the_bundled_folders_stay_within_the_size_allowed():
     size = sum(f.stat().st_size for f in BUNDLED.glob("*/model.safetensors"))
-    assert size < 80 * 2**20  # FINDINGS: up to 80 MB in float16 for a warm-started pair
+    assert size < 100 * 2**20  # up to 100 MB in float16 (docs/pretraining-at-cpu-scale.md, Size)

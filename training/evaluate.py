@@ -2,7 +2,7 @@
 
 - `detection`: held-out text corrupted by the pair's *own* generator (the paper's setting, 15%
   masked, sampled at a temperature); the discriminator's ROC-AUC, accuracy, precision and recall
-  over the non-special tokens, plus the generator's top-1 accuracy on the masked words.
+  over the non-special tokens, plus the generator's top-1 and top-5 accuracy on the masked tokens.
 - `swap_pairs`: hand-made sentences with one word swapped ("the chef ate the meal"); a hit is
   when the word the discriminator rates most likely replaced is the swapped one.
 
@@ -30,7 +30,7 @@ def detection(generator, discriminator, tokenizer, texts, seq_len: int = 128, n_
     generator.eval(), discriminator.eval()
     blocks = data_lib.make_blocks(tuple(texts), tokenizer, seq_len, seed, data_lib.cache_dir())
     rng = torch.Generator().manual_seed(seed)
-    logits, labels, gen_hits, hidden_cos = [], [], [], []
+    logits, labels, gen_hits, gen_top5, hidden_cos = [], [], [], [], []
     n_batches = max(1, min(n_blocks, len(blocks)) // batch_size)
     for i in range(n_batches):
         batch = blocks.batch(i, batch_size)
@@ -39,6 +39,7 @@ def detection(generator, discriminator, tokenizer, texts, seq_len: int = 128, n_
         gen_logits, _ = masked_lm_logits(generator, masked.masked, masked.attention_mask, masked.is_masked)
         targets = masked.original[masked.is_masked]
         gen_hits.append(gen_logits.argmax(-1) == targets)
+        gen_top5.append((gen_logits.topk(5, dim=-1).indices == targets[:, None]).any(-1))
         corrupted = masked.original.clone()
         corrupted[masked.is_masked] = sample_replacements(gen_logits, temperature, rng)
         hidden = discriminator.electra(corrupted, attention_mask=masked.attention_mask).last_hidden_state
@@ -51,6 +52,7 @@ def detection(generator, discriminator, tokenizer, texts, seq_len: int = 128, n_
     result = binary_metrics(torch.cat(logits), labels_all)
     result.update(
         generator_top1=torch.cat(gen_hits).float().mean().item(),
+        generator_top5=torch.cat(gen_top5).float().mean().item(),
         replaced_fraction=labels_all.float().mean().item(),
         token_cosine=sum(hidden_cos) / len(hidden_cos),
         tokens=len(labels_all),
@@ -99,9 +101,14 @@ def evaluate_pair(folder: str | Path, n_blocks: int = 200, seed: int = 0, temper
     generator, discriminator = load_pair(folder)
     tokenizer = AutoTokenizer.from_pretrained(Path(folder) / "discriminator")
     sentiment = data_lib.load_sentiment()
+    from training.english import load_english
+
     return {
         "heldout_imdb": detection(generator, discriminator, tokenizer, data_lib.load_imdb().heldout,
                                   n_blocks=n_blocks, seed=seed, temperature=temperature),
+        # Broad English text (news, encyclopedia, books, conversation) held out by document.
+        "heldout_english": detection(generator, discriminator, tokenizer, load_english().heldout,
+                                     n_blocks=n_blocks, seed=seed, temperature=temperature),
         # Short sentences of other film-review English, never seen in pretraining.
         "rotten_tomatoes_test": detection(generator, discriminator, tokenizer, [t for t, _ in sentiment.test],
                                           n_blocks=n_blocks, seed=seed, temperature=temperature),

@@ -30,10 +30,13 @@ was it **replaced** by the generator, or is it **original**? That judgement on e
 the hidden ones, is how ELECTRA learns more from each sentence than BERT does.
 """
 
+# Everyday sentences first: the bundled pair learned from film reviews, and the first example
+# (also the Classroom tab's lesson sentence) should show it on the rest of the language too.
 EXAMPLES = [
+    "The old fisherman repaired his boat before the storm arrived.",
     "The chef cooked a delicious meal for the guests at the restaurant.",
-    "The movie was long, but the acting was wonderful and the music was great.",
     "She opened the door and saw her old friend standing in the rain.",
+    "The movie was long, but the acting was wonderful and the music was great.",
 ]
 DETECT_EXAMPLE = "The chef ate the meal and then he drank the car."  # for detect-only mode
 MODELS = ["bundled", *models.HUB_PAIRS]

@@ -1,0 +1,126 @@
+"""What does a generator guess for a hidden word? Its top-k tokens on everyday sentences.
+
+- `mask_word`: the sentence's input ids with every WordPiece token of one word replaced by
+  [MASK] (found through the tokenizer's character offsets), and the masked positions.
+- `top_guesses`: the generator's k most probable tokens, with their softmax probabilities, at
+  the first masked position.
+- `everyday_table`: `top_guesses` (k = 3) over a fixture of sentences, one row per sentence;
+  `assets/everyday_sentences.json` holds 8 everyday, non-film ones. It shows what a generator
+  trained on film reviews knows about the rest of the language, model against model.
+
+Left out: guesses for the later pieces of a multi-piece word (they would need the earlier pieces
+filled in first; the first piece is the generator's own, unconditioned guess), sampling (the
+training step draws from the distribution; here only its top is read), case-sensitive matching
+(the bundled vocabulary is lowercase, so the word is found regardless of case) and slow
+(pure-Python) tokenizers, which give no character offsets.
+
+    python -m training.guesses assets/model        # the table for a run folder, as JSON
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import torch
+
+EVERYDAY = Path(__file__).resolve().parent.parent / "assets" / "everyday_sentences.json"
+
+
+def load_everyday(path: str | Path = EVERYDAY) -> list[dict[str, str]]:
+    """The fixture: a list of {"sentence": ..., "word": ...}."""
+    return json.loads(Path(path).read_text())
+
+
+def _word_span(sentence: str, word: str) -> tuple[int, int]:
+    """Character span of the first whole-word occurrence of `word` (not a part of a longer word)."""
+    if not word.strip():
+        raise ValueError("the word to mask is empty")
+    # \w-lookarounds rather than \b: \b fails next to a word that itself starts or ends with
+    # punctuation ("don't", "(film)"), and "car" must not match inside "cart".
+    match = re.search(rf"(?<!\w){re.escape(word.strip())}(?!\w)", sentence, flags=re.IGNORECASE)
+    if match is None:
+        raise ValueError(f"the word {word!r} is not a whole word of the sentence {sentence!r}")
+    return match.span()
+
+
+def mask_word(tokenizer, sentence: str, word: str, max_length: int | None = None) -> tuple[torch.Tensor, list[int]]:
+    """(input ids (1, T) with [MASK] on every token of `word`'s first occurrence, their positions).
+
+    Tokens are matched by their character offsets, so a word the tokenizer splits into pieces
+    ("un", "##bel", ...) is hidden whole: leaving a piece visible would give the answer away.
+    """
+    if not getattr(tokenizer, "is_fast", False):
+        raise TypeError("mask_word needs a fast tokenizer: only those report character offsets")
+    start, end = _word_span(sentence, word)
+    encoded = tokenizer(sentence, return_offsets_mapping=True, return_tensors="pt",
+                        truncation=max_length is not None, max_length=max_length)
+    input_ids = encoded["input_ids"].clone()
+    # Overlap, not containment: a token that runs past the word's edge still carries part of it.
+    # Special tokens have empty (0, 0) offsets and are never matched.
+    positions = [i for i, (a, b) in enumerate(encoded["offset_mapping"][0].tolist()) if b > a and a < end and b > start]
+    if not positions:
+        # Truncated away, or made only of characters the tokenizer drops (control characters).
+        raise ValueError(f"the word {word!r} has no token in the tokenized sentence {sentence!r}"
+                         + (f" (first {max_length} tokens)" if max_length is not None else ""))
+    input_ids[0, positions] = tokenizer.mask_token_id
+    return input_ids, positions
+
+
+def top_guesses(generator, tokenizer, sentence: str, word: str, k: int = 3) -> list[tuple[str, float]]:
+    """The generator's k most probable tokens at the first piece of the masked `word`, best first.
+
+    Raises ValueError if `word` is not a whole word of `sentence`, or if k is not in 1..vocabulary.
+    """
+    vocab_size = generator.config.vocab_size
+    if not 1 <= k <= vocab_size:
+        raise ValueError(f"k must be between 1 and the vocabulary size ({vocab_size}), got {k}")
+    input_ids, positions = mask_word(tokenizer, sentence, word, max_length=generator.config.max_position_embeddings)
+    was_training = generator.training
+    generator.eval()  # dropout off: the same sentence must always give the same guesses
+    try:
+        with torch.no_grad():
+            logits = generator(input_ids=input_ids, attention_mask=torch.ones_like(input_ids)).logits[0, positions[0]]
+    finally:
+        generator.train(was_training)  # leave the caller's model as it was given
+    # float32 whatever the weights' dtype: a half-precision softmax flattens the small probabilities.
+    probs = torch.softmax(logits.float(), dim=-1)
+    top = torch.topk(probs, k)
+    tokens = tokenizer.convert_ids_to_tokens(top.indices.tolist())
+    return list(zip(tokens, top.values.tolist()))
+
+
+def everyday_table(generator, tokenizer, items: Iterable[Mapping[str, str]]) -> list[dict]:
+    """One row per item: the sentence, the masked word and its pieces, the top-3 guesses."""
+    rows = []
+    for item in items:
+        sentence, word = item["sentence"], item["word"]
+        input_ids, positions = mask_word(tokenizer, sentence, word, max_length=generator.config.max_position_embeddings)
+        original = tokenizer(sentence)["input_ids"]
+        rows.append({
+            "sentence": sentence,
+            "word": word,
+            # The guesses are for the first piece only: name the pieces so that a reader can tell.
+            "pieces": tokenizer.convert_ids_to_tokens([original[p] for p in positions]),
+            "guesses": [{"token": token, "probability": p}
+                        for token, p in top_guesses(generator, tokenizer, sentence, word, k=3)],
+        })
+    return rows
+
+
+def main(argv: list[str]) -> None:
+    from transformers import AutoTokenizer
+
+    from training.models import load_pair
+
+    folder = Path(argv[0] if argv else "assets/model")
+    generator, _ = load_pair(folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder / "discriminator")
+    print(json.dumps(everyday_table(generator, tokenizer, load_everyday()), indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
