@@ -81,6 +81,68 @@ def test_budgets_reach_the_trainer_and_the_bound_stops_every_race():
     tiny(preset="base").validate()  # the CLI may use any preset
 
 
+@pytest.mark.parametrize("corpus", ["english", "imdb", "english+imdb", "imdb + english", "/tmp/up/corpus.jsonl", "mine.TXT"])
+def test_built_in_corpora_and_text_files_are_accepted(corpus):
+    tiny(corpus=corpus).validate(LIMITS)  # the server
+    tiny(corpus=corpus).validate()  # the CLI
+    assert tiny(corpus=corpus).train_config("rtd", LIMITS).corpus == corpus  # what the trainer loads
+
+
+@pytest.mark.parametrize("corpus, message", [
+    ("wikipedia", "unknown corpus 'wikipedia'; choose imdb or english (or both, joined by +), or a .txt or .jsonl file"),
+    ("english+books", "unknown corpus 'books'"),
+    ("English", "unknown corpus 'English'"),
+    ("", "corpus '': name each part once, joined by + (e.g. english+imdb)"),
+    ("english+", "corpus 'english+': name each part once"),
+    ("imdb+imdb", "corpus 'imdb+imdb': name each part once"),
+])
+def test_an_unknown_corpus_is_a_clear_error(tmp_path, corpus, message):
+    for limits in (LIMITS, None):
+        with pytest.raises(ValueError) as error:
+            tiny(corpus=corpus).validate(limits)
+        assert message in str(error.value)
+    manager = RaceManager(tmp_path, LIMITS)
+    with pytest.raises(ValueError, match="corpus"):
+        manager.start(tiny(corpus=corpus))
+    assert manager.race is None and not any(tmp_path.iterdir())
+
+
+def test_only_the_cli_may_name_any_existing_file(tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text("a document\n", encoding="utf-8")
+    tiny(corpus=str(notes)).validate()  # the CLI user's own file
+    with pytest.raises(ValueError, match="unknown corpus"):
+        tiny(corpus=str(notes)).validate(LIMITS)  # a server reads built-ins and uploads only
+
+
+def test_the_tab_offers_broad_english_and_passes_the_choice_on(monkeypatch):
+    """The Training tab's corpus choice reaches the race's settings; nothing is started (a stand-in manager)."""
+    from explainer.ui import training_tab
+
+    assert ("Built-in broad English (news, encyclopedia, books, conversation)", "english") in training_tab.CORPORA
+    asked = []
+
+    class Recorder:
+        max_upload_bytes = 2**20
+
+        def start(self, settings, upload=None):
+            settings.validate(LIMITS)
+            asked.append((settings.corpus, upload))
+            raise RaceBusy("recorded, not started")
+
+    monkeypatch.setattr(training_tab, "MANAGER", Recorder())
+    for corpus in ("imdb", "english"):
+        shown = training_tab.start_race("tiny", "steps", 10, corpus, "ignored.txt", 0, "cpu", "flops", 64, 8, 2e-3, 0)
+        assert "recorded, not started" in shown
+    assert asked == [("imdb", None), ("english", None)]  # a built-in text ignores a leftover upload
+    shown = training_tab.start_race("tiny", "steps", 10, "upload", "/tmp/mine.txt", 0, "cpu", "flops", 64, 8, 2e-3, 0)
+    assert asked[-1] == ("imdb", "/tmp/mine.txt")  # the manager swaps in its private copy of the upload
+    for hostile in ("/etc/passwd", "english+imdb", None, ["imdb"]):  # only the offered values, never a path
+        shown = training_tab.start_race("tiny", "steps", 10, hostile, None, 0, "cpu", "flops", 64, 8, 2e-3, 0)
+        assert "ee-error" in shown and "pick a built-in text" in shown
+    assert len(asked) == 3
+
+
 def test_the_manager_refuses_a_budget_over_the_bound(tmp_path):
     manager = RaceManager(tmp_path, LIMITS)
     with pytest.raises(ValueError, match="at most 2 minutes"):

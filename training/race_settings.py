@@ -11,9 +11,11 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 
+from training.data import BUILT_IN_CORPORA
 from training.probe import ProbeConfig
 from training.trainer import TrainConfig
 
@@ -57,7 +59,7 @@ class RaceSettings:
     budget: str = "minutes"  # "minutes" (race wall clock), "steps" or "flops" (each objective)
     amount: float = 10.0  # of the budget's unit
     pace: str = "flops"  # kept level between the two: "flops" (fair compute), "steps", "time"
-    corpus: str = "imdb"  # built-in IMDB reviews, or a .txt/.jsonl path
+    corpus: str = "imdb"  # built in: "imdb" (IMDB reviews), "english" (broad English), joined by "+"; or a .txt/.jsonl path
     tokenizer: str = "wordpiece:8000"  # a small trained vocabulary: cheap embeddings and softmax
     max_documents: int | None = None  # only the first N training documents (tests, quick demos)
     seq_len: int = 128  # tokens per block
@@ -104,10 +106,24 @@ class RaceSettings:
                 raise ValueError(f"{name.replace('_', ' ')} must be a whole number from 1 to {most}, not {value!r}")
         if self.probe_every < 0 or self.seed < 0:
             raise ValueError("probe interval and seed must not be negative")
+        self._check_corpus(server=limits is not None)
         if self.device not in ("auto", "cpu", "cuda"):
             raise ValueError(f"device must be auto, cpu or cuda, not {self.device!r}")
         if self.device == "cuda" and not torch.cuda.is_available():
             raise ValueError("no CUDA device on this machine; choose auto or cpu")
+
+    def _check_corpus(self, server: bool) -> None:
+        """Built-in names (joined by "+" too) or .txt/.jsonl files; the CLI may also name any existing file.
+        Whether a file exists and reads is the corpus loader's to say (training.data)."""
+        parts = [part.strip() for part in str(self.corpus).split("+")]
+        if not all(parts) or len(set(parts)) != len(parts):
+            raise ValueError(f"corpus {self.corpus!r}: name each part once, joined by + (e.g. english+imdb)")
+        for part in parts:
+            path = Path(part)
+            if part in BUILT_IN_CORPORA or path.suffix.lower() in (".txt", ".jsonl") or (not server and path.is_file()):
+                continue
+            raise ValueError(f"unknown corpus {part!r}; choose {' or '.join(BUILT_IN_CORPORA)} (or both, joined by +), "
+                             "or a .txt or .jsonl file")
 
     def train_config(self, objective: str, limits: RaceLimits | None = None) -> TrainConfig:
         """The trainer's config for one objective of this race."""

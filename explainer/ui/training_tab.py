@@ -237,14 +237,22 @@ def refresh(x_axis: str, shown: str | None):
             gr.update(interactive=ended), gr.update(interactive=idle), finetune, key)
 
 
+CORPORA = [("Built-in IMDB movie reviews", "imdb"),
+           ("Built-in broad English (news, encyclopedia, books, conversation)", "english"),
+           ("My own text (.txt or .jsonl)", "upload")]  # the tab's choices; the built-in ones are training.data's names
+
+
 def start_race(preset, budget, amount, corpus, upload, seed, device, pace, seq_len, batch_size, lr, probe_every,
                temperature=...):  # left out (...): the preset's default; an emptied box (None) is an error
     if corpus == "upload" and not upload:
-        return message_html("Choose a .txt or .jsonl file to upload, or pick the built-in IMDB reviews.")
+        return message_html("Choose a .txt or .jsonl file to upload, or pick a built-in text.")
+    if corpus not in [value for _, value in CORPORA]:  # never a path from the browser: only uploads are files
+        return message_html(f"Unknown text {corpus!r}; pick a built-in text or upload your own.")
     try:
         settings = default_settings(preset, device, budget=budget, amount=float(amount or 0), pace=pace,
                                     seed=int(seed or 0), seq_len=int(seq_len), batch_size=int(batch_size),
                                     lr=float(lr), probe_every=int(probe_every),
+                                    **({} if corpus == "upload" else {"corpus": corpus}),
                                     **({} if temperature is ... else {"temperature": float(temperature)}))
         race = MANAGER.start(settings, upload if corpus == "upload" else None)
     except RaceBusy as busy:
@@ -340,8 +348,7 @@ def build_training(demo: gr.Blocks) -> None:
         seed = gr.Number(0, precision=0, label="Seed", scale=0, min_width=90)
     preset_note = gr.Markdown(preset_changed(defaults.preset)[-1])
     with gr.Row():
-        corpus = gr.Radio([("Built-in IMDB movie reviews", "imdb"), ("My own text (.txt or .jsonl)", "upload")],
-                          value="imdb", label="Text to pretrain on", scale=2)
+        corpus = gr.Radio(CORPORA, value="imdb", label="Text to pretrain on", scale=2)
         upload = gr.File(file_types=[".txt", ".jsonl"], type="filepath", scale=2,
                          label=f"Your corpus: one document per line (up to {MANAGER.max_upload_bytes / 2**20:g} MB)")
         device = gr.Dropdown([("auto", "auto"), ("CPU", "cpu"), ("CUDA GPU", "cuda")], value="auto", scale=1,
