@@ -1,6 +1,6 @@
 """ELECTRA Explainer: the Gradio app. `python app.py` serves it; `demo` is built at import.
 
-Tabs: Explore (issue #3), Classroom (issue #5), Training (issue #4). The scriptable
+Tabs: Explore, Classroom, Training. The scriptable
 endpoints `/explain` and `/attribute` (explainer.api) are registered here with `gr.api`.
 
 Hosting (a Hugging Face Space runs `python app.py`): gradio itself reads GRADIO_SERVER_NAME and

@@ -18,7 +18,7 @@ folder with generator/ and discriminator/.
     PYTHONPATH=. .venv/bin/python bench/explain_latency.py                       # bundled + small
     PYTHONPATH=. .venv/bin/python bench/explain_latency.py --models tiny --repeats 3 --ig-repeats 2
 
-Targets from issue #3 (ELECTRA-Small size): explain p50 <= 60 ms, IG p50 <= 1 s, matrix >= 3x.
+Targets (ELECTRA-Small size): explain p50 <= 60 ms, IG p50 <= 1 s, matrix >= 3x.
 Left out: GPUs, several sentences at once, the page's own rendering (milliseconds).
 """
 

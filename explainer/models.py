@@ -34,7 +34,7 @@ DEFAULT_ROOTS = (PROJECT / "assets", PROJECT / "runs")  # local folders the app 
 ROOTS_ENV = "ELECTRA_MODEL_ROOTS"  # more allowed folders, os.pathsep-separated
 HUB_PAIRS = ("google/electra-small", "google/electra-base", "google/electra-large")
 HUB_TIMEOUT_S = 1.5  # per phase of the one metadata request asked before any download: keeps an
-# unreachable hub under the 2 s the issue allows (a retry is one click away)
+# unreachable hub under 2 s (a retry is one click away)
 CACHE_SIZE = 3  # loaded pairs kept in memory (electra-large alone is ~1.3 GB)
 
 # Hugging Face repo ids: owner/name, letters, digits, "-", "_", "."; no "--" or ".." (hub rules).

@@ -62,7 +62,7 @@ def wordpiece(imdb_texts):
     return load_tokenizer(WORDPIECE, imdb_texts, cache_dir())
 
 
-# --- the Explore tab (issue #3): a tiny seeded generator+discriminator pair on disk ---------
+# --- the Explore tab: a tiny seeded generator+discriminator pair on disk ---------
 
 @pytest.fixture(scope="session")
 def tiny_pair_dir(tmp_path_factory, wordpiece):

@@ -2,7 +2,7 @@
 
 `token_cosine` is the collapse detector: the mean cosine similarity between the kept network's
 token vectors. A discriminator that has fallen back to calling every token "original" stops
-needing distinct token representations and drifts towards 0.99 (measured here, FINDINGS.md);
+needing distinct token representations and drifts towards 0.99 (measured here, docs/pretraining-at-cpu-scale.md);
 a healthy encoder sits near 0.3.
 """
 
