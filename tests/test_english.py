@@ -423,3 +423,20 @@ def test_bad_corpus_specs_are_clear_errors(fake_built_ins, spec, message):
     with pytest.raises(ValueError) as error:
         load_corpus(spec)
     assert message in str(error.value)
+
+
+# --- pretraining on it: `python -m training pretrain --corpus english+imdb` on a tiny slice -------
+def test_pretraining_runs_on_the_english_corpus_pooled_with_imdb(tmp_path, fresh_english):
+    from training.__main__ import main
+    from training.trainer import read_metrics
+
+    root = english.cache_root()
+    fresh_english(install("chitchat", chitchat_members(conversations(300)), root),
+                  install("gutenberg", PARSED["gutenberg"][0], root))
+    out = tmp_path / "run"
+    main(["pretrain", "--corpus", "english+imdb", "--preset", "tiny", "--tokenizer", "wordpiece:1000",
+          "--max-documents", "400", "--seq-len", "32", "--batch-size", "4", "--max-steps", "2", "--log-every", "1",
+          "--device", "cpu", "--out", str(out)])
+    config = json.loads((out / "config.json").read_text())
+    assert config["corpus"] == "english+imdb" and config["blocks"] > 0
+    assert [e["step"] for e in read_metrics(out)] == [1, 2]

@@ -334,6 +334,7 @@ def test_disc_weight_zero_trains_the_generator_alone(tmp_path, rtd_run):
     own = {n: p for n, p in discriminator.named_parameters() if not n.startswith("electra.embeddings.")}
     assert all(torch.equal(p, old[n]) for n, p in own.items())  # no discriminator loss: not even run
     assert all(e.get("disc_loss") is None and e["loss"] == pytest.approx(e["mlm_loss"]) for e in events)
+    assert events[-1]["supervised_positions"] < events[-1]["tokens"] / 4  # the masked ~15% only
 
 
 def test_the_generator_lr_scale_applies_to_the_generators_own_weights_only(wordpiece):

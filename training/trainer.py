@@ -400,7 +400,8 @@ def train(config: TrainConfig, out_dir: str | Path, resume: bool = False, stop=l
 
         step += 1
         counters["flops"] += flops_per_shape[length]
-        supervised_now = int(out.attention_mask.sum()) if config.objective == "rtd" else int(masked.is_masked.sum())
+        # RTD supervises every token; MLM, and a generator trained alone (disc_weight 0), the masked ones
+        supervised_now = int(out.attention_mask.sum()) if out.disc_logits is not None else int(masked.is_masked.sum())
         counters["supervised"] += supervised_now * world
 
         elapsed = time.perf_counter() - started
