@@ -5,7 +5,7 @@ Each named setting is one `python -m training race` on a FLOPs budget per object
 does not depend on what else the machine is doing, and two settings can run side by side on one
 thread each) on the `mini` preset. The default budget, 1.4e13, is the default race (8 minutes with 2
 threads on a 2-core CPU, measured); the first campaign used 2.5e13 (16 minutes). Each race is probed
-on the full Rotten Tomatoes split (6,824 train / 1,706 test sentences; a linear probe on frozen
+on the Rotten Tomatoes split (all 6,805 training sentences, a fixed 1,706 of the 1,725 test sentences; a linear probe on frozen
 mean-pooled features, training/probe.py).
 
     PYTHONPATH=. python bench/race_search.py run temp1 temp2 --seeds 0 --threads 1     # run some settings

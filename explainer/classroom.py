@@ -28,8 +28,9 @@ from training.metrics import binary_metrics
 from training.objectives import ELECTRA_MASKING, mask_tokens, masked_lm_logits, sample_replacements
 
 MASK = "[MASK]"  # every ELECTRA tokenizer's mask token; the walk-through shows it by name
-TOY_TEXT = "the chef cooked the meal"  # the paper's Figure 1 sentence: five tokens
-TOY_SETTINGS = Settings(mode="manual", mask_words=(0, 2))  # the paper masks "the" and "cooked"
+TOY_TEXT = "the chef cooked the meal"  # the paper's Figure 2 sentence: five tokens
+TOY_SETTINGS = Settings(mode="manual", mask_words=(0, 2))  # Figure 2 masks "the" and "cooked"
+PRETRAINING_RATE = 0.15  # the share of tokens ELECTRA's pretraining selects at random (the paper's 15%)
 
 # --- supervised positions -------------------------------------------------------------------
 
@@ -40,7 +41,9 @@ class SupervisedPosition:
     original: str  # the token in the user's sentence
     special: bool  # [CLS]/[SEP]: never masked, still judged by the discriminator
     mlm: bool  # MLM computes a loss here (one of the positions the masking selected)
-    mlm_input: str  # what the MLM model reads here: [MASK], or the token itself (kept 15% / unselected)
+    mlm_input: str  # what the MLM model reads here: [MASK], or the token itself (unselected, or among the 15%
+    # of selected tokens left unchanged: the official code's rule, `pretrain_helpers.mask` in google-research/electra;
+    # the paper's section 2 replaces every selected token with [MASK])
     rtd_input: str  # what the discriminator reads here: the corrupted token
     replaced: bool  # the RTD target: 1 = replaced, 0 = original
 
@@ -103,6 +106,22 @@ def _plural(n: int, word: str, verb: str = "") -> str:
     return f"{n} {noun}" + ("" if not verb else " is" if n == 1 else " are")
 
 
+def _picked(explanation: Explanation, chosen: int, n: int) -> str:
+    """Who chose the masked tokens and how many: at random (automatic) or by hand (manual, the toy sentence)."""
+    settings = explanation.settings
+    if settings.mode == "manual":
+        figure = (", as in the paper's Figure 2" if explanation.text.strip() == TOY_TEXT
+                  and tuple(settings.mask_words) == TOY_SETTINGS.mask_words else "")
+        return (f"You picked {chosen} of {n} tokens ({chosen / n:.0%}){figure}; in pretraining ELECTRA picks about "
+                f"{PRETRAINING_RATE:.0%} at random.")
+    rate = f"about {settings.mask_rate:.0%}"
+    if round(n * settings.mask_rate) == 0:  # a short sentence: the pipeline masks one token instead of none
+        rate = f"{settings.mask_rate:.0%} of {n} rounds to none, so one was picked"
+    if round(settings.mask_rate, 6) != PRETRAINING_RATE:
+        rate += f"; in pretraining ELECTRA picks about {PRETRAINING_RATE:.0%}"
+    return f"ELECTRA picked {chosen} of the {n} tokens at random ({rate})."
+
+
 def walkthrough(explanation: Explanation, vocab_size: int) -> tuple[WalkStep, ...]:
     """The four states of RTD on one sentence, taken from `explanation` (nothing is recomputed)."""
     if explanation.settings.mode == "detect" or not explanation.masked:
@@ -120,11 +139,16 @@ def walkthrough(explanation: Explanation, vocab_size: int) -> tuple[WalkStep, ..
     same = len(chosen) - len(swapped)
     score = explanation.score()
 
-    kept_note = (f" {_plural(kept, 'chosen token', 'is')} left unmasked (ELECTRA leaves 15% of the chosen tokens "
-                 f"visible), but the generator must still guess {'it' if kept == 1 else 'them'}." if kept else "")
-    mask = (f"ELECTRA picks {len(chosen)} of the sentence's {n} tokens at random (about 15%) and hides "
-            f"{'it' if hidden == 1 else 'them' if hidden == len(chosen) else str(hidden)} behind {MASK}."
-            f"{kept_note} This masked copy goes to the generator only: the discriminator never sees a {MASK}.")
+    if hidden == len(chosen):
+        hid = f"{'It is' if hidden == 1 else 'They are'} hidden behind {MASK}."
+    else:
+        hid = f"{hidden} of them {'is' if hidden == 1 else 'are'} hidden behind {MASK}." if hidden else ""
+    kept_note = (f"{_plural(kept, 'chosen token', 'is')} left unmasked (ELECTRA's official code leaves about 15% "
+                 f"of the chosen tokens as they are; the paper replaces them all with {MASK}), but the generator "
+                 f"must still guess {'it' if kept == 1 else 'them'}." if kept else "")
+    mask = " ".join(part for part in (
+        _picked(explanation, len(chosen), n), hid, kept_note,
+        f"This masked copy goes to the generator only: the discriminator never sees a {MASK}.") if part)
     propose = (f"The generator is a small masked language model. At every chosen position it gives a probability "
                f"to each of the {vocab_size:,} tokens in its vocabulary (a softmax), trained like BERT to put the "
                "most on the original word. It is not trying to fool anyone: it just guesses as well as it can. "

@@ -51,7 +51,7 @@ class Proposal:
 class MaskedPosition:
     position: int  # token index
     original: str
-    shown_as_mask: bool  # False: one of the 15% of selected tokens kept as they were (paper)
+    shown_as_mask: bool  # False: one of the 15% of selected tokens kept as they were (ELECTRA's official code; the paper masks them all)
     proposals: tuple[Proposal, ...]  # top-k, most likely first
     sampled: str  # the replacement drawn from the generator's softmax
     sampled_id: int

@@ -4,17 +4,21 @@ Three kinds of question: multiple choice and true/false (graded by the choice pi
 answer (graded after normalising: lower case, punctuation and leading articles dropped). A short
 answer is right when it equals an accepted answer, or contains one of its keywords as a whole word
 and none of its rejected words ("not the generator" is wrong for "generator"). Every question names
-its topic, so a test can check that the quiz covers every topic the lesson promises.
+its topic, so a test can check that the quiz covers every topic the lesson promises. The one explanation
+that quotes this app's own measurements (`efficiency_budget_explanation`) is computed from the races
+it ships (assets/race_campaign.json), so it cannot drift from the Training tab's table.
 Left out: partial credit, free-text essays.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 import re
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 Kind = Literal["choice", "true_false", "short"]
@@ -92,6 +96,71 @@ def shuffled(questions: tuple[Question, ...], seed: int) -> tuple[Question, ...]
             q = dataclasses.replace(q, choices=tuple(choices))
         out.append(q)
     return tuple(out)
+
+
+# --- what this app's own races measured (the efficiency question's explanation) --------------------
+
+CAMPAIGN_FILE = Path(__file__).resolve().parent.parent / "assets" / "race_campaign.json"  # bench/race_search.py
+PAPER_BUDGET = ("The paper's gains were measured over hours to days of GPU time (1e17 FLOPs and more; its "
+                "ELECTRA-Small runs in Table 1 took 6 hours to 4 days on one GPU).")
+NOT_A_GUARANTEE = "Efficiency is a trend over real budgets, not a guarantee at tiny ones."
+
+
+def load_campaign(path: Path = CAMPAIGN_FILE) -> dict | None:
+    """The measured races shipped with the app, or None when the file is missing or unreadable."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def measured_budget_note(campaign: dict | None) -> str:
+    """What the app's own CPU races measured with the default settings, every number from `campaign`
+    (assets/race_campaign.json: the table the Training tab shows). The earlier from-scratch and
+    warm-start runs are in docs/pretraining-at-cpu-scale.md."""
+    from explainer.render_training import budget_label, separated
+    from training.race_settings import matches_defaults
+
+    try:
+        records = [r for r in (campaign or {}).get("settings") or [] if matches_defaults(r["settings"])]
+        if not records:
+            return ""
+        mine = max(records, key=lambda r: len(r["seeds"]))
+        seeds = mine["seeds"]
+        n = len(seeds)
+        gap = 100 * mine["mean"]["rtd_minus_mlm"]["mean"]
+        sd = 100 * mine["mean"]["rtd_minus_mlm"]["sd"]
+        standing = separated([s["rtd_minus_mlm"] for s in seeds])
+        above = [side for side in ("rtd", "mlm")
+                 if separated([s[f"{side}_probe"] - s["floor_probe"] for s in seeds]) == "ahead"]
+        temperature = mine["settings"].get("temperature", 1.0)
+        papers = [r for r in campaign["settings"] if r["name"] == "temp1" and r is not mine
+                  and r["settings"].get("amount") == mine["settings"].get("amount")]
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return ""
+    verdict = {"level": "level, no clear difference", "ahead": "ELECTRA ahead", "behind": "ELECTRA behind"}[standing]
+    note = (f"This app's own races (the Training tab's table) train each objective from scratch on a CPU for "
+            f"{budget_label(mine['settings'])}: ELECTRA's encoder minus the BERT-style one came to "
+            f"{gap:+.1f} ± {sd:.1f} points of probe accuracy over {n} seed{'s' if n != 1 else ''} ({verdict})")
+    if n > 1:
+        note += {0: ", and neither clearly beat an untrained encoder",
+                 1: f", and only the {'ELECTRA' if above == ['rtd'] else 'BERT-style'} encoder clearly beat an "
+                    "untrained one",
+                 2: ", both clearly ahead of an untrained encoder"}[len(above)]
+    note += "."
+    if temperature != 1.0:
+        note += f" That is with the generator sampling at temperature {temperature:g}"
+        auc = papers[0]["mean"].get("disc_auc", {}).get("mean") if papers else None
+        note += (f"; at the paper's temperature 1 the discriminator learned next to nothing (AUC {auc:.2f}, "
+                 "where 0.5 is guessing)." if auc is not None and auc < 0.6 else ", not the paper's 1.")
+    return note
+
+
+def efficiency_budget_explanation(campaign: dict | None) -> str:
+    """The explanation of the "any budget" question: the paper's budgets, then the app's measurements."""
+    note = measured_budget_note(campaign)
+    return " ".join(part for part in (PAPER_BUDGET, note or "This app's own CPU races are in the Training tab.",
+                                      NOT_A_GUARANTEE) if part)
 
 
 def _choice(id, topic, prompt, right, wrong, explanation) -> Question:
@@ -215,17 +284,14 @@ QUESTIONS: tuple[Question, ...] = (
         "In the paper, at the same pretraining compute as BERT-Small (1.4e18 FLOPs), what GLUE score did "
         "ELECTRA-Small reach?",
         "79.9: ahead of BERT-Small (75.1) and even GPT (78.8), which used about 30 times more compute",
-        ("75.1, the same as BERT-Small", "71.2, below ELMo", "The paper never compared them at equal compute"),
+        ("75.1, the same as BERT-Small", "71.2, the same as ELMo", "The paper never compared them at equal compute"),
         "Table 1 of Clark et al. (2020); the “Efficiency” chart plots it. The Base models show the same at "
         "6.4e19 FLOPs: ELECTRA-Base 85.1, BERT-Base 82.2."),
     _true_false(
         "efficiency-budget", "efficiency",
         "Because ELECTRA is more compute-efficient, it beats MLM at any budget, even a few minutes on a laptop.",
         False,
-        "The paper's gains were measured over days of accelerator time. In this project's own 20-minute CPU runs "
-        "from scratch the discriminator often gave up and called every token original, and neither objective "
-        "beat a randomly initialised encoder downstream. Efficiency is a trend over real budgets, not a "
-        "guarantee at tiny ones."),
+        efficiency_budget_explanation(load_campaign())),
     _choice(
         "generative-when", "generative",
         "When is a generative objective (MLM, or next-word prediction like GPT) still the better choice?",

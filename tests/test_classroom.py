@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from html.parser import HTMLParser
+from pathlib import Path
 
 import plotly.graph_objects as go
 import pytest
@@ -14,6 +16,7 @@ from explainer import render_classroom as view
 from explainer.pipeline import Settings, explain
 from training.objectives import ELECTRA_MASKING, mask_tokens, masked_lm_logits
 
+ROOT = Path(__file__).resolve().parent.parent
 SENTENCE = "The chef cooked a delicious meal for the guests at the restaurant and they loved it."
 SEEDS = (0, 1, 7)
 
@@ -230,3 +233,115 @@ def test_sweep_figure_draws_both_generators(tiny_pair):
     assert len(figure.data) == 6  # replaced, AUC, accuracy for each generator
     assert "AUC" in view.sweep_summary_html(sweep)
     assert dataclasses.asdict(sweep)["points"][0]["temperature"] == 0.5
+
+
+# --- the teaching text says what happened, and what the paper and the official code say ------------
+
+def _mask_paragraph(tiny_pair, vocab, text, settings) -> tuple[str, object]:
+    explanation = explain(tiny_pair, text, settings)
+    return classroom.walkthrough(explanation, vocab)[0].paragraph, explanation
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_mask_step_says_electra_picked_at_random_in_automatic_mode(tiny_pair, vocab, seed):
+    paragraph, explanation = _mask_paragraph(tiny_pair, vocab, SENTENCE, Settings(seed=seed))
+    n = sum(not t.special for t in explanation.tokens)
+    assert paragraph.startswith(f"ELECTRA picked {len(explanation.masked)} of the {n} tokens at random (about 15%).")
+    assert "You picked" not in paragraph
+
+
+def test_mask_step_says_you_picked_in_manual_mode(tiny_pair, vocab):
+    paragraph, explanation = _mask_paragraph(tiny_pair, vocab, SENTENCE, Settings(mode="manual", mask_words=(1, 2, 4)))
+    n, chosen = sum(not t.special for t in explanation.tokens), len(explanation.masked)
+    assert paragraph.startswith(f"You picked {chosen} of {n} tokens ({chosen / n:.0%}); in pretraining ELECTRA "
+                                "picks about 15% at random.")
+    assert "at random (about" not in paragraph and "Figure" not in paragraph
+
+
+def test_mask_step_on_the_toy_sentence_names_figure_2_and_the_real_share(tiny_pair, vocab):
+    paragraph, explanation = _mask_paragraph(tiny_pair, vocab, classroom.TOY_TEXT, classroom.TOY_SETTINGS)
+    # the tiny vocabulary splits the words into several tokens each
+    n, chosen = sum(not t.special for t in explanation.tokens), len(explanation.masked)
+    assert paragraph.startswith(f"You picked {chosen} of {n} tokens ({chosen / n:.0%}), as in the paper's Figure 2; "
+                                "in pretraining ELECTRA picks about 15% at random. They are hidden behind [MASK].")
+
+
+def test_mask_step_on_the_toy_sentence_with_the_bundled_model():
+    """With the bundled model's vocabulary each toy word is one token: 2 of 5 hand-picked, 40%, not 15%."""
+    from explainer import models
+
+    pair = models.load(str(models.BUNDLED))
+    paragraph, explanation = _mask_paragraph(pair, len(pair.tokenizer), classroom.TOY_TEXT, classroom.TOY_SETTINGS)
+    assert [t.original for t in explanation.tokens if not t.special] == classroom.TOY_TEXT.split()
+    assert paragraph.startswith("You picked 2 of 5 tokens (40%), as in the paper's Figure 2; in pretraining "
+                                "ELECTRA picks about 15% at random. They are hidden behind [MASK].")
+
+
+def test_mask_step_with_another_rate_gives_it_and_the_pretraining_rate(tiny_pair, vocab):
+    paragraph, explanation = _mask_paragraph(tiny_pair, vocab, SENTENCE, Settings(seed=0, mask_rate=0.5))
+    n = sum(not t.special for t in explanation.tokens)
+    assert paragraph.startswith(f"ELECTRA picked {len(explanation.masked)} of the {n} tokens at random (about 50%; "
+                                "in pretraining ELECTRA picks about 15%).")
+
+
+def test_kept_tokens_are_attributed_to_the_official_code_not_the_paper(tiny_pair, vocab):
+    """Section 2 of the paper replaces every selected token with [MASK]; keeping 15% of them unchanged is
+    `pretrain_helpers.mask` in google-research/electra (and this app's ELECTRA_MASKING)."""
+    for seed in range(60):
+        paragraph, explanation = _mask_paragraph(tiny_pair, vocab, SENTENCE, Settings(seed=seed, mask_rate=0.5))
+        if any(not m.shown_as_mask for m in explanation.masked):
+            break
+    else:
+        pytest.fail("no seed kept a selected token")
+    assert "ELECTRA's official code leaves about 15% of the chosen tokens as they are" in paragraph
+    assert "the paper replaces them all with [MASK]" in paragraph
+    assert ELECTRA_MASKING.mask_frac == 0.85 and ELECTRA_MASKING.random_frac == 0.0
+
+
+def test_paper_comparison_states_same_compute_and_hyperparameters_not_only_the_objective():
+    text = paper.COMPARISON
+    assert "hyperparameters" in text and "pretraining compute" in text
+    assert "BERT-Small trains for 1.5M steps to ELECTRA-Small's 1M" in text  # section 3.3
+    by_model = {p.model: p for p in paper.PAPER_POINTS}
+    assert f"by {by_model['ELECTRA-Small'].glue - by_model['BERT-Small'].glue:.1f} GLUE points" in text
+    assert f"by {by_model['ELECTRA-Base'].glue - by_model['BERT-Base'].glue:.1f}." in text
+    assert "about 30× more compute" in text  # 4.0e19 / 1.4e18 = 28.6: the paper's "30x"
+    for source in (paper.__doc__, text):
+        assert "only in the objective" not in source and "only the objective" not in source
+
+
+def test_elmo_is_described_as_bidirectional():
+    assert "ELMo" in paper.__doc__ and "bidirectional" in paper.__doc__
+    assert "ELMo: left-to-right" not in inspect.getsource(paper)
+
+
+TEACHING_FILES = ("explainer/classroom.py", "explainer/paper.py", "explainer/quiz.py", "explainer/render_classroom.py",
+                  "explainer/ui/classroom.py", "training/probe.py")
+
+
+@pytest.mark.parametrize("path", TEACHING_FILES)
+def test_no_wrong_figure_or_outside_documents_in_the_teaching_files(path):
+    source = (ROOT / path).read_text(encoding="utf-8")
+    assert "Figure 1" not in source  # the toy sentence is the paper's Figure 2 (Figure 1: GLUE vs FLOPs)
+    for outside in ("FINDINGS", "CEO", "shared/", "20-minute", "days of accelerator"):
+        assert outside not in source, outside
+
+
+def test_the_probes_split_sizes_are_the_real_ones():
+    """training/probe.py names the sentiment split's sizes; they are load_sentiment's (6,805 / 1,725), not the
+    6,824 / 1,706 once written down."""
+    from training.data import load_sentiment
+
+    task = load_sentiment()
+    source = (ROOT / "training/probe.py").read_text(encoding="utf-8")
+    assert f"(of the split's {len(task.train):,})" in source and f"(of the split's {len(task.test):,})" in source
+    assert "6,824" not in source and "1,706" not in source
+
+
+def test_mask_step_on_a_short_sentence_says_one_was_picked(tiny_pair, vocab):
+    """15% of a few tokens rounds to none; the pipeline masks one, and the text says so instead of "about 15%"."""
+    paragraph, explanation = _mask_paragraph(tiny_pair, vocab, "the film", Settings(seed=0))
+    n = sum(not t.special for t in explanation.tokens)
+    assert round(0.15 * n) == 0 and len(explanation.masked) == 1
+    assert paragraph.startswith(f"ELECTRA picked 1 of the {n} tokens at random (15% of {n} rounds to none, so one "
+                                "was picked).")

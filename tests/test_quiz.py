@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 from collections import Counter
 
 import pytest
@@ -90,3 +92,96 @@ def test_the_ui_handlers_score_first_tries_only():
     assert "<b>1</b> / 2" in score
     shuffled_state, *_ = ui.start_quiz(True, 5)
     assert [q.id for q in shuffled_state["questions"]] == [q.id for q in shuffled(QUESTIONS, 5)]
+
+
+# --- the efficiency questions agree with the paper's Table 1 and with the races the app ships ------------
+
+def _question(id: str) -> quiz.Question:
+    return next(q for q in QUESTIONS if q.id == id)
+
+
+def test_efficiency_small_choices_state_only_true_scores():
+    """Each wrong choice is a real Table 1 score, correctly attributed: a wrong answer, not a wrong fact."""
+    from explainer.paper import PAPER_POINTS
+
+    glue = {p.model: p.glue for p in PAPER_POINTS}
+    question = _question("efficiency-small")
+    assert question.answer.startswith(f"{glue['ELECTRA-Small']}: ahead of BERT-Small ({glue['BERT-Small']}) and even "
+                                      f"GPT ({glue['GPT']})")
+    for choice in question.choices:
+        if ", the same as " in choice:
+            score, model = choice.split(", the same as ")
+            assert glue[model] == float(score), choice
+    assert "71.2, the same as ELMo" in question.choices and glue["ELMo"] == 71.2
+    assert not any("below ELMo" in c for c in question.choices)
+
+
+def _default_record(campaign: dict) -> dict:
+    from training.race_settings import matches_defaults
+
+    return max((r for r in campaign["settings"] if matches_defaults(r["settings"])), key=lambda r: len(r["seeds"]))
+
+
+def _mean_sd(values: list[float]) -> tuple[float, float]:
+    mean = sum(values) / len(values)
+    return mean, (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
+
+
+def test_efficiency_budget_explanation_is_computed_from_the_shipped_campaign():
+    """Every number in the explanation is recomputed here from assets/race_campaign.json's per-seed results."""
+    campaign = json.loads(quiz.CAMPAIGN_FILE.read_text(encoding="utf-8"))
+    explanation = _question("efficiency-budget").explanation
+    assert explanation == quiz.efficiency_budget_explanation(campaign)
+    record = _default_record(campaign)
+    seeds = record["seeds"]
+    n = len(seeds)
+    gap, sd = _mean_sd([100 * s["rtd_minus_mlm"] for s in seeds])
+    assert f"{gap:+.1f} ± {sd:.1f} points of probe accuracy over {n} seeds" in explanation
+    level = abs(gap) <= 2 * sd / math.sqrt(n)  # the Training tab's rule: a gap beyond two standard errors
+    assert ("(level, no clear difference)" in explanation) == level
+    amount = record["settings"]["amount"]
+    assert f"{amount:.1e}".replace("e+", "e") + " FLOPs" in explanation
+    above = [side for side in ("rtd", "mlm") if (lambda m, s: m > 2 * s / math.sqrt(n))(
+        *_mean_sd([x[f"{side}_probe"] - x["floor_probe"] for x in seeds]))]
+    assert ("neither clearly beat an untrained encoder" in explanation) == (not above)
+    paper_temperature = [r for r in campaign["settings"] if r["name"] == "temp1" and r["settings"]["amount"] == amount]
+    if record["settings"]["temperature"] != 1.0 and paper_temperature:
+        auc = sum(s["disc_auc"] for s in paper_temperature[0]["seeds"]) / len(paper_temperature[0]["seeds"])
+        assert f"AUC {auc:.2f}" in explanation
+    # The paper's budgets: Table 1's ELECTRA-Small runs took 6 hours (8.9e16 FLOPs) to 4 days (1.4e18).
+    assert "hours to days of GPU time (1e17 FLOPs and more" in explanation
+    for gone in ("20-minute", "days of accelerator", "FINDINGS", "shared/", "CEO"):
+        assert gone not in explanation
+
+
+def test_the_shipped_campaign_reads_level_at_the_default_budget():
+    """The shipped measurement as the brief quotes it: +0.6 ± 1.4 points over 8 seeds at 1.4e13 FLOPs, level."""
+    explanation = _question("efficiency-budget").explanation
+    assert "1.4e13 FLOPs" in explanation and "+0.6 ± 1.4 points of probe accuracy over 8 seeds (level" in explanation
+
+
+def _record(name, temperature, diffs, rtd_floor, mlm_floor, auc=0.8, amount=1.4e13):
+    from training.race_settings import default_settings
+
+    settings = {**default_settings("mini", "cpu").__dict__, "temperature": temperature, "amount": amount}
+    seeds = [{"rtd_minus_mlm": d, "rtd_probe": 0.6 + r, "mlm_probe": 0.6 + m, "floor_probe": 0.6, "disc_auc": auc}
+             for d, r, m in zip(diffs, rtd_floor, mlm_floor)]
+    keys = ("rtd_minus_mlm", "rtd_probe", "mlm_probe", "floor_probe", "disc_auc")
+    means = {k: dict(zip(("mean", "sd"), _mean_sd([s[k] for s in seeds]))) for k in keys}
+    return {"name": name, "settings": settings, "seeds": seeds, "mean": means}
+
+
+def test_efficiency_budget_explanation_follows_other_campaigns():
+    from training.race_settings import default_settings
+
+    defaults = default_settings("mini", "cpu")
+    ahead = {"settings": [_record("default", defaults.temperature, [0.03, 0.04, 0.05], [0.05, 0.06, 0.07],
+                                  [0.01, -0.01, 0.0])]}
+    text = quiz.efficiency_budget_explanation(ahead)
+    assert "+4.0 ± 1.0 points of probe accuracy over 3 seeds (ELECTRA ahead)" in text
+    assert "only the ELECTRA encoder clearly beat an untrained one" in text
+    for nothing in (None, {}, {"settings": []}, {"settings": [{"name": "x"}]}):
+        text = quiz.efficiency_budget_explanation(nothing)
+        assert text.startswith("The paper's gains were measured over hours to days of GPU time")
+        assert "points" not in text and "Efficiency is a trend" in text
+    assert quiz.load_campaign(quiz.CAMPAIGN_FILE.parent / "absent.json") is None

@@ -31,8 +31,8 @@ from training.finetune import _subset
 
 @dataclass(frozen=True)
 class ProbeConfig:
-    n_train: int = 2000  # sentences the logistic regression is fitted on (of 6,824)
-    n_test: int = 1000  # held-out sentences it is scored on (of 1,706)
+    n_train: int = 2000  # sentences the logistic regression is fitted on (of the split's 6,805)
+    n_test: int = 1000  # held-out sentences it is scored on (of the split's 1,725)
     max_len: int = 64  # tokens per sentence; the sentences are short
     batch_size: int = 128  # sentences per forward pass
     c: float = 1.0  # inverse L2 strength of the logistic regression (sklearn's C), fixed on purpose

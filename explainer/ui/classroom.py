@@ -54,7 +54,7 @@ _sweep_lock = threading.Lock()
 
 
 def _settings(text: str, seed) -> Settings:
-    """The toy sentence masks what the paper's figure masks; any other sentence, 15% at random (Explore's default)."""
+    """The toy sentence masks what the paper's Figure 2 masks; any other sentence, 15% at random (Explore's default)."""
     if text.strip() == classroom.TOY_TEXT:
         return dataclasses.replace(classroom.TOY_SETTINGS, seed=int(seed or 0))
     return Settings(seed=int(seed or 0))
@@ -166,9 +166,7 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
             sweep_note = gr.HTML(elem_id="classroom-sweep-note")
         with gr.Tab("④ Efficiency", elem_id="classroom-efficiency-tab") as efficiency_tab:
             gr.Markdown(
-                "Same model size, same data, same compute, only the objective differs: ELECTRA-Small beats "
-                "BERT-Small by 4.8 GLUE points, and ELECTRA-Base beats BERT-Base by 2.9. ELECTRA-Small even beats "
-                f"GPT, trained with about 30× more compute.\n\nSource: {paper.SOURCE}, <{paper.SOURCE_URL}>. Your "
+                f"{paper.COMPARISON}\n\nSource: {paper.SOURCE}, <{paper.SOURCE_URL}>. Your "
                 "own race (right) is scored on this app's sentiment task after minutes of CPU training: compare "
                 "the two objectives with each other, not with the paper's numbers.")
             efficiency_plot = gr.Plot(show_label=False, elem_id="classroom-efficiency")
