@@ -204,3 +204,41 @@ def test_only_a_hub_model_asked_for_tries_the_network_and_fails_fast(space):
     assert time.perf_counter() - start < 10
     hosts = {line.split('"')[3] for line in outbound(log)}
     assert hosts == {"huggingface.co"}, hosts  # asked for, and only then
+
+
+# --- python -m explainer.deploy: exactly the files a Space runs (no hub call here) ------------------
+def test_a_deploy_uploads_the_app_and_nothing_from_runs_caches_or_tests():
+    from explainer.deploy import space_files, tracked_files
+
+    files = space_files(tracked_files())
+    assert {"app.py", "README.md", "requirements.txt"} <= set(files)
+    tops = {name.split("/")[0] for name in files}
+    assert tops == {"app.py", "README.md", "requirements.txt", "explainer", "training", "assets"}
+    assert "assets/model/discriminator/model.safetensors" in files and "explainer/ui/explore.py" in files
+    assert not [n for n in files if "__pycache__" in n or n.endswith(".pyc")]
+    # a stray file in an excluded place, or an untracked one in an included place, never goes
+    candidates = ["runs/x/checkpoint.pt", ".venv/lib/site.py", ".cache/a.npy", "tests/test_app.py",
+                  "bench/load.py", "explainer/__pycache__/x.pyc", "assets/model/README.md"]
+    assert space_files(candidates) == ["assets/model/README.md"]
+
+
+def test_files_too_large_for_plain_git_on_the_hub_are_marked_for_lfs():
+    from explainer.deploy import LFS_LIMIT, lfs_patterns, space_files, tracked_files, unmarked_large_files
+
+    files = space_files(tracked_files())
+    assert "*.safetensors" in lfs_patterns()
+    large = [n for n in files if (PROJECT / n).stat().st_size > LFS_LIMIT]
+    assert large  # the bundled weights: the reason the attributes exist
+    assert unmarked_large_files(files) == []
+
+
+def test_the_deploy_command_checks_the_space_name_and_lists_files_in_a_dry_run(capsys):
+    from explainer.deploy import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["not-a-space-name"])
+    assert "OWNER/SPACE" in str(exit_info.value)
+    main(["someone/electra-explainer", "--dry-run"])
+    out = capsys.readouterr().out.splitlines()
+    assert "app.py" in out and out[-1].endswith("would go to the Space someone/electra-explainer")
+    assert not any(line.startswith(("tests/", "runs/", "bench/")) for line in out)
