@@ -229,8 +229,8 @@ def temperature_sweep(pair, sentences: tuple[str, ...], temperatures: tuple[floa
     The mask and the generator's logits do not depend on the temperature, so they are computed once;
     only the sampling and the discriminator run per point. The weaker generator is the same network
     cut after its first layer (its LM head reads that layer's output), when it has two layers or more
-    (on the 3-layer generator of the bundled model's first phase that halved its top-1 accuracy; the
-    bundled generator itself has one layer, so its sweep has one generator).
+    (the bundled generator has three layers: its first layer alone is the weaker generator of the
+    paper's Figure 3 trade-off, against the same discriminator).
     """
     if pair.generator is None:
         raise ValueError(f"{pair.name} has no generator: the sweep needs one")

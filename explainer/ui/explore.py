@@ -30,8 +30,8 @@ was it **replaced** by the generator, or is it **original**? That judgement on e
 the hidden ones, is how ELECTRA learns more from each sentence than BERT does.
 """
 
-# Everyday sentences first: the bundled pair learned from film reviews, and the first example
-# (also the Classroom tab's lesson sentence) should show it on the rest of the language too.
+# Everyday sentences first (the bundled pair learned from broad English as well as film reviews);
+# the first example is also the Classroom tab's lesson sentence.
 EXAMPLES = [
     "The old fisherman repaired his boat before the storm arrived.",
     "The chef cooked a delicious meal for the guests at the restaurant.",
