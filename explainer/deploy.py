@@ -12,11 +12,12 @@ files over 10 MiB that git stores itself.
     python -m explainer.deploy OWNER/SPACE --dry-run    # list what would go, upload nothing
     HF_TOKEN=... python -m explainer.deploy OWNER/SPACE
 
-Left out: Space hardware and secrets (set them on the Space's settings page), and a GPU race on
-ZeroGPU. ZeroGPU lends a GPU per call of a function decorated `@spaces.GPU(duration=...)`: 60 s
-by default, at most a few minutes, from a quota per visitor. The Training tab's race is one
-background thread of several minutes, so it does not fit one call; cutting it into one GPU call
-per chunk of steps is not built. On a Space the race runs on the CPU.
+Left out: Space hardware and secrets (set them on the Space's settings page), and a race cut to
+ZeroGPU's rules. ZeroGPU lends a GPU per call of a function decorated `@spaces.GPU(duration=...)`:
+60 s by default, at most a few minutes, from a quota per visitor, and a longer duration is
+refused. The race job runs in one such call sized to its budget (training/race_manager.py), so on
+a ZeroGPU Space only races of a few minutes fit (the default CPU race takes 8); cutting a race
+into one call per chunk of steps is not built.
 """
 
 from __future__ import annotations
