@@ -109,7 +109,7 @@ def generator_input_html(explanation: Explanation, merged: bool = True) -> str:
             pieces.append('<span style="background: #333; color: #fff; border-radius: 4px; padding: 1px 6px; '
                           'font-family: ui-monospace, monospace; font-size: 0.9em">[MASK]</span>')
         elif any(p in kept for p in positions):
-            pieces.append(f'<span title="selected but left unmasked (15% of the selected, as in ELECTRA's official code)" '
+            pieces.append(f'<span title="selected but left unmasked (15% of the selected, as in the official ELECTRA code)" '
                           f'style="border-bottom: 2px dotted #333"><bdi>{esc(text)}</bdi></span>')
         else:
             pieces.append(f"<bdi>{esc(text)}</bdi>")

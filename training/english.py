@@ -239,7 +239,9 @@ def _blocked() -> tuple[frozenset[str], tuple[str, ...]]:
     """better-profanity's list less ALLOWED: single words, and multi-word phrases."""
     from importlib.resources import files
 
-    listed = files("better_profanity").joinpath("profanity_wordlist.txt").read_text(encoding="utf-8").split("\n")
+    import better_profanity  # only its word list is used
+
+    listed = files(better_profanity).joinpath("profanity_wordlist.txt").read_text(encoding="utf-8").split("\n")
     words = {w.strip().lower() for w in listed if w.strip()} - ALLOWED
     return frozenset(w for w in words if " " not in w), tuple(sorted(w for w in words if " " in w))
 
