@@ -6,7 +6,10 @@ makes the discriminator's job.
   what RTD (ELECTRA) is trained on — every non-padding position, target = original/replaced, one
   logit. The counts are the ones training logs as `supervised_positions`.
 - `walkthrough`: the states mask -> propose -> swap -> detect, each derived from the same
-  `Explanation` the Explore tab shows, so both tabs agree for the same sentence and seed.
+  `Explanation` the Explore tab shows, so both tabs agree for the same sentence and seed. Swap and
+  Detect state ELECTRA's labelling rule (paper, section 2; `_get_fake_data` in the official code):
+  a masked position where the generator drew the original token back is labelled original (0), not
+  replaced; `drawn_back` lists those positions.
 - `temperature_sweep`: held-out sentences corrupted by the pair's own generator at several
   temperatures (and by a weaker generator: the same one cut after its first layer); the fraction
   of tokens really replaced, and the discriminator's accuracy and ROC-AUC.
@@ -98,6 +101,59 @@ class WalkStep:
     proposals: tuple[MaskedPosition, ...] = ()  # propose/swap: the generator's guesses and the draw
     replaced: tuple[bool, ...] = ()  # swap/detect: the truth per token (1 = replaced)
     p_replaced: tuple[float, ...] = ()  # detect: the discriminator's verdict per token
+    drawn_back: tuple[int, ...] = ()  # swap/detect: masked positions where the draw was the original (label 0)
+
+
+def drawn_back(explanation: Explanation) -> tuple[int, ...]:
+    """Masked positions where the generator sampled the original token back: labelled original (0), not replaced.
+
+    ELECTRA's rule (paper, section 2; `_get_fake_data` in google-research/electra's run_pretraining.py labels
+    a masked position 1 only where the updated id differs from the input id): the same comparison the
+    pipeline's truth uses, read from the ids the discriminator saw.
+    """
+    return tuple(m.position for m in explanation.masked
+                 if explanation.corrupted_ids[m.position] == explanation.original_ids[m.position])
+
+
+MAX_NAMED = 4  # drawn-back tokens named in a paragraph; the rest are counted
+
+
+def _name_tokens(explanation: Explanation, positions: tuple[int, ...]) -> str:
+    """“the”, “##d” in “cooked”, …: each token as the walk-through shows it, with its word when it is a piece."""
+    names = []
+    for position in positions[:MAX_NAMED]:
+        token = explanation.tokens[position]
+        word = explanation.words[token.word] if token.word is not None else None
+        name = f"“{token.corrupted}”"
+        if word is not None and len(word.tokens) > 1:
+            name += f" in “{word.text}”"
+        names.append(name)
+    if len(positions) > MAX_NAMED:
+        names.append(f"{len(positions) - MAX_NAMED} more")
+    return ", ".join(names)
+
+
+def _label_rule(explanation: Explanation, back: tuple[int, ...]) -> str:
+    """The Detect step's statement of the rule and this sentence's count of drawn-back positions."""
+    chosen = len(explanation.masked)
+    k, really = len(back), len(explanation.masked) - len(back)
+    rule = ("The labels follow ELECTRA's rule: a token is labelled replaced (1) only if it differs from the "
+            "original, so a masked position where the generator happened to draw the original token back is "
+            "labelled original (0).")
+    masked = f"{_plural(chosen, 'token')} {'was' if chosen == 1 else 'were'} masked"
+    if k == 0:
+        count = (f"{masked}; the generator drew a different token there, so it counts as replaced (label 1)."
+                 if chosen == 1 else
+                 f"{masked}; the generator drew a different token at every masked position, so all {chosen} count "
+                 "as replaced (label 1).")
+    else:
+        where = ("there" if chosen == 1 else "at both of them" if k == chosen == 2 else
+                 f"at all {chosen} of them" if k == chosen else f"at {k} of them")
+        which = "that position counts" if k == 1 else "those positions count"
+        left = "no token is really replaced" if really == 0 else f"{_plural(really, 'token', 'is')} really replaced"
+        count = (f"{masked}; the generator drew the original token back {where} ({_name_tokens(explanation, back)}), "
+                 f"so {which} as original (label 0): {left}.")
+    return f"{rule} {count}"
 
 
 def _plural(n: int, word: str, verb: str = "") -> str:
@@ -135,8 +191,8 @@ def walkthrough(explanation: Explanation, vocab_size: int) -> tuple[WalkStep, ..
                           else t.original for t in tokens)
     corrupted = tuple(t.corrupted for t in tokens)
     truth = tuple(bool(t.replaced) for t in tokens)
-    swapped = tuple(m.position for m in explanation.masked if m.replaced)
-    same = len(chosen) - len(swapped)
+    back = drawn_back(explanation)
+    swapped = tuple(m.position for m in explanation.masked if m.position not in back)
     score = explanation.score()
 
     if hidden == len(chosen):
@@ -153,11 +209,26 @@ def walkthrough(explanation: Explanation, vocab_size: int) -> tuple[WalkStep, ..
                f"to each of the {vocab_size:,} tokens in its vocabulary (a softmax), trained like BERT to put the "
                "most on the original word. It is not trying to fool anyone: it just guesses as well as it can. "
                "The bars show its top guesses.")
-    same_note = (f" {_plural(same, 'draw')} gave back the original token, which is labelled original: there is "
-                 "nothing to detect there." if same else "")
+    if not swapped:
+        differ = ("The draw is the original token, so nothing is labelled replaced." if len(chosen) == 1 else
+                  f"None of the {len(chosen)} draws differs from the original, so nothing is labelled replaced.")
+    elif len(swapped) == len(chosen) == 1:
+        differ = "The draw differs from the original: that position is now labelled replaced (1)."
+    else:
+        differ = (f"{len(swapped)} of the {len(chosen)} draws {'differs' if len(swapped) == 1 else 'differ'} from "
+                  f"the original: {'that position is' if len(swapped) == 1 else 'those positions are'} now labelled "
+                  "replaced (1).")
+    same_note = ""
+    if back and len(chosen) == 1:
+        same_note = (f" By ELECTRA's rule that position ({_name_tokens(explanation, back)}) is labelled original (0), "
+                     "not replaced: the generator happened to draw the original token back, so nothing changed there.")
+    elif back:
+        which = "that position is" if len(back) == 1 else "those positions are"
+        same_note = (f" At {_plural(len(back), 'position')} ({_name_tokens(explanation, back)}) the generator "
+                     f"happened to draw the original token back: by ELECTRA's rule {which} labelled original (0), "
+                     "not replaced, since nothing changed there.")
     swap = (f"One token is drawn at random from each of those distributions (a sample, not the top guess) and "
-            f"written into the sentence. {len(swapped)} of the {len(chosen)} draws differ from the original: those "
-            f"positions are now labelled replaced.{same_note} The discriminator reads only this corrupted sentence.")
+            f"written into the sentence. {differ}{same_note} The discriminator reads only this corrupted sentence.")
     ranked = sorted((t for t in tokens if not t.special), key=lambda t: -t.p_replaced)[:max(1, score["replaced"])]
     hits = sum(bool(t.replaced) for t in ranked)
     named = ", ".join(f"“{t.corrupted}” ({t.p_replaced:.0%})" for t in ranked)
@@ -167,15 +238,16 @@ def walkthrough(explanation: Explanation, vocab_size: int) -> tuple[WalkStep, ..
     detect = (f"The discriminator, a full-size encoder, reads the corrupted sentence and gives every token one "
               f"number: the probability that it was replaced. Its loss covers all {len(tokens)} positions ([CLS] "
               f"and [SEP] included), not only the {len(chosen)} masked ones: that is why ELECTRA learns more from "
-              f"each sentence than BERT. Here it flagged {score['caught']} of the {score['replaced']} replacements "
+              f"each sentence than BERT. {_label_rule(explanation, back)} Here it flagged {score['caught']} of the "
+              f"{score['replaced']} replacements "
               f"(P > 50%) and raised {_plural(score['false_alarms'], 'false alarm')}; {suspects} After "
               "pretraining the generator is thrown away and this discriminator is fine-tuned.")
     return (
         WalkStep(1, "mask", "Mask", mask, masked_tokens, chosen),
         WalkStep(2, "propose", "Propose", propose, masked_tokens, chosen, explanation.masked),
-        WalkStep(3, "swap", "Swap", swap, corrupted, swapped, explanation.masked, truth),
+        WalkStep(3, "swap", "Swap", swap, corrupted, swapped, explanation.masked, truth, drawn_back=back),
         WalkStep(4, "detect", "Detect", detect, corrupted, tuple(t.position for t in tokens if not t.special),
-                 explanation.masked, truth, tuple(t.p_replaced for t in tokens)),
+                 explanation.masked, truth, tuple(t.p_replaced for t in tokens), back),
     )
 
 

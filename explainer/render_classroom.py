@@ -1,8 +1,10 @@
 """Classroom results -> escaped HTML (no gradio here), in the style and colours of `explainer.render`.
 
 MLM (BERT) is drawn in blue, RTD (ELECTRA) in orange throughout; P(replaced) keeps Explore's white ->
-red scale and its borders (thick = really replaced, dashed = masked but drew the original). Every
-token, sentence and answer passes through `render.esc`. Presenter mode is a body class
+red scale and its borders (thick = really replaced, dashed = masked but drew the original). A position
+where the generator drew the original back (`WalkStep.drawn_back`) also gets a "drew back" badge, a
+tooltip and an aria-label: label 0, not replaced. Every token, sentence and answer passes through
+`render.esc`. Presenter mode is a body class
 (`ee-present`) that `CLASSROOM_CSS` turns into a full-screen, large-type, black-on-white view.
 The efficiency chart lives with its data in `explainer.paper`.
 """
@@ -43,6 +45,35 @@ def _token(text: str, style: str = "", cls: str = "", title: str = "") -> str:
 
 def _special_style() -> str:
     return f"color: {MUTED}; border-style: dotted; font-size: 0.85em"
+
+
+DRAWN_BACK = "masked, but the generator drew the original back: label 0"  # tooltip and aria-label
+DRAWN_BACK_BORDER = "2px dashed #777"  # Explore's mark for the same positions (`render.legend_html`)
+COLUMN = "display: inline-flex; flex-direction: column; align-items: center; margin: 0 3px"  # a token, a note below
+
+
+def _badge() -> str:
+    """The small "drew back" tag under a drawn-back token (dashed like its outline, no colour of its own)."""
+    return ('<span class="ee-badge" style="border: 1px dashed #555; border-radius: 999px; padding: 0 5px; '
+            'color: #333; font-size: 0.95em">drew back</span>')
+
+
+def _drawn_back(chip: str) -> str:
+    """A token chip wrapped as a labelled group: screen readers and tooltips say what the mark means."""
+    return (f'<span class="ee-drawn-back" role="group" aria-label="{esc(DRAWN_BACK)}" title="{esc(DRAWN_BACK)}" '
+            f'style="display: inline-block; vertical-align: top">{chip}</span>')
+
+
+def _label_legend() -> str:
+    """What the Detect step's outlines mean as training labels (the colour scale is `render.legend_html`'s)."""
+    sample = "border-radius: 4px; padding: 0 6px"
+    return (f'<div class="ee-label-legend" style="{FONT}; font-size: 0.85em; margin-top: 4px; '
+            f'display: flex; flex-wrap: wrap; gap: 6px 18px; align-items: center">'
+            f'<span>Labels the discriminator is trained on:</span>'
+            f'<span><span style="border: 3px solid #111; {sample}">word</span> replaced: label 1</span>'
+            f'<span><span style="border: {DRAWN_BACK_BORDER}; {sample}">word</span> {_badge()} {esc(DRAWN_BACK)}, '
+            f'not replaced</span>'
+            f'<span><span style="border: 1px solid #ccc; {sample}">word</span> not masked: label 0</span></div>')
 
 
 # --- supervised positions ------------------------------------------------------------------------
@@ -128,24 +159,33 @@ def _progress(step: WalkStep) -> str:
 def _walk_tokens(step: WalkStep) -> str:
     focus = set(step.focus)
     drawn = {m.position: m for m in step.proposals}
+    back = set(step.drawn_back)
     chips = []
     for position, token in enumerate(step.tokens):
         special = token in ("[CLS]", "[SEP]")
         if step.name == "detect":
             p = step.p_replaced[position]
             replaced = step.replaced[position]
+            title = f"P(replaced) = {p:.3f}"
+            if position in back or (position in drawn and not replaced):  # label 0, apart from both others
+                chips.append(_drawn_back(_chip(esc(token), p_colour(p), f"{pct(p)} · {_badge()}",
+                                               f"{title} · {esc(DRAWN_BACK)}", DRAWN_BACK_BORDER, p > 0.6)))
+                continue
             below = pct(p) + (f" · was <b>{esc(drawn[position].original)}</b>" if replaced else "")
-            border = "3px solid #111" if replaced else "2px dashed #777" if position in drawn else "1px solid #ccc"
-            chips.append(_chip(esc(token), p_colour(p), below, f"P(replaced) = {p:.3f}", border, p > 0.6))
+            border = "3px solid #111" if replaced else "1px solid #ccc"
+            chips.append(_chip(esc(token), p_colour(p), below, title, border, p > 0.6))
         elif token == MASK:
             chips.append(_token(token, "background: #333; color: #fff; font-family: ui-monospace, monospace", "ee-mask"))
         elif step.name == "swap" and position in drawn:
             m = drawn[position]
-            style = ("border: 3px solid #111; font-weight: bold; background: #fde0d2" if m.replaced
-                     else "border: 2px dashed #777")
-            note = f"was {m.original}" if m.replaced else "drew the original"
-            chips.append(f'<span style="display: inline-flex; flex-direction: column; align-items: center">'
-                         f'{_token(token, style)}<span style="font-size: 0.75em">{esc(note)}</span></span>')
+            if position in back or not m.replaced:
+                chip = _token(token, f"border: {DRAWN_BACK_BORDER}", "", DRAWN_BACK)
+                note = f'<span style="font-size: 0.75em">{_badge()} label 0</span>'
+                chips.append(_drawn_back(f'<span style="{COLUMN}">{chip}{note}</span>'))
+                continue
+            style = "border: 3px solid #111; font-weight: bold; background: #fde0d2"
+            chips.append(f'<span style="{COLUMN}">'
+                         f'{_token(token, style)}<span style="font-size: 0.75em">was {esc(m.original)}</span></span>')
         else:
             underline = "border-bottom: 3px dotted #111" if position in focus else ""
             chips.append(_token(token, _special_style() if special else underline))
@@ -180,7 +220,7 @@ def walk_step_html(step: WalkStep) -> str:
     if step.name in ("propose", "swap"):
         state += _proposal_bars(step)
     if step.name == "detect":
-        state += legend_html()
+        state += legend_html() + _label_legend()
     return (f'<div class="ee-c ee-step" data-step="{step.name}" style="{FONT}">{_progress(step)}'
             f'<h3 style="margin: 4px 0">Step {step.number} of {len(STEP_NAMES)}: {step.title}</h3>'
             f'<p class="ee-para">{esc(step.paragraph)}</p>{state}</div>')
