@@ -30,8 +30,7 @@ was it **replaced** by the generator, or is it **original**? That judgement on e
 the hidden ones, is how ELECTRA learns more from each sentence than BERT does.
 """
 
-# Everyday sentences first (the bundled pair learned from broad English as well as film reviews);
-# the first example is also the Classroom tab's lesson sentence.
+# Everyday sentences first; the first example is also the Classroom tab's lesson sentence.
 EXAMPLES = [
     "The old fisherman repaired his boat before the storm arrived.",
     "The chef cooked a delicious meal for the guests at the restaurant.",
