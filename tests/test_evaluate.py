@@ -81,7 +81,7 @@ def test_the_bundled_pair_detects_its_own_generators_replacements(bundled):
     generator, discriminator, tokenizer = bundled
     assert embeddings_shared(generator, discriminator)
     result = detection(generator, discriminator, tokenizer, data_lib.load_imdb().heldout, n_blocks=32, seed=0)
-    assert result["auc"] > 0.85  # 32 blocks; the card's 0.91 is over 192, and ~0.91 over the whole split
+    assert result["auc"] > 0.75  # 32 blocks; the card's 0.81 is over 992 (seed 0)
     assert 0.08 < result["replaced_fraction"] < 0.15
 
 
