@@ -9,6 +9,7 @@ only a ZeroGPU Space provides) and needs no pin.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.metadata
 import re
 import sys
@@ -75,9 +76,14 @@ def third_party_imports(paths: list[str]) -> dict[str, set[str]]:
     return found
 
 
+@functools.lru_cache(maxsize=1)
+def _installed() -> dict[str, list[str]]:
+    return importlib.metadata.packages_distributions()  # reads every installed package's metadata: once
+
+
 def distribution(module: str) -> str:
     """The distribution that provides an import name (installed), else the name itself."""
-    candidates = importlib.metadata.packages_distributions().get(module, [])
+    candidates = _installed().get(module, [])
     return normal(candidates[0]) if candidates else normal(module)
 
 
