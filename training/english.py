@@ -275,33 +275,30 @@ def documents(source: Source, root: Path | None = None) -> list[str]:
     return [doc for doc in (clean_document(lines) for lines in PARSERS[source.name](files)) if len(doc.split()) >= 3]
 
 
-@lru_cache(maxsize=2)
-def load_english(names: tuple[str, ...] = SOURCE_NAMES):
-    """The broad English corpus: every source's documents, each split 95/5 by a hash of its text."""
-    from training.data import Corpus, _split
+def split_sources(names: tuple[str, ...] = SOURCE_NAMES) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """{source: (train, held-out documents)}, each source split 95/5 by a hash of its text."""
+    from training.data import _split
 
     unknown = set(names) - set(SOURCE_NAMES)
     if unknown:
         raise ValueError(f"unknown English source(s) {sorted(unknown)}; choose from {', '.join(SOURCE_NAMES)}")
-    train, heldout = [], []
-    for source in SOURCES:
-        if source.name in names:
-            t, h = _split(documents(source), HELDOUT_PERCENT)
-            train += t
-            heldout += h
-    return Corpus("english", tuple(dict.fromkeys(train)), tuple(dict.fromkeys(heldout)))
+    return {source.name: _split(documents(source), HELDOUT_PERCENT) for source in SOURCES if source.name in names}
+
+
+@lru_cache(maxsize=2)
+def load_english(names: tuple[str, ...] = SOURCE_NAMES):
+    """The broad English corpus: every source's documents, each split 95/5 by a hash of its text."""
+    from training.data import Corpus
+
+    parts = split_sources(names).values()
+    return Corpus("english", tuple(dict.fromkeys(t for train, _ in parts for t in train)),
+                  tuple(dict.fromkeys(h for _, heldout in parts for h in heldout)))
 
 
 def stats(names: tuple[str, ...] = SOURCE_NAMES) -> list[dict]:
     """Per source: documents and words, train and held-out (for the README and the model card)."""
-    from training.data import _split
-
-    rows = []
-    for source in SOURCES:
-        if source.name in names:
-            train, heldout = _split(documents(source), HELDOUT_PERCENT)
-            rows.append({"source": source.name, "package": f"{source.registry}:{source.package}=={source.version}",
-                         "licence": source.licence, "train_documents": len(train), "heldout_documents": len(heldout),
-                         "train_words": sum(len(t.split()) for t in train),
-                         "heldout_words": sum(len(t.split()) for t in heldout)})
-    return rows
+    by_name = {source.name: source for source in SOURCES}
+    return [{"source": name, "package": f"{by_name[name].registry}:{by_name[name].package}=={by_name[name].version}",
+             "licence": by_name[name].licence, "train_documents": len(train), "heldout_documents": len(heldout),
+             "train_words": sum(len(t.split()) for t in train), "heldout_words": sum(len(t.split()) for t in heldout)}
+            for name, (train, heldout) in split_sources(names).items()]
