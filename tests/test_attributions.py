@@ -111,4 +111,6 @@ def test_completeness_holds_for_a_sharply_nonlinear_discriminator(tiny_pair, exp
     gap = result.logit - result.baseline_logit
     assert abs(gap) > 0.1  # a real signal to split among the tokens
     assert abs(result.delta) < 0.01 * abs(gap)
-    assert sum(result.scores) == pytest.approx(gap + result.delta, rel=1e-5)
+    # captum sums the float32 attributions itself: agreement to float32 rounding of the row's scale
+    scale = sum(abs(s) for s in result.scores)
+    assert sum(result.scores) == pytest.approx(gap + result.delta, abs=1e-5 * scale + 1e-7)

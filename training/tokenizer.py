@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -66,9 +67,19 @@ def load_tokenizer(spec: str, training_texts: Sequence[str] | None = None, cache
         if folder is not None and (folder / "tokenizer.json").exists():
             return AutoTokenizer.from_pretrained(folder)
         tokenizer = train_wordpiece(training_texts, vocab_size)
-        if folder is not None:
-            tokenizer.save_pretrained(folder)
-        return tokenizer
+        if folder is None:
+            return tokenizer
+        # Another process may be training the same tokenizer: the first folder to land wins and
+        # everyone loads it (ties among tokens may be numbered differently from one training to the next).
+        tmp = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
+        tokenizer.save_pretrained(tmp)
+        if folder.exists() and not (folder / "tokenizer.json").exists():
+            shutil.rmtree(folder, ignore_errors=True)  # torn by a killed run (before saves were atomic)
+        try:
+            tmp.rename(folder)  # atomic; refused when the folder is already there
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return AutoTokenizer.from_pretrained(folder)
     if Path(spec).is_dir():
         return AutoTokenizer.from_pretrained(spec)
     if os.environ.get("HF_HUB_OFFLINE") == "1":
