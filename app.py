@@ -23,7 +23,7 @@ from explainer import api  # noqa: E402
 from explainer.ui import queues  # noqa: E402
 from explainer.ui.classroom import build_classroom  # noqa: E402
 from explainer.ui.explore import build_explore  # noqa: E402
-from explainer.ui.training_tab import MANAGER, build_training, latest_race  # noqa: E402
+from explainer.ui.training_tab import MANAGER, build_training, latest_race, measured_gaps  # noqa: E402
 
 CACHE_MAX_AGE_S = 3600  # gradio's copies of uploads and downloads: checked and deleted hourly
 
@@ -32,7 +32,7 @@ with gr.Blocks(title="ELECTRA Explainer", delete_cache=(CACHE_MAX_AGE_S, CACHE_M
     with gr.Tab("Explore"):
         build_explore(demo)
     with gr.Tab("Classroom"):
-        build_classroom(demo, latest_race=latest_race)
+        build_classroom(demo, latest_race=latest_race, measured_gaps=measured_gaps)
     with gr.Tab("Training"):
         build_training(demo)
     gr.api(api.explain, api_name="explain", **queues.EXPLAIN)

@@ -85,15 +85,29 @@ def race_points(race: dict | None) -> tuple[RacePoint, ...]:
 COLOURS = {"RTD": "#e6550d", "MLM": "#2166ac", "LM": "#767676"}  # as the classroom's other views
 
 
-def efficiency_figure(race: dict | None = None):
-    """Left: the paper's points (log FLOPs vs GLUE). Right: the user's race, or "no race yet"."""
+def my_gap(race: dict | None) -> dict | None:
+    """{"flops", "gap"} of a race with both final probes (accuracy 0..1 or percent), else None."""
+    points = {p.objective: p for p in race_points(race)}
+    if "RTD" not in points or "MLM" not in points:
+        return None
+    return {"flops": points["RTD"].flops, "gap": (points["RTD"].accuracy - points["MLM"].accuracy) / 100}
+
+
+def efficiency_figure(race: dict | None = None, groups: list[dict] | None = None):
+    """Left: the paper's points (log FLOPs vs GLUE). Right: this app's measured races, ELECTRA − BERT-style
+    by budget (`groups`, training.race_record.gaps_by_budget: shipped with the app), and the user's own
+    race when there is one; "no race yet" when there is neither."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
     from explainer.render import esc
+    from explainer.render_training import gap_traces
 
-    figure = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.1, subplot_titles=(
-        "The paper: GLUE dev score vs. pretraining compute", "Your race: downstream accuracy vs. compute"))
+    mine = my_gap(race)
+    right = ("This app's races: ELECTRA − BERT-style" + (" (★ yours)" if mine else " (measured, shipped)")
+             if groups or mine else "Your race: ELECTRA − BERT-style")
+    figure = make_subplots(rows=1, cols=2, column_widths=[0.58, 0.42], horizontal_spacing=0.1, subplot_titles=(
+        "The paper: GLUE dev score vs. pretraining compute", right))
     for objective, name in (("RTD", "ELECTRA (RTD)"), ("MLM", "BERT (MLM)"), ("LM", "ELMo / GPT (language models)")):
         points = [p for p in PAPER_POINTS if p.objective == objective]
         figure.add_trace(go.Scatter(
@@ -112,16 +126,14 @@ def efficiency_figure(race: dict | None = None):
     figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=1, range=[17.8, 20.3])
     figure.update_yaxes(title_text="GLUE dev score", row=1, col=1, range=[69, 88])
 
-    points = race_points(race)
-    if points:
-        for p in points:
-            figure.add_trace(go.Scatter(
-                x=[p.flops], y=[p.accuracy], mode="markers+text", text=[esc(p.objective)], name=f"your {esc(p.objective)}",
-                textposition="middle right", marker=dict(size=14, color=COLOURS.get(p.objective, "#333"),
-                                                         symbol="diamond" if p.objective == "RTD" else "circle"),
-                hovertemplate="%{text}: %{x:.2e} FLOPs, %{y:.1f}%<extra></extra>", showlegend=False), 1, 2)
-        figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=2)
-        figure.update_yaxes(title_text="accuracy on the built-in sentiment task (%)", row=1, col=2)
+    traces = gap_traces(groups or [], mine)
+    if traces:
+        for trace in traces:
+            figure.add_trace(trace, 1, 2)
+        figure.add_hline(y=0, line=dict(color="#767676", dash="dot"), row=1, col=2)
+        figure.update_xaxes(type="log", title_text="pretraining FLOPs per objective (log scale)", row=1, col=2,
+                            exponentformat="power")
+        figure.update_yaxes(title_text="ELECTRA − BERT-style probe accuracy (points)", row=1, col=2, zeroline=False)
     else:
         left, right = figure.layout.xaxis2.domain  # paper coordinates: an empty subplot has no axes to refer to
         figure.add_annotation(text="No race yet.<br>Run a race in the Training tab<br>and it appears here.",

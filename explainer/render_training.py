@@ -22,6 +22,7 @@ from plotly.subplots import make_subplots
 from explainer.paper import PAPER_POINTS, SHORT_SOURCE
 from explainer.render import FONT, esc
 from training.race import stats
+from training.race_record import budget_text
 from training.race_settings import CPU_RACE_FLOPS, CPU_RACE_MINUTES, MEASURED_RACE_MINUTES, matches_defaults
 
 RTD_COLOUR, MLM_COLOUR, FLOOR_COLOUR = "#e6550d", "#2166ac", "#767676"  # as the Classroom's views
@@ -327,3 +328,91 @@ def campaign_html(campaign: dict | None) -> str:
     return (f'<div style="{FONT}" id="race-campaign"><table style="border-collapse:collapse;font-size:0.92em">'
             f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
             f'<p style="color:#555;margin:4px 0 0">{esc(caption)}</p></div>')
+
+
+def replay_status_html(snapshot: dict, record: dict, playing: bool) -> str:
+    """Where a replay stands: playing or paused, each objective's step, the race clock, the probes so far."""
+    position, events = snapshot["progress"], snapshot["events"]
+    parts = [f"{objective.upper()} step {events[objective][-1]['step']:,}" for objective in ("rtd", "mlm")
+             if events.get(objective)]
+    head = "▶ Replaying" if playing and position < 1 else ("✓ End of the recording" if position >= 1 else "⏸ Paused")
+    probes = len(snapshot["probes"])
+    clock = f"race clock {_clock(snapshot['elapsed'])} of {_clock(record.get('elapsed') or 0)}"
+    line = " · ".join([head, f"{100 * position:.0f}%", *parts, clock,
+                       f"{probes} probe{'s' if probes != 1 else ''} so far" if position < 1 else f"{probes} probes"])
+    settings = record["settings"]
+    when = f" on {esc(str(record['started'])[:10])}" if record.get("started") else ""
+    corpus = str(settings.get("corpus") or "")
+    corpus = corpus if corpus.replace("+", "").isalpha() else "uploaded"  # never a server path
+    detail = (f"Recorded race “{esc(record['title'])}”: {esc(settings['preset'])} preset, {esc(corpus)} text"
+              f", seed {settings['seed']}, budget {esc(budget_text(settings))}, pace: equal {esc(settings['pace'])}; "
+              f"run on {esc(record.get('device') or 'an unknown device')}{when}")
+    about = f'<p style="margin: 2px 0 0; color: #555">{esc(record["description"])}</p>' if record.get("description") else ""
+    return (f'<div style="{FONT}" id="replay-status"><p id="replay-status-line" style="font-size: 1.05em; margin: 0">'
+            f"<b>{esc(line)}</b></p><p style=\"margin: 2px 0 0; color: #555\">{detail}</p>{about}</div>")
+
+
+def _paper_gaps() -> list[tuple[str, float, float]]:
+    """(label, FLOPs, ELECTRA - BERT in GLUE points) for the paper's same-compute pairs."""
+    glue = {p.model: p for p in PAPER_POINTS}
+    return [(size, glue[f"ELECTRA-{size}"].train_flops, glue[f"ELECTRA-{size}"].glue - glue[f"BERT-{size}"].glue)
+            for size in ("Small", "Base") if f"ELECTRA-{size}" in glue and f"BERT-{size}" in glue]
+
+
+def gap_traces(groups: list[dict], mine: dict | None = None) -> list[go.Scatter]:
+    """This app's races per budget (every seed, and their mean ± sd) and the user's own race (a star)."""
+    traces = []
+    if groups:
+        traces.append(go.Scatter(
+            x=[g["flops"] for g in groups for _ in g["gaps"]], y=[100 * v for g in groups for v in g["gaps"]],
+            mode="markers", name="one race (one seed)", marker=dict(color=RTD_COLOUR, size=7, opacity=0.45),
+            hovertemplate="%{x:.1e} FLOPs: %{y:+.1f} points<extra>one seed</extra>"))
+        traces.append(go.Scatter(
+            x=[g["flops"] for g in groups], y=[100 * g["mean"] for g in groups], mode="markers",
+            name="this app's races: mean ± sd over seeds", marker=dict(color=RTD_COLOUR, size=13, symbol="diamond"),
+            error_y=dict(type="data", array=[100 * g["sd"] for g in groups], visible=True, color=RTD_COLOUR),
+            customdata=[g["n"] for g in groups],
+            hovertemplate="%{x:.1e} FLOPs: %{y:+.1f} points over %{customdata} seeds<extra></extra>"))
+    if mine is not None:
+        traces.append(go.Scatter(
+            x=[mine["flops"]], y=[100 * mine["gap"]], mode="markers", name="your race (Training tab)",
+            marker=dict(color="#111", size=16, symbol="star"),
+            hovertemplate="your race: %{x:.1e} FLOPs, %{y:+.1f} points<extra></extra>"))
+    return traces
+
+
+def gaps_caption(groups: list[dict]) -> str:
+    """The figures behind the gap chart in one sentence (escaped text)."""
+    if not groups:
+        return ""
+    parts = [f"{g['flops']:.1e} FLOPs: {100 * g['mean']:+.1f}".replace("e+", "e")
+             + (f" ± {100 * g['sd']:.1f} points over {g['n']} seeds" if g["n"] > 1 else " points (1 seed)")
+             for g in groups]
+    paper = "; ".join(f"{size} +{gap:.1f}" for size, _, gap in _paper_gaps())
+    return esc(f"ELECTRA − BERT-style probe accuracy with the default recipe, by budget per objective: "
+               f"{'; '.join(parts)}. The paper's same-compute pairs, on GLUE at 1e18 FLOPs and more: {paper}.")
+
+
+def gap_figure(groups: list[dict], mine: dict | None = None, height: int = 420) -> go.Figure:
+    """ELECTRA − BERT-style against pretraining FLOPs: this app's races per budget (every seed, their
+    mean ± sd), the user's own race when there is one, and the paper's same-compute pairs for scale."""
+    figure = go.Figure()
+    figure.add_hline(y=0, line=dict(color=FLOOR_COLOUR, dash="dot"))
+    for trace in gap_traces(groups, mine):
+        figure.add_trace(trace)
+    paper = _paper_gaps()
+    figure.add_trace(go.Scatter(
+        x=[f for _, f, _ in paper], y=[g for _, _, g in paper], mode="markers+text",
+        name="the paper: ELECTRA − BERT, GLUE points (for scale)", text=[f"{s}: +{g:.1f}" for s, _, g in paper],
+        textposition="middle left", marker=dict(color=MLM_COLOUR, size=12, symbol="diamond-open", line=dict(width=2)),
+        hovertemplate="the paper, %{text}: %{x:.1e} FLOPs<extra>GLUE dev, not this app's task</extra>"))
+    if not groups and mine is None:
+        figure.add_annotation(text="No measured race is installed.", xref="paper", yref="paper", x=0.3, y=0.5,
+                              showarrow=False, font=dict(size=14, color="#555"))
+    figure.update_xaxes(type="log", title_text="pretraining FLOPs per objective (log scale)", exponentformat="power",
+                        range=[12.7, 20.3])
+    figure.update_yaxes(title_text="ELECTRA − BERT-style (points)", zeroline=False)
+    figure.update_layout(title="Where does ELECTRA pull ahead? The gap at each budget measured")
+    figure = _layout(figure, height)
+    figure.update_layout(legend=dict(orientation="h", y=-0.25))
+    return figure

@@ -276,6 +276,10 @@ def test_one_race_per_server_and_stop_keeps_a_loadable_checkpoint(tmp_path):
     assert f"{race.folder.name}/rtd/discriminator/model.safetensors" in names
     assert f"{race.folder.name}/mlm/encoder/config.json" in names and not any(n.endswith(".pt") for n in names)
     assert (race.folder / "metrics.csv").exists()
+    from training.race_record import load_record
+
+    record = load_record(race.folder / "record.json")  # the Training tab can replay it
+    assert record["status"] == "stopped" and record["steps"] == steps
     second = manager.start(tiny(amount=2, probe_every=0, seed=1))
     assert manager.wait(60) and second.status == "finished" and second.folder != race.folder
 
@@ -424,6 +428,9 @@ def test_the_race_cli_runs_seeds_and_writes_a_summary(tmp_path, capsys):
     assert summary["probe"]["rtd_minus_mlm"]["n"] == 2 and summary["finetune"] is None
     assert "linear probe over 2 seeds" in printed and "the paper's result (GLUE dev, not this task)" in printed
     assert "ELECTRA-Small 79.9 vs BERT-Small 75.1" in printed
+    from training.race_record import load_record
+
+    assert all(load_record(tmp_path / f"seed-{seed}" / "record.json")["settings"]["seed"] == seed for seed in (0, 1))
     main(argv)  # finished seeds with the same settings are reused, not retrained
     assert capsys.readouterr().out.count("finished before, reusing") == 2
 

@@ -1,4 +1,4 @@
-"""CLI: python -m training pretrain | compare | race | finetune | evaluate | export | corpus  (--help on each)."""
+"""CLI: python -m training pretrain | compare | race | record | finetune | evaluate | export | corpus  (--help on each)."""
 
 from __future__ import annotations
 
@@ -165,6 +165,7 @@ def cmd_race(args: argparse.Namespace) -> None:
     """One race per seed in OUT/seed-N (a finished one is reused), then OUT/summary.json and a table."""
     from training.finetune import FinetuneConfig
     from training.race import OBJECTIVES, Race, aggregate, finetune_encoders
+    from training.race_record import build_record, write_record
 
     base = race_settings(args)
     base.validate()
@@ -188,6 +189,7 @@ def cmd_race(args: argparse.Namespace) -> None:
 
             summary = race.run(on_step=show)
             bar.close()
+            write_record(build_record(folder), folder / "record.json")  # replayable in the Training tab
         if args.finetune:  # kept in race.json under extras.finetune, as the Training tab does
             config = FinetuneConfig(epochs=args.finetune_epochs, seed=seed)
             done = previous.get("extras", {}).get("finetune", {})
@@ -208,6 +210,16 @@ def cmd_race(args: argparse.Namespace) -> None:
     print(_race_table(summaries, result["probe"], result["finetune"]))
     print(f"for scale, the paper's result (GLUE dev, not this task): {_paper_line()}")
     print(f"wrote {out / 'summary.json'}")
+
+
+def cmd_record(args: argparse.Namespace) -> None:
+    """A race folder -> one small replayable record (e.g. into assets/races/)."""
+    from training.race_record import build_record, write_record
+
+    record = build_record(args.race, title=args.title, description=args.description or "")
+    path = write_record(record, args.out)
+    points = ", ".join(f"{o}: {len(e)} points of {record['steps'][o]:,} steps" for o, e in record["events"].items())
+    print(f"wrote {path} ({path.stat().st_size / 1024:.0f} KB; {points}; {len(record['probes'])} probes)")
 
 
 # --- corpus: the built-in broad English corpus's source archives (training/english.py) ------------
@@ -311,6 +323,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out")
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("record", help="a race folder as one small record the Training tab replays")
+    p.add_argument("race", help="one race's folder (race.json, rtd/, mlm/), e.g. OUT/seed-0")
+    p.add_argument("--out", required=True, help="the record file, e.g. assets/races/NAME.json")
+    p.add_argument("--title", help="the name shown in the replay list (default: preset, budget, seed, device)")
+    p.add_argument("--description", help="one or two sentences shown under the replay")
+    p.set_defaults(func=cmd_record)
 
     p = sub.add_parser("corpus", help="the built-in broad English corpus: fetch its sources, or count them")
     corpus_sub = p.add_subparsers(dest="action", required=True)

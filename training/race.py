@@ -103,7 +103,7 @@ class Race:
         self.started_at = self.ended_at = None
         self._clock_start: float | None = None
         self._clock_end: float | None = None
-        self.device = describe_device(settings.device)
+        self.device = describe_device(settings.device, settings.threads)
         self.runners = {o: _Runner(o, settings.train_config(o, limits), self.folder / o, self._stop.is_set)
                         for o in OBJECTIVES}
         self.probes: list[dict] = []  # {"objective", "step", "flops", "tokens", "accuracy", ...}

@@ -31,10 +31,12 @@ from pathlib import Path
 
 from training.data import MAX_UPLOAD_BYTES, load_text_file
 from training.race import OBJECTIVES, Race, finetune_encoders
+from training.race_record import RecordError, build_record, write_record
 from training.race_settings import RaceLimits, RaceSettings
 from training.trainer import read_metrics
 
 UPLOAD_SUFFIXES = (".txt", ".jsonl")
+RECORD_NAME = "record.json"  # a finished race's replayable record, beside race.json
 UPLOAD_PREFIX = "electra-upload-"  # the temporary folder holding a running race's copy of an upload
 
 
@@ -222,7 +224,9 @@ class RaceManager:
             try:
                 write_metrics_csv(race, race.folder / "metrics.csv")
                 zip_models(race, race.folder / "models.zip")
-            except OSError as error:  # a full disk must not leave the job marked busy
+                if any(r.events for r in race.runners.values()):  # the Training tab can replay it
+                    write_record(build_record(race.folder), race.folder / RECORD_NAME)
+            except (OSError, RecordError) as error:  # a full disk must not leave the job marked busy
                 race.extras["export_error"] = str(error)
             self.job = None
             race.version += 1  # viewers: the files are ready and the server is free

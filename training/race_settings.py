@@ -176,9 +176,10 @@ def use_cuda(device: str) -> bool:
     return device == "cuda" or (device == "auto" and torch.cuda.is_available())
 
 
-def describe_device(device: str = "auto") -> str:
-    """What "auto" (or the user's choice) resolves to, in words."""
+def describe_device(device: str = "auto", threads: int | None = None) -> str:
+    """What "auto" (or the user's choice) resolves to, in words; `threads`: the race's CPU threads
+    when it sets them (otherwise torch's current number)."""
     if use_cuda(device):
         return f"GPU ({torch.cuda.get_device_name(0)}), bf16 autocast"
-    threads = torch.get_num_threads()
+    threads = threads or torch.get_num_threads()
     return f"CPU ({threads} thread{'s' if threads > 1 else ''})" + ("; no CUDA device found" if device == "auto" else "")

@@ -133,8 +133,10 @@ def next_question(state: dict, delta: int = 1):
 
 # --- layout --------------------------------------------------------------------------------------
 
-def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = lambda: None) -> None:
-    """The tab's components and events. `latest_race` returns the Training tab's last race (or None)."""
+def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = lambda: None,
+                    measured_gaps: Callable[[], list[dict]] = lambda: []) -> None:
+    """The tab's components and events. `latest_race` returns the Training tab's last race (or None);
+    `measured_gaps` the shipped races' ELECTRA − BERT-style gaps per budget (the Efficiency view)."""
     gr.HTML(f"<style>{view.CLASSROOM_CSS}</style>", js_on_load=None)
     gr.Markdown(LESSON)
     model = gr.State(models.default_model())
@@ -166,9 +168,11 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
             sweep_note = gr.HTML(elem_id="classroom-sweep-note")
         with gr.Tab("④ Efficiency", elem_id="classroom-efficiency-tab") as efficiency_tab:
             gr.Markdown(
-                f"{paper.COMPARISON}\n\nSource: {paper.SOURCE}, <{paper.SOURCE_URL}>. Your "
-                "own race (right) is scored on this app's sentiment task after minutes of CPU training: compare "
-                "the two objectives with each other, not with the paper's numbers.")
+                f"{paper.COMPARISON}\n\nSource: {paper.SOURCE}, <{paper.SOURCE_URL}>. **Right:** this app's own "
+                "races on this CPU (measured and shipped with the app): ELECTRA's encoder minus the BERT-style one, "
+                "in points of accuracy on the built-in sentiment probe, at each budget, every seed a dot; a race you "
+                "run in the Training tab appears as a ★. Minutes of CPU are 100,000 times less compute than the "
+                "paper's smallest run: compare the two objectives with each other, not with the paper's numbers.")
             efficiency_plot = gr.Plot(show_label=False, elem_id="classroom-efficiency")
         with gr.Tab("⑤ Use it in Hugging Face", elem_id="classroom-hf-tab"):
             gr.Markdown(
@@ -208,7 +212,7 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
     forward.click(lambda s, i: move(s, i, 1), [steps, step_index], [step_index, walk], api_visibility="private")
     present.change(None, [present], None, js=PRESENT_JS)
     sweep_tab.select(run_sweep, [model], [sweep_plot, sweep_note], api_visibility="private", **queues.SWEEP)
-    efficiency_tab.select(lambda: paper.efficiency_figure(latest_race()), None, [efficiency_plot],
+    efficiency_tab.select(lambda: paper.efficiency_figure(latest_race(), measured_gaps()), None, [efficiency_plot],
                           api_visibility="private")
 
     quiz_view = [question, choices, typed, feedback]

@@ -9,9 +9,12 @@ built once and shared by every viewer (`_views`).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
+import time
+from pathlib import Path
 
 import gradio as gr
 
@@ -20,7 +23,8 @@ from explainer.models import PROJECT
 from explainer.render import message_html
 from explainer.ui import queues
 from training.models import PRESETS
-from training.race_manager import RaceBusy, RaceManager, check_corpus
+from training.race_manager import RECORD_NAME, RaceBusy, RaceManager, check_corpus
+from training.race_record import RecordError, gaps_by_budget, list_records, load_record, replay_snapshot
 from training.race_settings import (CPU_RACE_MINUTES, DEFAULTS_MEASURED, RaceLimits, default_settings, describe_device,
                                     matches_defaults)
 
@@ -237,6 +241,185 @@ def refresh(x_axis: str, shown: str | None):
             gr.update(interactive=ended), gr.update(interactive=idle), finetune, key)
 
 
+# --- replays of recorded races (training.race_record) ------------------------------------------------
+
+RECORDS_DIR = PROJECT / "assets" / "races"  # shipped records, written by `python -m training record`
+REPLAY_TICK = 1.0  # seconds between replay frames (the position follows the clock, not the ticks)
+SPEEDS = [("the whole race in 10 s", 10), ("in 30 s", 30), ("in 1 minute", 60), ("in 2 minutes", 120)]
+LAST_RACE = "this server's last race"
+NO_LIVE = ("This server does not run live races (a race would hold its CPU for minutes for every visitor): "
+           "**replay a recorded race** instead, in the next tab. Run the app on your own machine to race live.")
+
+
+def live_races() -> bool:
+    """Whether this server offers live races. ELECTRA_LIVE_RACES=0 turns them off (replays only), =1 on;
+    by default they are on, except on a Hugging Face Space without a GPU, where one race would hold
+    the only CPU for every visitor for minutes."""
+    setting = os.environ.get("ELECTRA_LIVE_RACES", "").strip()
+    if setting in ("0", "1"):
+        return setting == "1"
+    if not os.environ.get("SPACE_ID"):
+        return True
+    import importlib.util
+
+    import torch
+    return torch.cuda.is_available() or importlib.util.find_spec("spaces") is not None
+
+
+def record_choices() -> list[tuple[str, str]]:
+    """(title, value) of every replayable record: the shipped ones, then this server's last race."""
+    choices = [(title, path.name) for title, path in list_records(RECORDS_DIR)]
+    race = MANAGER.race
+    if race is not None and not race.running and (race.folder / RECORD_NAME).exists():
+        choices.append((f"{LAST_RACE.capitalize()} ({race.folder.name})", LAST_RACE))
+    return choices
+
+
+def measured_gaps() -> list[dict]:
+    """ELECTRA − BERT-style per budget from the shipped measurements: the campaign and the recorded races."""
+    records = []
+    for _, path in list_records(RECORDS_DIR):
+        try:
+            records.append(get_record_at(str(path)))
+        except (OSError, RecordError):
+            continue
+    return gaps_by_budget(load_campaign(), records)
+
+
+def record_path(name: str) -> Path:
+    """The file of the record called `name` in the list (never a path from the browser); RecordError otherwise."""
+    if name == LAST_RACE:
+        race = MANAGER.race
+        if race is None or race.running or not (race.folder / RECORD_NAME).is_file():
+            raise RecordError("This server has no finished race to replay yet.")
+        return race.folder / RECORD_NAME
+    path = RECORDS_DIR / str(name or "")
+    if path.parent != RECORDS_DIR or path.suffix != ".json" or not path.is_file():
+        raise RecordError(f"No recorded race called {name!r}; choose one from the list.")
+    return path
+
+
+_records_lock = threading.Lock()
+_records: dict = {}  # path -> (mtime, record): a record is read once, then shared by every viewer
+
+
+def get_record_at(path: str) -> dict:
+    """The record in the file at `path` (a path from record_path), read again only when the file changes."""
+    mtime = Path(path).stat().st_mtime
+    with _records_lock:
+        cached = _records.get(path)
+        if cached is None or cached[0] != mtime:
+            if len(_records) > 16:
+                _records.clear()
+            _records[path] = cached = (mtime, load_record(path))
+        return cached[1]
+
+
+def get_record(name: str) -> dict:
+    """The record called `name` in the list; RecordError when there is none or it cannot be replayed."""
+    return get_record_at(str(record_path(name)))
+
+
+FRAME = 0.5  # percent: replay frames are drawn on this grid, so viewers share them (_replay_figures)
+
+
+@functools.lru_cache(maxsize=512)
+def _replay_figures(path: str, mtime: float, percent: float, x_axis: str) -> tuple:
+    """The three figures of one frame, built once for every viewer (a record's file is its key)."""
+    snapshot = replay_snapshot(get_record_at(path), percent / 100)
+    return view.curves_figure(snapshot, x_axis), view.supervised_figure(snapshot, x_axis), view.payoff_figure(snapshot)
+
+
+def replay_views(name: str, percent: float, x_axis: str, playing: bool) -> tuple:
+    """(status, curves, supervised, payoff) of the record `name` at `percent` of the race."""
+    try:
+        path = record_path(name)
+        record = get_record_at(str(path))
+    except RecordError as error:
+        return message_html(str(error)), *(gr.skip(),) * 3
+    percent = min(100.0, max(0.0, round(float(percent or 0) / FRAME) * FRAME))
+    snapshot = replay_snapshot(record, percent / 100)
+    return (view.replay_status_html(snapshot, record, playing),
+            *_replay_figures(str(path), path.stat().st_mtime, percent, x_axis))
+
+
+def _anchor(percent: float, speed: float) -> dict:
+    """A playing replay: where and when it (re)started, and how fast; the position follows the clock."""
+    return {"t0": time.monotonic(), "p0": float(percent or 0), "speed": max(5.0, float(speed or 60))}
+
+
+def replay_play(name: str, percent: float, speed: float, x_axis: str, anchor: dict | None):
+    """Play from where the scrubber stands (from the start once at the end), or pause where it is."""
+    if anchor:  # pause
+        return (gr.skip(), *replay_views(name, percent, x_axis, False), None, gr.Timer(active=False),
+                gr.update(value="▶ Play"))
+    percent = 0.0 if (percent or 0) >= 100 else float(percent or 0)
+    return (percent, *replay_views(name, percent, x_axis, True), _anchor(percent, speed), gr.Timer(active=True),
+            gr.update(value="⏸ Pause"))
+
+
+def replay_tick(name: str, percent: float, speed: float, x_axis: str, anchor: dict | None):
+    """One frame at the position the clock says (a slow frame is skipped, never the replay slowed);
+    at the end: stop. A new speed takes over from where the replay stands."""
+    if not anchor:  # paused (or a new record) while this tick was on its way
+        return (gr.skip(),) * 6 + (gr.Timer(active=False), gr.update(value="▶ Play"))
+    changed = anchor["speed"] != max(5.0, float(speed or 60))
+    if changed:
+        anchor = _anchor(percent, speed)
+    percent = min(100.0, anchor["p0"] + 100 * (time.monotonic() - anchor["t0"]) / anchor["speed"])
+    if percent >= 100:
+        return (100, *replay_views(name, 100, x_axis, False), None, gr.Timer(active=False), gr.update(value="▶ Play"))
+    # The anchor goes back only when it changed: a tick in flight must not undo a pause.
+    return (round(percent, 1), *replay_views(name, percent, x_axis, True), anchor if changed else gr.skip(),
+            gr.skip(), gr.skip())
+
+
+def replay_scrubbed(name: str, percent: float, speed: float, x_axis: str, anchor: dict | None):
+    """A scrub, a new record or a new x-axis: redraw at once; a playing replay goes on from there."""
+    return (*replay_views(name, percent, x_axis, bool(anchor)), _anchor(percent, speed) if anchor else None)
+
+
+def build_replay(demo: gr.Blocks) -> None:
+    """The replay view: a shipped record (or this server's last race) drawn by the live race's charts,
+    at a chosen speed, with play/pause and a scrubber."""
+    choices = record_choices()
+    gr.Markdown("Watch a whole race that was run and recorded before, on the same charts as a live race, "
+                "in a minute instead of hours. Press **Play**, or drag the scrubber to any moment of the race.")
+    with gr.Row():
+        record = gr.Dropdown(choices, value=choices[0][1] if choices else None, label="Recorded race", scale=3,
+                             elem_id="replay-record", allow_custom_value=False)
+        speed = gr.Radio(SPEEDS, value=60, label="Replay speed", scale=2, elem_id="replay-speed")
+        play = gr.Button("▶ Play", variant="primary", scale=1, elem_id="replay-play")
+    scrubber = gr.Slider(0, 100, value=100, step=0.1, label="Position in the race (%)", elem_id="replay-scrubber")
+    x_axis = gr.Radio([("step", "step"), ("wall-clock", "wall_time"), ("FLOPs", "flops"), ("tokens seen", "tokens")],
+                      value="flops", label="x-axis of the charts (FLOPs = compare at equal compute)",
+                      elem_id="replay-x-axis")
+    first = replay_views(choices[0][1], 100, "flops", False) if choices else (
+        message_html("No recorded race is installed (assets/races/ is empty)."), None, None, None)
+    status = gr.HTML(first[0], elem_id="replay-status-box")
+    curves = gr.Plot(first[1], show_label=False, elem_id="replay-curves")
+    gr.Markdown(CURVES_HELP)
+    supervised = gr.Plot(first[2], show_label=False, elem_id="replay-supervised")
+    payoff = gr.Plot(first[3], show_label=False, elem_id="replay-payoff")
+    gr.Markdown(PAYOFF_HELP)
+    anchor = gr.State(None)  # None: paused; else where and when this page's replay started (replay_tick)
+    timer = gr.Timer(REPLAY_TICK, active=False)
+
+    private = dict(api_visibility="private")
+    views = [status, curves, supervised, payoff]
+    play.click(replay_play, [record, scrubber, speed, x_axis, anchor], [scrubber, *views, anchor, timer, play],
+               show_progress="hidden", **private)
+    timer.tick(replay_tick, [record, scrubber, speed, x_axis, anchor], [scrubber, *views, anchor, timer, play],
+               show_progress="hidden", concurrency_limit=None, **private)
+    for event in (scrubber.input, x_axis.change):
+        event(replay_scrubbed, [record, scrubber, speed, x_axis, anchor], [*views, anchor], show_progress="hidden",
+              trigger_mode="always_last", **private)
+    record.change(lambda name, _, speed, axis, playing: (100, *replay_scrubbed(name, 100, speed, axis, None)),
+                  [record, scrubber, speed, x_axis, anchor], [scrubber, *views, anchor], show_progress="hidden",
+                  **private)
+    demo.load(lambda: gr.update(choices=record_choices()), None, [record], **private)  # a race ended since
+
+
 CORPORA = [("Built-in IMDB movie reviews", "imdb"),
            ("Built-in broad English (news, encyclopedia, books, conversation)", "english"),
            ("My own text (.txt or .jsonl)", "upload")]  # the tab's choices; the built-in ones are training.data's names
@@ -244,6 +427,8 @@ CORPORA = [("Built-in IMDB movie reviews", "imdb"),
 
 def start_race(preset, budget, amount, corpus, upload, seed, device, pace, seq_len, batch_size, lr, probe_every,
                temperature=...):  # left out (...): the preset's default; an emptied box (None) is an error
+    if not live_races():
+        return message_html(NO_LIVE)
     if corpus == "upload" and not upload:
         return message_html("Choose a .txt or .jsonl file to upload, or pick a built-in text.")
     if corpus not in [value for _, value in CORPORA]:  # never a path from the browser: only uploads are files
@@ -334,60 +519,73 @@ def build_training(demo: gr.Blocks) -> None:
     gr.Markdown(INTRO)
     campaign = load_campaign()
     gr.Markdown(verdict_markdown(campaign), elem_id="race-verdict")
+    groups = measured_gaps()
+    if groups:
+        gr.Plot(view.gap_figure(groups), show_label=False, elem_id="race-gaps")
+        gr.HTML(f'<p style="{view.FONT};color:#555">{view.gaps_caption(groups)} Each dot is one race; the bar is one '
+                "standard deviation either side of the mean. The paper measured a different benchmark (GLUE) with "
+                "far more compute: its points give the scale, not a target.</p>", elem_id="race-gaps-caption")
     if campaign:
         with gr.Accordion("What we measured on this CPU: every setting tried, with seeds", open=False):
             gr.HTML(view.campaign_html(campaign))
-    limits = MANAGER.limits
-    with gr.Row():
-        preset = gr.Dropdown(list(limits.presets), value=defaults.preset, label="Model size (preset)", scale=1,
-                             elem_id="race-preset")
-        budget = gr.Radio([("minutes (whole race)", "minutes"), ("steps (each)", "steps"), ("FLOPs (each)", "flops")],
-                          value=defaults.budget, label="Budget in", scale=2, elem_id="race-budget")
-        amount = gr.Number(defaults.amount, label=f"Budget (at most {limits.max_minutes:g} min, {limits.max_steps:,} "
-                           f"steps or {limits.max_flops:.0e} FLOPs)".replace("e+", "e"), scale=1, elem_id="race-amount")
-        seed = gr.Number(0, precision=0, label="Seed", scale=0, min_width=90)
-    preset_note = gr.Markdown(preset_changed(defaults.preset)[-1])
-    with gr.Row():
-        corpus = gr.Radio(CORPORA, value="imdb", label="Text to pretrain on", scale=2)
-        upload = gr.File(file_types=[".txt", ".jsonl"], type="filepath", scale=2,
-                         label=f"Your corpus: one document per line (up to {MANAGER.max_upload_bytes / 2**20:g} MB)")
-        device = gr.Dropdown([("auto", "auto"), ("CPU", "cpu"), ("CUDA GPU", "cuda")], value="auto", scale=1,
-                             label="Device", info=f"auto = {describe_device('auto')}")
-    corpus_note = gr.HTML(elem_id="race-corpus-note")
-    with gr.Accordion("More settings: pace, block length, batch, learning rate, probe interval, generator temperature",
-                      open=False):
-        with gr.Row():
-            pace = gr.Radio([("equal FLOPs (fair)", "flops"), ("equal steps", "steps"), ("equal time", "time")],
-                            value="flops", label="Keep the two level on")
-            seq_len = gr.Number(defaults.seq_len, precision=0, label="Tokens per block")
-            batch_size = gr.Number(defaults.batch_size, precision=0, label="Blocks per step")
-            lr = gr.Number(defaults.lr, label="Peak learning rate")
-            temperature = gr.Number(defaults.temperature, label="Generator temperature (above 1: more surprising "
-                                    "replacements, easier to spot)", elem_id="race-temperature")
-            probe_every = gr.Number(defaults.probe_every, precision=0, label="Probe every N steps (0: at the end)")
-    with gr.Row():
-        start = gr.Button("Start the race", variant="primary", elem_id="race-start")
-        stop = gr.Button("Stop (keeps what was trained)", variant="stop", elem_id="race-stop")
-    message = gr.HTML(elem_id="race-message")
-    status = gr.HTML(view.status_html(None), elem_id="race-status-box")
-    x_axis = gr.Radio([("step", "step"), ("wall-clock", "wall_time"), ("FLOPs", "flops"), ("tokens seen", "tokens")],
-                      value="step", label="x-axis of the charts (FLOPs = compare at equal compute)", elem_id="race-x-axis")
-    curves = gr.Plot(show_label=False, elem_id="race-curves")
-    gr.Markdown(CURVES_HELP)
-    supervised = gr.Plot(show_label=False, elem_id="race-supervised")
-    gr.Markdown("RTD gets a training signal from every token; MLM only from the ~15% it masked: the denser signal.")
-    payoff = gr.Plot(show_label=False, elem_id="race-payoff")
-    gr.Markdown(PAYOFF_HELP)
-    gr.Markdown("### Results\nThese buttons wake up when the race has ended (or been stopped).")
-    with gr.Row():
-        csv_button = gr.DownloadButton("Metrics (CSV)", interactive=False, elem_id="race-csv")
-        zip_button = gr.DownloadButton("Trained models (zip)", interactive=False, elem_id="race-zip")
-        explore_button = gr.Button("Open the ELECTRA pair in Explore", interactive=False, elem_id="race-explore")
-    with gr.Row():
-        epochs = gr.Number(3, precision=0, label="Fine-tune epochs", scale=0, min_width=140)
-        finetune = gr.Button("Full fine-tune of both encoders and the floor (about 6 min each on a CPU)",
-                             interactive=False, elem_id="race-finetune-start")
-    finetune_view = gr.HTML(elem_id="race-finetune-box")
+    live = live_races()
+    with gr.Tabs(selected="live" if live else "replay", elem_id="race-tabs"):
+        with gr.Tab("Race live on this server", id="live", elem_id="race-live-tab"):
+            if not live:
+                gr.Markdown(NO_LIVE, elem_id="race-no-live")
+            limits = MANAGER.limits
+            with gr.Row():
+                preset = gr.Dropdown(list(limits.presets), value=defaults.preset, label="Model size (preset)", scale=1,
+                                     elem_id="race-preset")
+                budget = gr.Radio([("minutes (whole race)", "minutes"), ("steps (each)", "steps"), ("FLOPs (each)", "flops")],
+                                  value=defaults.budget, label="Budget in", scale=2, elem_id="race-budget")
+                amount = gr.Number(defaults.amount, label=f"Budget (at most {limits.max_minutes:g} min, {limits.max_steps:,} "
+                                   f"steps or {limits.max_flops:.0e} FLOPs)".replace("e+", "e"), scale=1, elem_id="race-amount")
+                seed = gr.Number(0, precision=0, label="Seed", scale=0, min_width=90)
+            preset_note = gr.Markdown(preset_changed(defaults.preset)[-1])
+            with gr.Row():
+                corpus = gr.Radio(CORPORA, value="imdb", label="Text to pretrain on", scale=2)
+                upload = gr.File(file_types=[".txt", ".jsonl"], type="filepath", scale=2,
+                                 label=f"Your corpus: one document per line (up to {MANAGER.max_upload_bytes / 2**20:g} MB)")
+                device = gr.Dropdown([("auto", "auto"), ("CPU", "cpu"), ("CUDA GPU", "cuda")], value="auto", scale=1,
+                                     label="Device", info=f"auto = {describe_device('auto')}")
+            corpus_note = gr.HTML(elem_id="race-corpus-note")
+            with gr.Accordion("More settings: pace, block length, batch, learning rate, probe interval, generator temperature",
+                              open=False):
+                with gr.Row():
+                    pace = gr.Radio([("equal FLOPs (fair)", "flops"), ("equal steps", "steps"), ("equal time", "time")],
+                                    value="flops", label="Keep the two level on")
+                    seq_len = gr.Number(defaults.seq_len, precision=0, label="Tokens per block")
+                    batch_size = gr.Number(defaults.batch_size, precision=0, label="Blocks per step")
+                    lr = gr.Number(defaults.lr, label="Peak learning rate")
+                    temperature = gr.Number(defaults.temperature, label="Generator temperature (above 1: more surprising "
+                                            "replacements, easier to spot)", elem_id="race-temperature")
+                    probe_every = gr.Number(defaults.probe_every, precision=0, label="Probe every N steps (0: at the end)")
+            with gr.Row():
+                start = gr.Button("Start the race", variant="primary", elem_id="race-start", interactive=live)
+                stop = gr.Button("Stop (keeps what was trained)", variant="stop", elem_id="race-stop")
+            message = gr.HTML(elem_id="race-message")
+            status = gr.HTML(view.status_html(None), elem_id="race-status-box")
+            x_axis = gr.Radio([("step", "step"), ("wall-clock", "wall_time"), ("FLOPs", "flops"), ("tokens seen", "tokens")],
+                              value="step", label="x-axis of the charts (FLOPs = compare at equal compute)", elem_id="race-x-axis")
+            curves = gr.Plot(show_label=False, elem_id="race-curves")
+            gr.Markdown(CURVES_HELP)
+            supervised = gr.Plot(show_label=False, elem_id="race-supervised")
+            gr.Markdown("RTD gets a training signal from every token; MLM only from the ~15% it masked: the denser signal.")
+            payoff = gr.Plot(show_label=False, elem_id="race-payoff")
+            gr.Markdown(PAYOFF_HELP)
+            gr.Markdown("### Results\nThese buttons wake up when the race has ended (or been stopped).")
+            with gr.Row():
+                csv_button = gr.DownloadButton("Metrics (CSV)", interactive=False, elem_id="race-csv")
+                zip_button = gr.DownloadButton("Trained models (zip)", interactive=False, elem_id="race-zip")
+                explore_button = gr.Button("Open the ELECTRA pair in Explore", interactive=False, elem_id="race-explore")
+            with gr.Row():
+                epochs = gr.Number(3, precision=0, label="Fine-tune epochs", scale=0, min_width=140)
+                finetune = gr.Button("Full fine-tune of both encoders and the floor (about 6 min each on a CPU)",
+                                     interactive=False, elem_id="race-finetune-start")
+            finetune_view = gr.HTML(elem_id="race-finetune-box")
+        with gr.Tab("Replay a recorded race", id="replay", elem_id="race-replay-tab"):
+            build_replay(demo)
     shown = gr.State(None)  # what this page last drew (a view detail, not the race)
 
     private = dict(api_visibility="private")
