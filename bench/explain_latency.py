@@ -2,7 +2,7 @@
 
 For each model, on one sentence of `--tokens` tokens ([CLS] and [SEP] included):
 - `explain`: mask 15% -> generator proposals and sample -> discriminator P(replaced), no
-  attributions (`explainer.pipeline.explain`), p50 and p95 over `--repeats` runs;
+  attributions (`explainer.core.pipeline.explain`), p50 and p95 over `--repeats` runs;
 - `IG`: captum LayerIntegratedGradients for the most suspicious token, `--ig-steps` steps,
   p50 and p95 over `--ig-repeats` runs;
 - the all-tokens matrix (every token as a target, `--matrix-steps` steps) three ways, timed
@@ -34,15 +34,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a benchmark never downloads
 
 import torch  # noqa: E402
 
-from explainer import models  # noqa: E402
-from explainer.attributions import (  # noqa: E402
+from explainer.core import models  # noqa: E402
+from explainer.core.attributions import (  # noqa: E402
     AttributionSettings,
+    _path_forward,
     attribute,
     attribution_matrix,
     attribution_matrix_naive,
-    _path_forward,
 )
-from explainer.pipeline import Settings, explain  # noqa: E402
+from explainer.core.pipeline import Settings, explain  # noqa: E402
 from training.models import PRESETS, build_electra, count_parameters  # noqa: E402
 from training.tokenizer import load_tokenizer  # noqa: E402
 

@@ -6,7 +6,7 @@ does not depend on what else the machine is doing, and two settings can run side
 thread each) on the `mini` preset. The default budget, 1.4e13, is the default race (8 minutes with 2
 threads on a 2-core CPU, measured); the first campaign used 2.5e13 (16 minutes). Each race is probed
 on the Rotten Tomatoes split (all 6,805 training sentences, a fixed 1,706 of the 1,725 test sentences; a linear probe on frozen
-mean-pooled features, training/probe.py).
+mean-pooled features, training/downstream/probe.py).
 
     PYTHONPATH=. python bench/race_search.py run temp1 temp2 --seeds 0 --threads 1     # run some settings
     PYTHONPATH=. python bench/race_search.py run temp2 --budget 2.5e13                 # on another budget
@@ -27,8 +27,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from training.race import stats
-from training.race_settings import CPU_RACE_FLOPS
+from training.race.campaign import stats
+from training.race.settings import CPU_RACE_FLOPS
 
 BUDGET_FLOPS = CPU_RACE_FLOPS  # per objective: the default race's
 BASE = ["--preset", "mini", "--temperature", "1"]  # every setting starts here (later flags win)
@@ -68,7 +68,7 @@ def run(names: list[str], seeds: list[int], threads: int, budget: float) -> None
 
 
 def _stat(values: list[float]) -> dict:
-    s = stats(values)  # training.race: the same mean and sample sd the race CLI reports
+    s = stats(values)  # training.race.campaign: the same mean and sample sd the race CLI reports
     return {"mean": s["mean"], "sd": s["std"]}
 
 

@@ -67,13 +67,12 @@ def table(explanation, attribution=None) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     import torch
-
-    from explainer import models
-    from explainer.attributions import AttributionSettings, attribute
-    from explainer.pipeline import Settings, explain
-    from explainer.text import InputError
-
     from transformers.utils import logging as hf_logging
+
+    from explainer.core import models
+    from explainer.core.attributions import AttributionSettings, attribute
+    from explainer.core.pipeline import Settings, explain
+    from explainer.core.text import InputError
 
     hf_logging.disable_progress_bar()  # no "Loading weights" bars in a terminal tool
     if args.threads:

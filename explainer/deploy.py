@@ -15,7 +15,7 @@ files over 10 MiB that git stores itself.
 Left out: Space hardware and secrets (set them on the Space's settings page), and a race cut to
 ZeroGPU's rules. ZeroGPU lends a GPU per call of a function decorated `@spaces.GPU(duration=...)`:
 60 s by default, at most a few minutes, from a quota per visitor, and a longer duration is
-refused. The race job runs in one such call sized to its budget (training/race_manager.py), so on
+refused. The race job runs in one such call sized to its budget (training/race/manager.py), so on
 a ZeroGPU Space only races of a few minutes fit (the default CPU race takes 8); cutting a race
 into one call per chunk of steps is not built.
 """
@@ -28,7 +28,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-PROJECT = Path(__file__).resolve().parent.parent
+from training.project import PROJECT
+
 INCLUDE = ("app.py", "README.md", "requirements.txt", "explainer/*", "training/*", "assets/*")  # what a Space runs
 EXCLUDE = ("*/__pycache__/*", "*.pyc")
 LFS_LIMIT = 10 * 2**20  # the Hub refuses larger files that git stores itself

@@ -6,7 +6,9 @@ and inherited by the subprocesses the CLI and distributed tests start.
 
 from __future__ import annotations
 
+import json
 import os
+import socket
 import tempfile
 from pathlib import Path
 
@@ -35,6 +37,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if "browser" in item.keywords:  # a real browser against a served app: seconds each
+            item.add_marker(pytest.mark.slow)
     if not ONLINE:
         skip = pytest.mark.skip(reason="needs the network; set ELECTRA_TEST_ONLINE=1 to run")
         for item in items:
@@ -85,7 +90,7 @@ def tiny_pair_dir(tmp_path_factory, wordpiece):
 @pytest.fixture(scope="session")
 def tiny_pair(tiny_pair_dir):
     """The tiny pair loaded through the explainer's cache (shared, read-only: copy before editing)."""
-    from explainer import models
+    from explainer.core import models
 
     return models.load(str(tiny_pair_dir))
 
@@ -142,3 +147,25 @@ def new_page(browser):
     yield open_page
     for page in pages:
         page.close()
+
+
+# --- helpers shared by the tests ---------------------------------------------------------------------
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on right now, on `host`."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def wait_for_text(page, selector: str, text: str, timeout: float = 30_000) -> None:
+    """Wait until the element at `selector` shows `text` (in its rendered text)."""
+    page.wait_for_function(
+        f"() => document.querySelector({json.dumps(selector)})?.innerText.includes({json.dumps(text)})", timeout=timeout)
+
+
+def screenshot_if_asked(page, variable: str, full_page: bool = True) -> None:
+    """A screenshot at the path in the environment variable `variable`, when it is set (a record for people)."""
+    if os.environ.get(variable):
+        page.screenshot(path=os.environ[variable], full_page=full_page)
+

@@ -6,6 +6,8 @@ import time
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the app, served: seconds each
+
 SENTENCE = "The chef cooked a delicious meal for the guests."
 
 
@@ -18,7 +20,7 @@ def client(app_url):
 
 def test_the_api_names_are_stable(client):
     endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
-    assert set(endpoints) == {"/explain", "/attribute"}  # the page's own events stay private
+    assert set(endpoints) == {"/explain", "/attribute", "/game"}  # the page's own events stay private
     names = [p["parameter_name"] for p in endpoints["/explain"]["parameters"]]
     assert names[:3] == ["text", "model", "mode"]
 
@@ -82,9 +84,26 @@ def test_page_handlers_render_results_and_errors(app_url, tiny_pair_dir):
 
 
 def test_the_app_starts_and_explains_why_when_the_bundled_model_is_missing(monkeypatch, tmp_path):
-    from explainer import models
+    from explainer.core import models
     from explainer.ui import explore
 
     monkeypatch.setattr(models, "BUNDLED", tmp_path / "absent")
     status, _ = explore.model_status("bundled")
     assert "bundled model is missing" in status
+
+
+def test_the_game_through_gradio_client_is_the_same_round_for_the_same_code(client):
+    first = client.predict(7, 3, api_name="/game")
+    again = client.predict(7, 3, api_name="/game")
+    assert first == again and first["code"] == 7 and len(first["sentences"]) == 3
+    assert "replaced" not in first["sentences"][0]  # no truth before the picks
+    picks = [[0], [], [1, 2]]
+    scored = client.predict(7, 3, picks, api_name="/game")
+    assert [s["words"] for s in scored["sentences"]] == [s["words"] for s in first["sentences"]]
+    for entry in scored["sentences"]:
+        assert any(entry["replaced"]) and len(entry["electra_p_replaced"]) == len(entry["words"])
+    assert scored["you"]["caught"] + scored["you"]["missed"] == sum(sum(s["replaced"]) for s in scored["sentences"])
+    with pytest.raises(Exception, match="one list of word indices per sentence"):
+        client.predict(7, 3, [[0]], api_name="/game")
+    with pytest.raises(Exception, match="class code must be a whole number"):
+        client.predict(-1, 3, api_name="/game")

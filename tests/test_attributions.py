@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from explainer.attributions import (
+from explainer.core.attributions import (
     AttributionSettings,
     attribute,
     attribution_matrix,
@@ -13,7 +13,7 @@ from explainer.attributions import (
     baseline_ids,
     matrix_targets,
 )
-from explainer.pipeline import Settings, explain
+from explainer.core.pipeline import Settings, explain
 
 SENTENCE = "The chef cooked a delicious meal for the guests."
 
@@ -97,7 +97,7 @@ def test_completeness_holds_for_a_sharply_nonlinear_discriminator(tiny_pair, exp
     """Random tiny weights give logits near 0; larger weights make the path integral do real work."""
     import copy
 
-    from explainer.models import ModelPair
+    from explainer.core.models import ModelPair
 
     discriminator = copy.deepcopy(tiny_pair.discriminator)
     torch.manual_seed(0)

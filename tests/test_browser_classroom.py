@@ -11,9 +11,9 @@ import os
 
 import pytest
 
-from explainer.classroom import TOY_SETTINGS, TOY_TEXT
-from explainer.pipeline import explain
-from explainer.quiz import QUESTIONS
+from explainer.core.pipeline import explain
+from explainer.lesson.classroom import TOY_SETTINGS, TOY_TEXT
+from explainer.lesson.quiz import QUESTIONS
 
 pytestmark = pytest.mark.browser  # the `browser` fixture (conftest) skips when chromium is missing
 SHOTS = os.environ.get("CLASSROOM_SCREENSHOTS")

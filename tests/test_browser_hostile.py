@@ -6,7 +6,6 @@ text, and hold no element the text could have created. Needs `apt-get install -y
 
 from __future__ import annotations
 
-
 import pytest
 
 pytestmark = pytest.mark.browser  # the `browser` fixture (conftest) skips when chromium is missing

@@ -6,11 +6,10 @@ Set REPLAY_SCREENSHOT=path to keep a full-page screenshot of the replay at its e
 
 from __future__ import annotations
 
-import os
-
 import pytest
+from conftest import screenshot_if_asked, wait_for_text
 
-from training.race_record import load_record, replay_snapshot
+from training.race.record import load_record, replay_snapshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 STATUS = "#replay-status-line"
@@ -51,18 +50,18 @@ def test_replay_a_shipped_race_pause_scrub_and_play_to_the_end(new_page, app_url
     page = new_page(app_url)
     page.get_by_role("tab", name="Training").click()
     page.get_by_role("tab", name="Replay a recorded race").click()
-    page.wait_for_function(f"() => document.querySelector('{STATUS}')?.innerText.includes('End of the recording')",
-                           timeout=20_000)
+    wait_for_text(page, STATUS, "End of the recording", timeout=20_000)
     assert title in page.locator("#replay-status-box").inner_text()
     whole = _expected(replay_snapshot(record, 1))
     assert _charts_show(page, whole) == whole  # the whole race, before any play
 
     page.get_by_text("the whole race in 10 s").click()
     page.locator("#replay-play").click()  # at the end: plays from the start
-    page.wait_for_function(f"() => document.querySelector('{STATUS}')?.innerText.includes('Replaying')", timeout=10_000)
-    page.wait_for_timeout(1500)
+    wait_for_text(page, STATUS, "Replaying", timeout=10_000)
+    page.wait_for_function("() => Number(document.querySelector('#replay-scrubber input[type=number]')?.value) > 0",
+                           timeout=15_000)  # a frame or more drawn
     page.locator("#replay-play").click()
-    page.wait_for_function(f"() => document.querySelector('{STATUS}')?.innerText.includes('Paused')", timeout=10_000)
+    wait_for_text(page, STATUS, "Paused", timeout=10_000)
     paused_at = _percent(page)
     page.wait_for_timeout(1500)
     assert 0 < paused_at < 100 and _percent(page) == paused_at  # nothing moves while paused
@@ -71,15 +70,13 @@ def test_replay_a_shipped_race_pause_scrub_and_play_to_the_end(new_page, app_url
     box = page.locator("#replay-scrubber input[type=number]")
     box.fill("50")
     box.press("Enter")
-    page.wait_for_function(f"() => document.querySelector('{STATUS}')?.innerText.includes('· 50% ·')", timeout=10_000)
+    wait_for_text(page, STATUS, "· 50% ·", timeout=10_000)
     half = _expected(replay_snapshot(record, 0.5))
     assert _charts_show(page, half) == half and 0 < half["rtd"] < len(record["events"]["rtd"])
 
     page.locator("#replay-play").click()  # on from the middle, to the end
-    page.wait_for_function(f"() => document.querySelector('{STATUS}')?.innerText.includes('End of the recording')",
-                           timeout=30_000)
+    wait_for_text(page, STATUS, "End of the recording", timeout=30_000)
     assert _charts_show(page, whole) == whole == {
         "mlm": len(record["events"]["mlm"]), "rtd": len(record["events"]["rtd"]), "probes": len(record["probes"])}
     assert _percent(page) == 100
-    if os.environ.get("REPLAY_SCREENSHOT"):
-        page.screenshot(path=os.environ["REPLAY_SCREENSHOT"], full_page=True)
+    screenshot_if_asked(page, "REPLAY_SCREENSHOT")

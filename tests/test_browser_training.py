@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 
 import pytest
+from conftest import N_DOCUMENTS, WORDPIECE, wait_for_text
 
-from conftest import N_DOCUMENTS, WORDPIECE
-from training.race_settings import RaceLimits, RaceSettings
-from training.race_manager import RaceManager
+from training.race.manager import RaceManager
+from training.race.settings import RaceLimits, RaceSettings
 
 pytestmark = pytest.mark.browser  # the `browser` fixture (conftest) skips when chromium is missing
 LAST_X = "() => document.querySelector('#race-curves .js-plotly-plot')?.data?.[0]?.x?.at(-1) ?? null"
@@ -55,7 +55,7 @@ def test_start_a_tiny_race_watch_it_grow_and_stop_it(page, manager, monkeypatch)
     page.locator("#race-amount input").fill("20000")
     page.locator("#race-start").click()
     page.locator("#race-started").wait_for(timeout=10_000)
-    page.wait_for_function(f"() => document.querySelector('{STATUS}')?.innerText.includes('RTD step')", timeout=60_000)
+    wait_for_text(page, STATUS, "RTD step", timeout=60_000)
 
     first = wait_for_new_x(page, None)
     second = wait_for_new_x(page, first)
@@ -70,7 +70,7 @@ def test_start_a_tiny_race_watch_it_grow_and_stop_it(page, manager, monkeypatch)
         page.screenshot(path=os.environ["TRAINING_SCREENSHOT"], full_page=True)
 
     page.locator("#race-stop").click()
-    page.wait_for_function(f"() => document.querySelector('{STATUS}')?.innerText.includes('Stopped')", timeout=60_000)
+    wait_for_text(page, STATUS, "Stopped", timeout=60_000)
     stopped_at = page.locator(STATUS).inner_text()
     page.wait_for_timeout(2500)
     assert page.locator(STATUS).inner_text() == stopped_at  # nothing moves after the stop
@@ -95,7 +95,7 @@ def test_a_reload_reattaches_to_the_running_race(page, manager):
     race = manager.start(settings)
     page.reload()
     page.get_by_role("tab", name="Training").click()
-    page.wait_for_function(f"() => document.querySelector('{STATUS}')?.innerText.includes('Running')", timeout=30_000)
+    wait_for_text(page, STATUS, "Running", timeout=30_000)
     assert "tiny preset" in page.locator("#race-status-box").inner_text()
     first = wait_for_new_x(page, None)
     second = wait_for_new_x(page, first)
@@ -108,5 +108,5 @@ def test_a_reload_reattaches_to_the_running_race(page, manager):
     assert manager.race is race and race.running
 
     page.locator("#race-stop").click()
-    page.wait_for_function(f"() => document.querySelector('{STATUS}')?.innerText.includes('Stopped')", timeout=60_000)
+    wait_for_text(page, STATUS, "Stopped", timeout=60_000)
     assert race.status == "stopped"

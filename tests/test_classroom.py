@@ -7,19 +7,19 @@ import dataclasses
 import inspect
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import plotly.graph_objects as go
 import pytest
 import torch
 
-from explainer import classroom, paper
-from explainer import render_classroom as view
-from explainer.models import ModelPair
-from explainer.pipeline import Settings, explain
+from explainer.core.models import ModelPair
+from explainer.core.pipeline import Settings, explain
+from explainer.lesson import classroom
+from explainer.render import classroom as view
+from training import paper
 from training.objectives import ELECTRA_MASKING, mask_tokens, masked_lm_logits
+from training.project import PROJECT as ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SENTENCE = "The chef cooked a delicious meal for the guests at the restaurant and they loved it."
 SEEDS = (0, 1, 7)
 
@@ -176,16 +176,16 @@ def test_paper_points_are_the_papers_table_1():
 
 
 def test_efficiency_figure_without_and_with_a_race():
-    empty = paper.efficiency_figure(None)
+    empty = view.efficiency_figure(None)
     assert isinstance(empty, go.Figure)
     assert any("No race yet" in (a.text or "") for a in empty.layout.annotations)
     assert any("Clark et al." in (a.text or "") for a in empty.layout.annotations)
     assert empty.layout.xaxis.type == "log"
     race = {"rtd": {"flops": 2e15, "accuracy": 0.71}, "mlm": {"flops": 2e15, "accuracy": 69.5},
             "bad": {"flops": "x"}, "<b>x</b>": {"flops": 1e15, "accuracy": 2.0}}
-    points = paper.race_points(race)
+    points = view.race_points(race)
     assert [(p.objective, p.accuracy) for p in points] == [("RTD", 71.0), ("MLM", 69.5), ("<B>X</B>", 2.0)]
-    figure = paper.efficiency_figure(race)
+    figure = view.efficiency_figure(race)
     assert not any("No race yet" in (a.text or "") for a in figure.layout.annotations)
     assert figure.layout.xaxis2.type == "log"
     assert all("<B>" not in str(t.text) for t in figure.data)  # escaped in labels
@@ -276,7 +276,7 @@ def test_mask_step_on_the_toy_sentence_names_figure_2_and_the_real_share(tiny_pa
 
 def test_mask_step_on_the_toy_sentence_with_the_bundled_model():
     """With the bundled model's vocabulary each toy word is one token: 2 of 5 hand-picked, 40%, not 15%."""
-    from explainer import models
+    from explainer.core import models
 
     pair = models.load(str(models.BUNDLED))
     paragraph, explanation = _mask_paragraph(pair, len(pair.tokenizer), classroom.TOY_TEXT, classroom.TOY_SETTINGS)
@@ -323,8 +323,8 @@ def test_elmo_is_described_as_bidirectional():
     assert "ELMo: left-to-right" not in inspect.getsource(paper)
 
 
-TEACHING_FILES = ("explainer/classroom.py", "explainer/paper.py", "explainer/quiz.py", "explainer/render_classroom.py",
-                  "explainer/ui/classroom.py", "training/probe.py")
+TEACHING_FILES = ("explainer/lesson/classroom.py", "training/paper.py", "explainer/lesson/quiz.py", "explainer/render/classroom.py",
+                  "explainer/ui/classroom.py", "training/downstream/probe.py")
 
 
 @pytest.mark.parametrize("path", TEACHING_FILES)
@@ -336,12 +336,12 @@ def test_no_wrong_figure_or_outside_documents_in_the_teaching_files(path):
 
 
 def test_the_probes_split_sizes_are_the_real_ones():
-    """training/probe.py names the sentiment split's sizes; they are load_sentiment's (6,805 / 1,725), not the
+    """training/downstream/probe.py names the sentiment split's sizes; they are load_sentiment's (6,805 / 1,725), not the
     6,824 / 1,706 once written down."""
     from training.data import load_sentiment
 
     task = load_sentiment()
-    source = (ROOT / "training/probe.py").read_text(encoding="utf-8")
+    source = (ROOT / "training/downstream/probe.py").read_text(encoding="utf-8")
     assert f"(of the split's {len(task.train):,})" in source and f"(of the split's {len(task.test):,})" in source
     assert "6,824" not in source and "1,706" not in source
 

@@ -6,15 +6,14 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
 from conftest import N_DOCUMENTS, WORDPIECE
+
 from training.__main__ import main
+from training.project import PROJECT as ROOT
 from training.trainer import read_metrics
 
-ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["--preset", "tiny", "--tokenizer", WORDPIECE, "--max-documents", str(N_DOCUMENTS), "--seq-len", "64",
          "--batch-size", "8", "--lr", "2e-3", "--threads", "1", "--device", "cpu"]
 
@@ -25,6 +24,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_compare_trains_both_objectives_on_one_budget(tmp_path):
     out = tmp_path / "race"
     result = run_cli("compare", *SMALL, "--max-steps", "30", "--log-every", "5", "--out", str(out))
@@ -52,6 +52,7 @@ def test_compare_trains_both_objectives_on_one_budget(tmp_path):
     assert summary["rtd"]["flops"] > summary["mlm"]["flops"] > 0
 
 
+@pytest.mark.slow
 def test_bad_corpus_is_a_clean_error_from_the_command_line(tmp_path):
     empty = tmp_path / "empty.txt"
     empty.write_text("")
@@ -110,6 +111,7 @@ def test_argparse_rejects_a_wrong_type(capsys):
 
 def test_corpus_fetch_and_stats_on_tiny_sources(tmp_path, monkeypatch, capsys):
     from test_english import PARSED, chitchat_members, conversations, install
+
     from training import english
 
     monkeypatch.setenv("ELECTRA_CACHE", str(tmp_path / "cache"))

@@ -9,8 +9,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from explainer import classroom
-from explainer.pipeline import Settings, explain
+from explainer.core.pipeline import Settings, explain
+from explainer.lesson import classroom
+
+pytestmark = pytest.mark.slow  # the app, served, under load: seconds each
 
 LONG = " ".join(["the chef cooked a delicious meal for all the guests"] * 20)  # longer than 64 tokens
 

@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import N_DOCUMENTS, WORDPIECE
 
-PROJECT = Path(__file__).resolve().parent.parent
+from training.project import PROJECT
+
 pytestmark = pytest.mark.slow
 
 
@@ -82,10 +82,10 @@ def test_a_killed_pretraining_run_resumes_with_its_metrics_intact(tmp_path):
 
 
 def test_a_race_left_by_a_killed_server_is_viewable_after_a_restart(tmp_path, monkeypatch):
-    from explainer.render_training import curves_figure, status_html
+    from explainer.render.training import curves_figure, status_html
     from explainer.ui import training_tab
-    from training.race_manager import RaceManager
-    from training.race_settings import RaceLimits
+    from training.race.manager import RaceManager
+    from training.race.settings import RaceLimits
 
     out, log = tmp_path / "races", tmp_path / "log.txt"
     race_run = start("race", "--preset", "tiny", "--budget-steps", "5000", "--seeds", "0", "--probe-every", "5",
@@ -131,8 +131,8 @@ def test_a_race_left_by_a_killed_server_is_viewable_after_a_restart(tmp_path, mo
 
 def test_a_finished_race_reloads_as_finished_with_its_downloads(tmp_path, monkeypatch):
     from explainer.ui import training_tab
-    from training.race_manager import RaceManager
-    from training.race_settings import RaceLimits, RaceSettings
+    from training.race.manager import RaceManager
+    from training.race.settings import RaceLimits, RaceSettings
 
     settings = RaceSettings(preset="tiny", budget="steps", amount=4, tokenizer=WORDPIECE, max_documents=N_DOCUMENTS,
                             seq_len=64, batch_size=8, lr=2e-3, probe_train=100, probe_test=60, device="cpu", threads=1)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -20,8 +19,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import free_port
 
-PROJECT = Path(__file__).resolve().parent.parent
+from training.project import PROJECT
+
 SERVER_NAME = "127.0.0.2"  # loopback, but not gradio's default 127.0.0.1: proves the variable is read
 
 
@@ -60,7 +61,9 @@ def test_the_readme_still_opens_with_the_title_and_the_two_commands():
     assert lines[0] == "# ELECTRA Explainer"
     assert lines[1] == "```bash" and lines[4] == "```"
     assert lines[2].endswith("pip install -r requirements.txt && python app.py")
-    assert lines[3].endswith("pip install -r requirements-dev.txt && python -m pytest")
+    assert lines[3].endswith("pip install -r requirements-dev.txt && lint-imports && python -m pytest")
+    ci = [line.split("#")[0].strip() for line in (PROJECT / ".ci" / "run").read_text().splitlines()]
+    assert ci[-2:] == ["lint-imports", "python -m pytest"]  # CI runs the README's test command
 
 
 def test_the_dev_requirements_pin_what_the_tests_import():
@@ -70,6 +73,7 @@ def test_the_dev_requirements_pin_what_the_tests_import():
     assert not set(dev) & set(app)  # one pin per package
 
 
+@pytest.mark.slow
 def test_the_app_cleans_gradios_cache_and_caps_uploads(app_url):
     import app
     from explainer.ui.training_tab import MANAGER
@@ -126,11 +130,6 @@ socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo = connect, c
 '''
 
 
-def free_port(host: str) -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
-
 
 @pytest.fixture(scope="module")
 def space(tmp_path_factory, tiny_pair_dir):
@@ -173,6 +172,7 @@ def outbound(log: Path) -> list[str]:
     return log.read_text().splitlines()
 
 
+@pytest.mark.slow
 def test_app_py_serves_on_the_configured_name_and_port_and_explains_offline(space):
     from gradio_client import Client
 
@@ -182,6 +182,7 @@ def test_app_py_serves_on_the_configured_name_and_port_and_explains_offline(spac
     assert outbound(log) == []  # neither start-up nor a local model's first request called out
 
 
+@pytest.mark.slow
 def test_gradio_refuses_an_upload_over_the_limit(space):
     import httpx
 
@@ -193,6 +194,7 @@ def test_gradio_refuses_an_upload_over_the_limit(space):
     assert outbound(log) == []
 
 
+@pytest.mark.slow
 def test_only_a_hub_model_asked_for_tries_the_network_and_fails_fast(space):
     from gradio_client import Client
     from gradio_client.exceptions import AppError

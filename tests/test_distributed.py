@@ -8,23 +8,18 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from conftest import N_DOCUMENTS, WORDPIECE, free_port
 
-from conftest import N_DOCUMENTS, WORDPIECE
+from training.project import PROJECT as ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow  # two processes: seconds each
+
 BATCH, SEQ, STEPS = 4, 64, 10
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_two_cpu_processes_train_one_model(tmp_path):

@@ -426,6 +426,7 @@ def test_bad_corpus_specs_are_clear_errors(fake_built_ins, spec, message):
 
 
 # --- pretraining on it: `python -m training pretrain --corpus english+imdb` on a tiny slice -------
+@pytest.mark.slow
 def test_pretraining_runs_on_the_english_corpus_pooled_with_imdb(tmp_path, fresh_english):
     from training.__main__ import main
     from training.trainer import read_metrics

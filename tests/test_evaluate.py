@@ -1,19 +1,19 @@
-"""training.evaluate: the swap-pair fixture, the detection scores, and the bundled pair's own figures."""
+"""training.downstream.evaluate: the swap-pair fixture, the detection scores, and the bundled pair's own figures."""
 
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from transformers import AutoTokenizer
 
 from training import data as data_lib
-from training.evaluate import SWAP_PAIRS, detection, swap_pairs, word_scores
+from training.downstream.evaluate import SWAP_PAIRS, detection, swap_pairs, word_scores
 from training.models import embeddings_shared, load_pair
+from training.project import PROJECT as PROJECT_ROOT
 
-BUNDLED = Path(__file__).resolve().parent.parent / "assets" / "model"
+BUNDLED = PROJECT_ROOT / "assets" / "model"
 PAIRS = json.loads(SWAP_PAIRS.read_text())
 
 
@@ -65,6 +65,7 @@ def bundled():
     return generator, discriminator, AutoTokenizer.from_pretrained(BUNDLED / "discriminator")
 
 
+@pytest.mark.slow
 def test_the_bundled_pair_flags_the_swapped_word_more_often_than_not(bundled):
     _, discriminator, tokenizer = bundled
     measured = json.loads((BUNDLED / "measured" / "evaluate.json").read_text())["swap_pairs"]
@@ -77,6 +78,7 @@ def test_the_bundled_pair_flags_the_swapped_word_more_often_than_not(bundled):
     assert result["hit_rate"] == measured["hit_rate"]  # deterministic: the card's figure
 
 
+@pytest.mark.slow
 def test_the_bundled_pair_detects_its_own_generators_replacements(bundled):
     generator, discriminator, tokenizer = bundled
     assert embeddings_shared(generator, discriminator)

@@ -12,9 +12,9 @@ import sys
 import pytest
 import torch
 
-from explainer.models import ModelPair
-from explainer.pipeline import Settings, explain
-from explainer.text import MAX_CHARS, InputError, is_invisible
+from explainer.core.models import ModelPair
+from explainer.core.pipeline import Settings, explain
+from explainer.core.text import MAX_CHARS, InputError, is_invisible
 
 SENTENCE = "The chef cooked a delicious meal for the guests at the restaurant."
 
@@ -218,6 +218,7 @@ def test_cli_prints_a_table_and_reports_user_errors(tiny_pair_dir, capsys):
     assert "empty" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_cli_runs_as_a_module_and_prints_json(tiny_pair_dir):
     command = [sys.executable, "-m", "explainer", SENTENCE, "--model", str(tiny_pair_dir), "--seed", "1", "--json"]
     data = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)

@@ -9,8 +9,8 @@ from unittest import mock
 
 import pytest
 
-from explainer import models
-from explainer.models import ModelLoadError
+from explainer.core import models
+from explainer.core.models import ModelLoadError
 
 
 def test_a_training_run_folder_loads_with_shared_embeddings(tiny_pair_dir):

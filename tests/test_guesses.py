@@ -1,4 +1,4 @@
-"""training.guesses: masking a whole word by its offsets, the generator's top-k, the everyday fixture."""
+"""training.downstream.guesses: masking a whole word by its offsets, the generator's top-k, the everyday fixture."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 import torch
 from transformers import ElectraConfig, ElectraForMaskedLM
 
-from training.guesses import everyday_table, load_everyday, mask_word, top_guesses
+from training.downstream.guesses import everyday_table, load_everyday, mask_word, top_guesses
 from training.tokenizer import PACKAGED, load_tokenizer
 
 MULTI = "unbelievably"  # five bert-base-uncased pieces: un ##bel ##ie ##va ##bly

@@ -1,6 +1,6 @@
 """The "Use it in Hugging Face" panel: the code shown is the code run, and it needs no generator.
 
-The snippet runs exactly as stored in `explainer.classroom.HF_SNIPPET`, from the project folder,
+The snippet runs exactly as stored in `explainer.lesson.classroom.HF_SNIPPET`, from the project folder,
 against the bundled model. Until assets/model exists, only its folder path is swapped for a copy of
 the tiny pair's discriminator that has no generator beside it.
 """
@@ -11,13 +11,11 @@ import contextlib
 import io
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 
-from explainer.classroom import BUNDLED_DISCRIMINATOR, HF_SNIPPET, HUB_DISCRIMINATOR, hub_snippet
-
-PROJECT = Path(__file__).resolve().parent.parent
+from explainer.lesson.classroom import BUNDLED_DISCRIMINATOR, HF_SNIPPET, HUB_DISCRIMINATOR, hub_snippet
+from training.project import PROJECT
 
 
 def test_the_snippet_names_the_folder_once_and_loads_no_generator():
@@ -51,6 +49,7 @@ def test_the_snippet_runs_as_shown(tiny_pair_dir, tmp_path, monkeypatch):
     assert probabilities[0] + probabilities[1] == pytest.approx(1, abs=1e-3)
 
 
+@pytest.mark.slow
 def test_the_app_shows_exactly_this_code(tiny_pair_dir, monkeypatch):
     monkeypatch.setenv("ELECTRA_MODEL", str(tiny_pair_dir))
     import gradio as gr

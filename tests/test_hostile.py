@@ -2,7 +2,7 @@
 absolute server path in what comes back. Each case asserts the message.
 
 Covered elsewhere, not repeated here: the pipeline's own InputErrors and notices on ordinary text
-(test_explain.py), hub ids and allowed roots in explainer.models, symlinks, trust_remote_code
+(test_explain.py), hub ids and allowed roots in explainer.core.models, symlinks, trust_remote_code
 (test_explain_models.py), corpus files checked by training.data (test_data.py) and by the race
 manager (test_race.py), escaping in the renderer (test_render.py), the browser
 (test_browser_hostile.py), gradio's upload size limit on the served app (test_deploy.py).
@@ -18,10 +18,10 @@ from pathlib import Path
 import gradio as gr
 import pytest
 
-from explainer import api, models
-from explainer.text import MAX_CHARS
-
-PROJECT = Path(__file__).resolve().parent.parent
+from explainer.core import models
+from explainer.core.text import MAX_CHARS
+from explainer.ui import api
+from training.project import PROJECT
 
 
 @pytest.fixture
@@ -204,7 +204,7 @@ UPLOADS = {
 @pytest.mark.parametrize("name", UPLOADS)
 def test_bad_uploads_get_a_message_in_the_tab_and_start_nothing(tmp_path, monkeypatch, name):
     from explainer.ui import training_tab
-    from training.race_manager import RaceManager
+    from training.race.manager import RaceManager
 
     manager = RaceManager(tmp_path / "races", max_upload_bytes=10 * 1024)
     monkeypatch.setattr(training_tab, "MANAGER", manager)
@@ -223,8 +223,9 @@ def test_an_upload_copy_is_private_and_deleted_when_the_race_fails(tmp_path, mon
     import tempfile
 
     from conftest import WORDPIECE
-    from training.race_manager import UPLOAD_PREFIX, RaceManager
-    from training.race_settings import RaceSettings
+
+    from training.race.manager import UPLOAD_PREFIX, RaceManager
+    from training.race.settings import RaceSettings
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # where mkdtemp puts the copy
     (tmp_path / "tmp").mkdir()
@@ -244,8 +245,8 @@ def test_an_upload_copy_is_private_and_deleted_when_the_race_fails(tmp_path, mon
 
 
 def test_the_race_status_never_shows_the_servers_absolute_path(tmp_path):
-    from explainer.render_training import status_html
-    from training.race_settings import RaceSettings
+    from explainer.render.training import status_html
+    from training.race.settings import RaceSettings
 
     snapshot = {"events": {}, "settings": dataclasses.asdict(RaceSettings(preset="tiny")), "elapsed": 12.0,
                 "status": "finished", "stopping": False, "folder": str(tmp_path / "races" / "race-1"),
@@ -259,7 +260,7 @@ def test_the_race_status_never_shows_the_servers_absolute_path(tmp_path):
 def test_old_json_exports_are_deleted_so_a_hosts_disk_does_not_fill(tmp_path, monkeypatch, tiny_pair):
     import os
 
-    from explainer.pipeline import explain
+    from explainer.core.pipeline import explain
     from explainer.ui import explore
 
     monkeypatch.setattr(explore, "EXPORT_DIR", tmp_path)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 import torch
-from transformers import AutoModelForMaskedLM, AutoModelForPreTraining, AutoTokenizer, ElectraForMaskedLM, ElectraForPreTraining
+from transformers import (
+    AutoModelForMaskedLM,
+    AutoModelForPreTraining,
+    AutoTokenizer,
+    ElectraForMaskedLM,
+    ElectraForPreTraining,
+)
 
 from training.models import (
     PRESETS,
@@ -149,6 +155,7 @@ def test_resolve_preset_rejects_unknown_names_and_applies_overrides():
     assert resolve_preset("tiny", max_positions=None) == PRESETS["tiny"]
 
 
+@pytest.mark.slow
 def test_warm_start_copies_the_packaged_minilm_encoder():
     from safetensors.torch import load_file
 
@@ -176,6 +183,7 @@ def test_warm_start_copies_the_packaged_minilm_encoder():
     assert not any("discriminator_predictions" in k or "generator_predictions" in k or "lm_head" in k for k in copied)
 
 
+@pytest.mark.slow
 def test_warm_start_from_a_pair_copies_the_discriminator_and_the_generators_lower_layers(saved_pair, wordpiece):
     import dataclasses
 

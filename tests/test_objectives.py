@@ -159,7 +159,7 @@ def rng() -> torch.Generator:
 
 
 def fixed_sampler(monkeypatch, replacements: torch.Tensor) -> None:
-    monkeypatch.setattr(objectives, "sample_replacements", lambda logits, temperature, rng: replacements)
+    monkeypatch.setattr(objectives, "draw", lambda probs, rng: replacements)  # corrupt's draws
 
 
 def test_a_sample_equal_to_the_original_is_labelled_original(pair, masked_batch, monkeypatch):
@@ -328,3 +328,25 @@ def test_mlm_objective_is_cross_entropy_at_masked_positions():
     assert out.loss.item() == pytest.approx(expected.item(), rel=1e-5)
     assert out.disc_logits is None
     assert step_metrics(out)["supervised_positions"] == int(batch.is_masked.sum())
+
+
+def test_corrupt_writes_the_draws_labels_only_real_changes_and_keeps_its_distribution(masked_batch):
+    from training.objectives import corrupt
+
+    m = int(masked_batch.is_masked.sum())
+    logits = torch.randn(m, VOCAB, generator=torch.Generator().manual_seed(1))
+    fake = corrupt(masked_batch.original, masked_batch.is_masked, logits, 1.0, rng(), masked_batch.attention_mask)
+    assert torch.equal(fake.ids[masked_batch.is_masked], fake.samples)
+    assert torch.equal(fake.ids[~masked_batch.is_masked], masked_batch.original[~masked_batch.is_masked])
+    assert torch.equal(fake.labels, (fake.ids != masked_batch.original) & masked_batch.attention_mask.bool())
+    assert fake.probs.dtype == torch.float32 and torch.allclose(fake.probs.sum(-1), torch.ones(m))
+    assert torch.equal(fake.samples, objectives.sample_replacements(logits, 1.0, rng()))  # the same draws
+
+
+def test_detect_is_the_discriminators_own_forward(pair, masked_batch):
+    from training.objectives import detect
+
+    _, discriminator = pair
+    logits, hidden = detect(discriminator, masked_batch.original, masked_batch.attention_mask)
+    own = discriminator(input_ids=masked_batch.original, attention_mask=masked_batch.attention_mask)
+    assert torch.allclose(logits, own.logits) and hidden.shape[:2] == masked_batch.original.shape

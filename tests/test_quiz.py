@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from explainer import quiz
-from explainer.quiz import QUESTIONS, TOPICS, grade, normalise, shuffled
+from explainer.lesson import quiz
+from explainer.lesson.quiz import QUESTIONS, TOPICS, grade, normalise, shuffled
 
 
 def test_at_least_twelve_questions_of_all_three_kinds_covering_every_topic():
@@ -102,7 +102,7 @@ def _question(id: str) -> quiz.Question:
 
 def test_efficiency_small_choices_state_only_true_scores():
     """Each wrong choice is a real Table 1 score, correctly attributed: a wrong answer, not a wrong fact."""
-    from explainer.paper import PAPER_POINTS
+    from training.paper import PAPER_POINTS
 
     glue = {p.model: p.glue for p in PAPER_POINTS}
     question = _question("efficiency-small")
@@ -117,7 +117,7 @@ def test_efficiency_small_choices_state_only_true_scores():
 
 
 def _default_record(campaign: dict) -> dict:
-    from training.race_settings import matches_defaults
+    from training.race.settings import matches_defaults
 
     return max((r for r in campaign["settings"] if matches_defaults(r["settings"])), key=lambda r: len(r["seeds"]))
 
@@ -161,7 +161,7 @@ def test_the_shipped_campaign_reads_level_at_the_default_budget():
 
 
 def _record(name, temperature, diffs, rtd_floor, mlm_floor, auc=0.8, amount=1.4e13):
-    from training.race_settings import default_settings
+    from training.race.settings import default_settings
 
     settings = {**default_settings("mini", "cpu").__dict__, "temperature": temperature, "amount": amount}
     seeds = [{"rtd_minus_mlm": d, "rtd_probe": 0.6 + r, "mlm_probe": 0.6 + m, "floor_probe": 0.6, "disc_auc": auc}
@@ -172,7 +172,7 @@ def _record(name, temperature, diffs, rtd_floor, mlm_floor, auc=0.8, amount=1.4e
 
 
 def test_efficiency_budget_explanation_follows_other_campaigns():
-    from training.race_settings import default_settings
+    from training.race.settings import default_settings
 
     defaults = default_settings("mini", "cpu")
     ahead = {"settings": [_record("default", defaults.temperature, [0.03, 0.04, 0.05], [0.05, 0.06, 0.07],

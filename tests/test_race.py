@@ -13,14 +13,19 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import N_DOCUMENTS, WORDPIECE
 from transformers import AutoModelForMaskedLM
 
-from conftest import N_DOCUMENTS, WORDPIECE
+from training.downstream.probe import ProbeConfig, probe
 from training.models import embeddings_shared, load_pair
-from training.probe import ProbeConfig, probe
-from training.race import OBJECTIVES, Race, aggregate
-from training.race_settings import RaceLimits, RaceSettings
-from training.race_manager import RaceBusy, RaceManager, check_corpus, write_metrics_csv, zip_models
+from training.project import PROJECT as PROJECT_ROOT
+from training.race import campaign as campaign_stats
+from training.race.campaign import aggregate
+from training.race.manager import RaceBusy, RaceManager, check_corpus, write_metrics_csv, zip_models
+from training.race.run import OBJECTIVES, Race
+from training.race.settings import RaceLimits, RaceSettings, matches_defaults
+
+pytestmark = pytest.mark.slow  # real races: seconds each
 
 TINY = RaceSettings(
     preset="tiny", budget="steps", amount=12, tokenizer=WORDPIECE, max_documents=N_DOCUMENTS, seq_len=64,
@@ -176,7 +181,7 @@ def test_a_wall_clock_race_ends_both_objectives_level(tmp_path, monkeypatch):
     """Each trainer keeps its own clock, and they start apart (the second one loads its data while
     the first one's clock runs): the race ends the later one as soon as it catches up, so the two
     spend the same compute. A slow MLM start (1.5 s of a 6 s race) makes the gap certain."""
-    import training.race as race_module
+    import training.race.run as race_module
 
     real_train = race_module.train
 
@@ -276,7 +281,7 @@ def test_one_race_per_server_and_stop_keeps_a_loadable_checkpoint(tmp_path):
     assert f"{race.folder.name}/rtd/discriminator/model.safetensors" in names
     assert f"{race.folder.name}/mlm/encoder/config.json" in names and not any(n.endswith(".pt") for n in names)
     assert (race.folder / "metrics.csv").exists()
-    from training.race_record import load_record
+    from training.race.record import load_record
 
     record = load_record(race.folder / "record.json")  # the Training tab can replay it
     assert record["status"] == "stopped" and record["steps"] == steps
@@ -340,7 +345,7 @@ def test_the_csv_has_every_step_of_both_objectives(finished, tmp_path):
 
 
 def test_the_views_render_a_snapshot(finished):
-    from explainer import render_training as view
+    from explainer.render import training as view
 
     snapshot = finished.snapshot()
     by_step = view.curves_figure(snapshot, "step")
@@ -402,7 +407,7 @@ def test_the_race_cli_takes_the_presets_budget_when_none_is_given():
     import argparse
 
     from training.__main__ import _add_race_arguments, race_settings
-    from training.race_settings import CPU_RACE_FLOPS
+    from training.race.settings import CPU_RACE_FLOPS
 
     parser = argparse.ArgumentParser()
     _add_race_arguments(parser)
@@ -428,7 +433,7 @@ def test_the_race_cli_runs_seeds_and_writes_a_summary(tmp_path, capsys):
     assert summary["probe"]["rtd_minus_mlm"]["n"] == 2 and summary["finetune"] is None
     assert "linear probe over 2 seeds" in printed and "the paper's result (GLUE dev, not this task)" in printed
     assert "ELECTRA-Small 79.9 vs BERT-Small 75.1" in printed
-    from training.race_record import load_record
+    from training.race.record import load_record
 
     assert all(load_record(tmp_path / f"seed-{seed}" / "record.json")["settings"]["seed"] == seed for seed in (0, 1))
     main(argv)  # finished seeds with the same settings are reused, not retrained
@@ -439,7 +444,7 @@ def test_zerogpu_decorates_the_job_only_when_spaces_imports(monkeypatch):
     import sys
     import types
 
-    from training.race_manager import on_gpu
+    from training.race.manager import on_gpu
 
     def job():
         return "trained"
@@ -457,15 +462,14 @@ def test_zerogpu_decorates_the_job_only_when_spaces_imports(monkeypatch):
 def _race_search():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("race_search", Path(__file__).parent.parent / "bench" / "race_search.py")
+    spec = importlib.util.spec_from_file_location("race_search", PROJECT_ROOT / "bench" / "race_search.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 def test_the_campaign_table_and_verdict_come_from_finished_races(finished, tmp_path, monkeypatch):
-    from explainer import render_training as view
-    from explainer.ui import training_tab
+    from explainer.render import training as view
 
     root = tmp_path / "search"
     (root / "12" / "gen1").mkdir(parents=True)  # root/<budget>/<setting>/seed-N
@@ -478,7 +482,7 @@ def test_the_campaign_table_and_verdict_come_from_finished_races(finished, tmp_p
     assert seed["rtd_probe"] == summary["rtd"]["probe_accuracy"] and seed["mlm_steps"] == summary["mlm"]["step"]
     assert seed["rtd_minus_mlm"] == pytest.approx(summary["rtd"]["probe_accuracy"] - summary["mlm"]["probe_accuracy"])
     campaign = {"settings": records}
-    verdict = view.campaign_verdict(campaign)
+    verdict = campaign_stats.campaign_verdict(campaign)
     assert verdict["shown"] is False and verdict["races"] == 1  # one seed is never a claim
 
     # Three seeds, RTD ahead in each: a claim; a hostile description is escaped.
@@ -486,16 +490,16 @@ def test_the_campaign_table_and_verdict_come_from_finished_races(finished, tmp_p
     claimed = {**records[0], "name": "x", "change": "<script>alert(1)</script>", "seeds": ahead, "rtd_wins": 3,
                "mean": {**records[0]["mean"], "rtd_minus_mlm": {"mean": 0.03, "sd": 0.01}}}
     campaign["settings"].append(claimed)
-    verdict = view.campaign_verdict(campaign)
+    verdict = campaign_stats.campaign_verdict(campaign)
     assert verdict["shown"] is True and verdict["best"]["name"] == "x" and verdict["settings"] == 2
     html = view.campaign_html(campaign)
     assert "<script>" not in html and "&lt;script&gt;" in html and "+3.0" in html and "3 of 3" in html
-    monkeypatch.setattr(training_tab, "DEFAULTS_MEASURED", True)
-    assert "beats the BERT-style one" in training_tab.verdict_markdown(campaign) and "+3.0 ± 1.0" in training_tab.verdict_markdown(campaign)
+    monkeypatch.setattr(view, "DEFAULTS_MEASURED", True)
+    assert "beats the BERT-style one" in view.verdict_markdown(campaign) and "+3.0 ± 1.0" in view.verdict_markdown(campaign)
     campaign["settings"].pop()
-    text = training_tab.verdict_markdown(campaign)  # a 12-step race is not the tiny preset's default (300 steps)
+    text = view.verdict_markdown(campaign)  # a 12-step race is not the tiny preset's default (300 steps)
     assert "does not clearly beat" in text and "1 settings in 1 races" in text and "The best setting" in text
-    assert not training_tab.matches_defaults(records[0]["settings"])
+    assert not matches_defaults(records[0]["settings"])
     # A second seed with a full fine-tune (`race --finetune`): its accuracies reach the record and the verdict.
     race = json.loads((finished.folder / "race.json").read_text())
     race["summary"]["seed"] = 1
@@ -509,14 +513,14 @@ def test_the_campaign_table_and_verdict_come_from_finished_races(finished, tmp_p
     assert ft["seeds"] == 1 and ft["rtd"]["mean"] == 0.628 and ft["rtd_minus_mlm"]["mean"] == pytest.approx(-0.096)
     assert len(records[0]["seeds"]) == 2 and records[0]["seeds"][1]["finetune"]["untrained"] == 0.696
     records[0]["settings"]["amount"] = 300  # ... but on the default's budget it is
-    text = training_tab.verdict_markdown(campaign)
+    text = view.verdict_markdown(campaign)
     assert "With these defaults" in text and "longer race" not in text
     assert "ELECTRA 62.8%, BERT-style 72.4%, an untrained encoder 69.6% (one seed: no verdict" in text
     longer = {**claimed, "change": "gen1", "rtd_wins": 2, "settings": {**records[0]["settings"], "amount": 600},
               "finetune": None}
     campaign["settings"].append(longer)  # the same settings, more compute, 3 seeds: reported beside the default's
-    assert "The same settings in a longer race: on 600 steps, +3.0 ± 1.0 over 3 seeds (ahead in 2)" in training_tab.verdict_markdown(campaign)
-    assert view.campaign_verdict(None) is None and training_tab.verdict_markdown(None) == training_tab.PROVISIONAL
+    assert "The same settings in a longer race: on 600 steps, +3.0 ± 1.0 over 3 seeds (ahead in 2)" in view.verdict_markdown(campaign)
+    assert campaign_stats.campaign_verdict(None) is None and view.verdict_markdown(None) == view.PROVISIONAL
 
 
 @pytest.mark.parametrize("differences, expected", [
@@ -526,34 +530,32 @@ def test_the_campaign_table_and_verdict_come_from_finished_races(finished, tmp_p
     ([0.05], "level"),  # one seed is never a finding
 ])
 def test_the_verdict_calls_a_gap_only_beyond_two_standard_errors(differences, expected):
-    from explainer import render_training as view
 
-    assert view.separated(differences) == expected
-    assert view.standing({"seeds": [{"rtd_minus_mlm": d} for d in differences]}) == expected
+    assert campaign_stats.separated(differences) == expected
+    assert campaign_stats.standing({"seeds": [{"rtd_minus_mlm": d} for d in differences]}) == expected
 
 
 def test_the_shipped_campaign_backs_the_defaults_and_the_tab_says_what_it_found():
     """assets/race_campaign.json (bench/race_search.py) holds the defaults' own races, 3 seeds or more,
     and the tab's verdict is the one those numbers support."""
-    from explainer import render_training as view
-    from explainer.ui import training_tab
-    from training.race_settings import DEFAULTS_MEASURED
+    from explainer.render import training as view
+    from training.race.settings import DEFAULTS_MEASURED
 
-    campaign = training_tab.load_campaign()
+    campaign = campaign_stats.load_campaign()
     assert campaign is not None and DEFAULTS_MEASURED
-    verdict = view.campaign_verdict(campaign)
+    verdict = campaign_stats.campaign_verdict(campaign)
     assert verdict["settings"] >= 5 and all(r["seeds"] for r in campaign["settings"])
-    mine = [r for r in campaign["settings"] if training_tab.matches_defaults(r["settings"])]
+    mine = [r for r in campaign["settings"] if matches_defaults(r["settings"])]
     assert mine and max(len(r["seeds"]) for r in mine) >= 3  # the default race, run with at least 3 seeds
     for record in campaign["settings"]:  # every race spent the same compute on both objectives
         for seed in record["seeds"]:
             assert seed["rtd_flops"] == pytest.approx(seed["mlm_flops"], rel=0.01)
             assert seed["rtd_flops"] == pytest.approx(record["settings"]["amount"], rel=0.01)
-    text = training_tab.verdict_markdown(campaign)
+    text = view.verdict_markdown(campaign)
     if verdict["shown"]:
-        assert "beats the BERT-style one" in text and training_tab.matches_defaults(verdict["best"]["settings"])
+        assert "beats the BERT-style one" in text and matches_defaults(verdict["best"]["settings"])
     else:
-        standing = view.standing(max(mine, key=lambda r: len(r["seeds"])))
+        standing = campaign_stats.standing(max(mine, key=lambda r: len(r["seeds"])))
         assert ("comes out ahead" if standing == "ahead" else "does not clearly beat") in text
         assert "With these defaults" in text
     assert "race-campaign" in view.campaign_html(campaign)

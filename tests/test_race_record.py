@@ -8,11 +8,25 @@ import math
 
 import gradio as gr
 import pytest
-
 from test_race import TINY
-from training.race import OBJECTIVES, Race
-from training.race_record import (MAX_EVENTS, SCHEMA, VERSION, RecordError, build_record, list_records, load_record,
-                                  replay_snapshot, thin_events, total_level, validate, write_record)
+
+from training.race.record import (
+    MAX_EVENTS,
+    SCHEMA,
+    VERSION,
+    RecordError,
+    build_record,
+    list_records,
+    load_record,
+    replay_snapshot,
+    thin_events,
+    total_level,
+    validate,
+    write_record,
+)
+from training.race.run import OBJECTIVES, Race
+
+pytestmark = pytest.mark.slow  # a real race: seconds each
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +141,7 @@ def test_a_file_that_is_not_json_is_refused(tmp_path, content, message):
 def test_a_missing_or_huge_file_is_refused(tmp_path, monkeypatch):
     with pytest.raises(RecordError, match="cannot be read"):
         load_record(tmp_path / "absent.json")
-    monkeypatch.setattr("training.race_record.MAX_BYTES", 10)
+    monkeypatch.setattr("training.race.record.MAX_BYTES", 10)
     (tmp_path / "big.json").write_text(json.dumps({"schema": SCHEMA}))
     with pytest.raises(RecordError, match="far too large"):
         load_record(tmp_path / "big.json")
@@ -164,7 +178,7 @@ def test_a_flops_paced_record_replays_by_flops(record):
 
 
 def test_the_views_draw_every_point_of_a_replay(record):
-    from explainer import render_training as view
+    from explainer.render import training as view
 
     snapshot = replay_snapshot(record, 1)
     curves = view.curves_figure(snapshot, "flops")
@@ -208,6 +222,10 @@ def test_play_follows_the_clock_at_the_chosen_speed_pauses_and_stops_at_the_end(
     assert "End of the recording · 100%" in status
     paused = tab.replay_play("tiny.json", 40, 30, "step", {"t0": 0, "p0": 0, "speed": 30})  # pressing again pauses
     assert paused[0] == gr.skip() and paused[-3] is None and paused[-2].active is False and "Paused · 40%" in paused[1]
+    page = type("Request", (), {"session_hash": "page-1"})()
+    playing = tab.replay_play("tiny.json", 40, 30, "step", None, page)[-3]
+    tab.replay_play("tiny.json", 40, 30, "step", playing, page)  # paused while a tick was on its way
+    assert tab.replay_tick("tiny.json", 40, 30, "step", playing, page) == (gr.skip(),) * 8  # it draws nothing
     stray = tab.replay_tick("tiny.json", 40, 30, "step", None)  # a tick after the pause: nothing moves
     assert stray[0] == gr.skip() and stray[-2].active is False
     status, *_, anchor = tab.replay_scrubbed("tiny.json", 75, 30, "step", {"t0": 0, "p0": 0, "speed": 30})
@@ -259,14 +277,14 @@ def test_every_shipped_record_loads_and_replays_to_its_end():
 # --- the gap across budgets -----------------------------------------------------------------------------
 
 def _campaign_entry(amount: float, gaps: list[float], **changes) -> dict:
-    from training.race_settings import default_settings
+    from training.race.settings import default_settings
 
     settings = {**default_settings("mini", "cpu").__dict__, "budget": "flops", "amount": amount, **changes}
     return {"name": "x", "settings": settings, "seeds": [{"rtd_minus_mlm": g} for g in gaps]}
 
 
 def _recorded(amount: float, rtd: float, mlm: float, **changes) -> dict:
-    from training.race_settings import default_settings
+    from training.race.settings import default_settings
 
     settings = {**default_settings("mini", "cpu").__dict__, "budget": "flops", "amount": amount, **changes}
     probes = [{"objective": "rtd", "step": 10, "flops": 1, "accuracy": 0.5}, {"objective": "rtd", "step": 90,
@@ -275,7 +293,7 @@ def _recorded(amount: float, rtd: float, mlm: float, **changes) -> dict:
 
 
 def test_gaps_group_the_default_recipe_by_budget_from_the_campaign_and_the_records():
-    from training.race_record import final_gap, gaps_by_budget
+    from training.race.campaign import final_gap, gaps_by_budget
 
     campaign = {"settings": [_campaign_entry(1.4e13, [0.01, 0.03]), _campaign_entry(1.4e13, [0.2], temperature=1.0),
                              _campaign_entry(2.5e13, [-0.01])]}
@@ -294,8 +312,8 @@ def test_gaps_group_the_default_recipe_by_budget_from_the_campaign_and_the_recor
 
 
 def test_the_gap_chart_and_the_efficiency_view_show_the_shipped_races_and_yours():
-    from explainer import paper
-    from explainer import render_training as view
+    from explainer.render import classroom
+    from explainer.render import training as view
 
     groups = [{"flops": 1.4e13, "gaps": [0.01, 0.03], "mean": 0.02, "sd": 0.014, "n": 2, "sources": []}]
     figure = view.gap_figure(groups, {"flops": 2e13, "gap": -0.01})
@@ -304,10 +322,10 @@ def test_the_gap_chart_and_the_efficiency_view_show_the_shipped_races_and_yours(
     assert list(figure.data[0].y) == [1.0, 3.0] and list(figure.data[2].y) == [-1.0]
     assert [round(y, 1) for y in figure.data[3].y] == [4.8, 2.9]  # the paper's same-compute pairs
     assert "1.4e13 FLOPs: +2.0 ± 1.4 points over 2 seeds" in view.gaps_caption(groups)
-    shipped = paper.efficiency_figure(None, groups)
+    shipped = classroom.efficiency_figure(None, groups)
     assert "measured, shipped" in shipped.layout.annotations[1].text
     assert not any("No race yet" in (a.text or "") for a in shipped.layout.annotations)
-    yours = paper.efficiency_figure({"rtd": {"flops": 2e13, "accuracy": 0.6}, "mlm": {"flops": 2e13, "accuracy": 0.58}},
+    yours = classroom.efficiency_figure({"rtd": {"flops": 2e13, "accuracy": 0.6}, "mlm": {"flops": 2e13, "accuracy": 0.58}},
                                     groups)
     assert "★ yours" in yours.layout.annotations[1].text
     assert [round(y, 1) for y in yours.data[-1].y] == [2.0]

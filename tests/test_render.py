@@ -8,9 +8,10 @@ from html.parser import HTMLParser
 
 import pytest
 
-from explainer import render
-from explainer.attributions import AttributionSettings, attribute, attribution_matrix
-from explainer.pipeline import Settings, explain
+from explainer.core.attributions import AttributionSettings, attribute, attribution_matrix
+from explainer.core.pipeline import Settings, explain
+from explainer.render import explore as render
+from explainer.render import style
 
 HOSTILE = [
     '<script>alert("x")</script>',
@@ -74,7 +75,7 @@ def assert_inert(markup: str) -> None:
 def test_hostile_text_is_escaped_everywhere(tiny_pair, explanation, merged):
     evil = hostile(explanation)
     for markup in (render.sentence_html(evil, merged), render.generator_input_html(evil, merged),
-                   render.notices_html(evil.notices), render.message_html(HOSTILE[0]), render.score_html(evil)):
+                   render.notices_html(evil.notices), style.message_html(HOSTILE[0]), render.score_html(evil)):
         assert_inert(markup)
     # The attack text is still shown, as text.
     assert '<script>alert("x")</script>' in "".join(parse(render.notices_html(evil.notices)).text)
@@ -101,9 +102,9 @@ def test_real_user_text_is_escaped_through_the_whole_pipeline(tiny_pair):
 
 
 def test_colours_follow_a_fixed_scale():
-    assert render.p_colour(0) == "rgb(255, 255, 255)"
-    assert render.p_colour(1) == "rgb(215, 48, 31)"
-    assert render.p_colour(2) == render.p_colour(1) and render.p_colour(-1) == render.p_colour(0)
+    assert style.p_colour(0) == "rgb(255, 255, 255)"
+    assert style.p_colour(1) == "rgb(215, 48, 31)"
+    assert style.p_colour(2) == style.p_colour(1) and style.p_colour(-1) == style.p_colour(0)
 
 
 def test_sentence_marks_replaced_and_restored_words(tiny_pair, explanation):
@@ -112,7 +113,7 @@ def test_sentence_marks_replaced_and_restored_words(tiny_pair, explanation):
     assert chips == len(explanation.tokens)
     assert markup.count("3px solid #111") - 1 == sum(bool(t.replaced) for t in explanation.tokens)  # -1: the legend
     for t in explanation.tokens:
-        assert render.p_colour(t.p_replaced) in markup
+        assert style.p_colour(t.p_replaced) in markup
     words = render.sentence_html(explanation, merged=True)
     assert words.count('class="ee-chip"') == len(explanation.words)
 

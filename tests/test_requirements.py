@@ -13,11 +13,11 @@ import functools
 import importlib.metadata
 import re
 import sys
-from pathlib import Path
 
 import pytest
 
-PROJECT = Path(__file__).resolve().parent.parent
+from training.project import PROJECT
+
 FIRST_PARTY = {"app", "explainer", "training", "tests", "conftest", "bench"}
 SCOPES = {  # code -> the requirements file that must pin its imports
     "requirements.txt": ["app.py", "explainer", "training"],
@@ -87,6 +87,7 @@ def distribution(module: str) -> str:
     return normal(candidates[0]) if candidates else normal(module)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("requirements", list(SCOPES))
 def test_every_third_party_import_is_pinned(requirements):
     imports = third_party_imports(SCOPES[requirements])

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import N_DOCUMENTS, WORDPIECE
 from transformers import AutoModelForMaskedLM, AutoModelForPreTraining, AutoTokenizer
 
-from conftest import N_DOCUMENTS, WORDPIECE
 from training.models import PRESETS, count_parameters, embeddings_shared, load_pair
 from training.trainer import TrainConfig, _flops_after, lr_factor, read_metrics, train
+
+pytestmark = pytest.mark.slow  # real training runs: seconds each
 
 BASE = TrainConfig(
     objective="rtd",

@@ -75,7 +75,7 @@ def cmd_compare(args: argparse.Namespace) -> None:
 
 
 def cmd_finetune(args: argparse.Namespace) -> None:
-    from training.finetune import FinetuneConfig, finetune
+    from training.downstream.finetune import FinetuneConfig, finetune
 
     config = FinetuneConfig(epochs=args.epochs, lr=args.lr, batch_size=args.batch_size, seed=args.seed,
                             max_train=args.max_train, threads=args.threads)
@@ -87,7 +87,7 @@ def cmd_finetune(args: argparse.Namespace) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
-    from training.evaluate import evaluate_pair
+    from training.downstream.evaluate import evaluate_pair
 
     result = evaluate_pair(args.model, n_blocks=args.blocks, seed=args.seed, temperature=args.temperature)
     print(json.dumps(result, indent=2))
@@ -95,13 +95,13 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         Path(args.out).write_text(json.dumps(result, indent=2))
 
 
-# --- race: RTD vs MLM side by side on one budget, several seeds (training/race.py) -----------------
+# --- race: RTD vs MLM side by side on one budget, several seeds (training/race/run.py) -----------------
 _RACE_SKIP = {"budget", "amount", "seed"}  # given as --budget-* and --seeds
 
 
 def _add_race_arguments(parser: argparse.ArgumentParser) -> None:
     """Every RaceSettings field; one left out takes the preset's value, as the Training tab does."""
-    from training.race_settings import RaceSettings, default_settings
+    from training.race.settings import RaceSettings, default_settings
 
     budget = parser.add_mutually_exclusive_group()  # none given: the preset's (mini: CPU_RACE_FLOPS FLOPs)
     budget.add_argument("--budget-minutes", type=float, help="wall clock of each race (both objectives share it)")
@@ -151,7 +151,7 @@ def cmd_export(args: argparse.Namespace) -> None:
 
 def race_settings(args: argparse.Namespace):
     """The race's settings from the flags given; every one left out (the budget too) is the preset's."""
-    from training.race_settings import RaceSettings, default_settings
+    from training.race.settings import RaceSettings, default_settings
 
     names = {f.name for f in dataclasses.fields(RaceSettings)} - _RACE_SKIP
     given = {k: v for k, v in vars(args).items() if k in names and v is not None}
@@ -163,9 +163,10 @@ def race_settings(args: argparse.Namespace):
 
 def cmd_race(args: argparse.Namespace) -> None:
     """One race per seed in OUT/seed-N (a finished one is reused), then OUT/summary.json and a table."""
-    from training.finetune import FinetuneConfig
-    from training.race import OBJECTIVES, Race, aggregate, finetune_encoders
-    from training.race_record import build_record, write_record
+    from training.downstream.finetune import FinetuneConfig
+    from training.race.campaign import aggregate
+    from training.race.record import build_record, write_record
+    from training.race.run import OBJECTIVES, Race, finetune_encoders
 
     base = race_settings(args)
     base.validate()
@@ -214,7 +215,7 @@ def cmd_race(args: argparse.Namespace) -> None:
 
 def cmd_record(args: argparse.Namespace) -> None:
     """A race folder -> one small replayable record (e.g. into assets/races/)."""
-    from training.race_record import build_record, write_record
+    from training.race.record import build_record, write_record
 
     record = build_record(args.race, title=args.title, description=args.description or "")
     path = write_record(record, args.out)
@@ -267,7 +268,7 @@ def cmd_corpus_stats(args: argparse.Namespace) -> None:
 
 
 def _paper_line() -> str:
-    from explainer.paper import PAPER_POINTS, SHORT_SOURCE
+    from training.paper import PAPER_POINTS, SHORT_SOURCE
 
     small = {p.model: p for p in PAPER_POINTS}
     rtd, mlm = small["ELECTRA-Small"], small["BERT-Small"]

@@ -3,8 +3,8 @@
 Read top to bottom, `RTDObjective.forward` is the paper's algorithm (Clark et al. 2020, sec. 2):
     1. mask ~15% of the tokens                                   (`mask_tokens`, done by the caller)
     2. the generator predicts the originals at masked positions  (`masked_lm_logits`)
-    3. sample a replacement for each from its softmax            (`sample_replacements`, no gradient)
-    4. the discriminator labels every token original/replaced    (label = corrupted != original)
+    3. sample a replacement for each from its softmax            (`corrupt`, no gradient)
+    4. the discriminator labels every token original/replaced    (`detect`; label = corrupted != original)
     loss = generator MLM loss + 50 x discriminator BCE over every non-padding token.
 
 The models are wrapped in one `nn.Module` per objective so that one forward call is one training
@@ -90,11 +90,54 @@ def masked_lm_logits(
     return logits, hidden
 
 
+@dataclass
+class Corruption:
+    """The generator's draws written into the sentence, and the labels the discriminator learns."""
+
+    ids: torch.Tensor  # (B, T) the corrupted sentence: what the discriminator reads
+    labels: torch.Tensor  # (B, T) bool: replaced, i.e. different from the original (a draw of the original is 0)
+    samples: torch.Tensor  # (M,) the draw at each masked position
+    probs: torch.Tensor  # (M, V) float32, the distribution they were drawn from: softmax(logits / T)
+
+
 @torch.no_grad()
+def corrupt(original: torch.Tensor, is_masked: torch.Tensor, logits: torch.Tensor, temperature: float,
+            rng: torch.Generator, attention_mask: torch.Tensor | None = None) -> Corruption:
+    """Swap: one token per masked position from softmax(logits / T) (float32: a bf16 softmax skews rare
+    tokens), written into a copy of `original`. A draw equal to the original is labelled original, as
+    in the paper (section 2) and the official code; padding (attention 0) is never replaced.
+    The one corrupt step of the trainer, the evaluator, the Classroom's sweep and the Explore pipeline."""
+    probs = softmax(logits, temperature)  # (M, V)
+    samples = draw(probs, rng)  # (M,)
+    ids = original.clone()
+    ids[is_masked] = samples
+    labels = ids != original
+    if attention_mask is not None:
+        labels &= attention_mask.bool()
+    return Corruption(ids, labels, samples, probs)
+
+
+def detect(discriminator: ElectraForPreTraining, ids: torch.Tensor, attention_mask: torch.Tensor
+           ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Detect: the discriminator's logit per token, (B, T) (sigmoid = P(replaced)), and its last hidden
+    state, (B, T, H)."""
+    hidden = discriminator.electra(ids, attention_mask=attention_mask).last_hidden_state
+    return discriminator.discriminator_predictions(hidden), hidden
+
+
+def softmax(logits: torch.Tensor, temperature: float) -> torch.Tensor:
+    """The generator's sampling distribution, softmax(logits / T), in float32, (M, V)."""
+    return torch.softmax(logits.detach().float() / max(temperature, 1e-6), dim=-1)
+
+
+def draw(probs: torch.Tensor, rng: torch.Generator) -> torch.Tensor:
+    """One token per row of `probs`, (M,)."""
+    return torch.multinomial(probs, 1, generator=rng).squeeze(-1)
+
+
 def sample_replacements(logits: torch.Tensor, temperature: float, rng: torch.Generator) -> torch.Tensor:
-    """One token per row from softmax(logits / T), in float32 (bf16 softmax skews rare tokens)."""
-    probs = torch.softmax(logits.detach().float() / max(temperature, 1e-6), dim=-1)  # (M, V)
-    return torch.multinomial(probs, 1, generator=rng).squeeze(-1)  # (M,)
+    """One token per row from softmax(logits / T): `corrupt`'s draws alone, (M,)."""
+    return draw(softmax(logits, temperature), rng)
 
 
 @dataclass
@@ -136,13 +179,9 @@ class RTDObjective(nn.Module):
 
         # Sampling is not differentiable: the discriminator's loss never reaches the generator
         # (except through the shared embeddings, as in the paper).
-        corrupted = batch.original.clone()
-        corrupted[batch.is_masked] = sample_replacements(gen_logits, self.temperature, rng)
-        # A sample equal to the original is labelled original.
-        labels = (corrupted != batch.original) & batch.attention_mask.bool()  # (B, T)
-
-        hidden = self.discriminator.electra(corrupted, attention_mask=batch.attention_mask).last_hidden_state
-        disc_logits = self.discriminator.discriminator_predictions(hidden)  # (B, T)
+        fake = corrupt(batch.original, batch.is_masked, gen_logits, self.temperature, rng, batch.attention_mask)
+        labels = fake.labels  # (B, T); a sample equal to the original is labelled original
+        disc_logits, hidden = detect(self.discriminator, fake.ids, batch.attention_mask)  # (B, T), (B, T, H)
         real = batch.attention_mask.bool()
         disc_loss = F.binary_cross_entropy_with_logits(disc_logits[real].float(), labels[real].float())
         return StepOutput(

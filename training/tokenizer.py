@@ -21,6 +21,8 @@ from pathlib import Path
 
 from transformers import AutoTokenizer, PreTrainedTokenizerBase, PreTrainedTokenizerFast
 
+from training.project import offline
+
 PACKAGED = "bert-base-uncased"
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
@@ -82,6 +84,6 @@ def load_tokenizer(spec: str, training_texts: Sequence[str] | None = None, cache
         return AutoTokenizer.from_pretrained(folder)
     if Path(spec).is_dir():
         return AutoTokenizer.from_pretrained(spec)
-    if os.environ.get("HF_HUB_OFFLINE") == "1":
+    if offline():
         raise RuntimeError(f"tokenizer {spec!r} is not a local folder and the hub is offline (HF_HUB_OFFLINE=1)")
     return AutoTokenizer.from_pretrained(spec)

@@ -21,15 +21,15 @@ import json
 import math
 import time
 from collections.abc import Iterator
-from typing import NamedTuple
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 import transformers
 from accelerate import Accelerator
-from transformers import AutoTokenizer
 from torch.utils.flop_counter import FlopCounterMode
+from transformers import AutoTokenizer
 
 from training import data as data_lib
 from training.metrics import step_metrics

@@ -3,9 +3,9 @@
 Walk-through (mask -> propose -> swap -> detect, Back/Next, presenter mode with arrow keys),
 supervised positions (MLM vs RTD, position by position), generator difficulty (temperature sweep),
 efficiency (the paper's points, and the user's race), Hugging Face code, and a knowledge check.
-Thin wiring only: the sentence runs through `explainer.api.make_explanation`, exactly as in Explore
+Thin wiring only: the sentence runs through `explainer.ui.api.make_explanation`, exactly as in Explore
 (same model, masking and seed, so both tabs show the same game), and everything else is
-`explainer.classroom` / `explainer.quiz` / `explainer.paper` rendered by `explainer.render_classroom`.
+`explainer.lesson.classroom` / `explainer.lesson.quiz` / `training.paper` rendered by `explainer.render.classroom`.
 """
 
 from __future__ import annotations
@@ -16,11 +16,16 @@ from collections.abc import Callable
 
 import gradio as gr
 
-from explainer import api, classroom, models, paper, quiz, render
-from explainer import render_classroom as view
-from explainer.pipeline import Settings
-from explainer.ui import queues
+from explainer.core import models
+from explainer.core.pipeline import Settings
+from explainer.lesson import classroom, quiz
+from explainer.render import classroom as view
+from explainer.render import explore as render
+from explainer.render import style
+from explainer.ui import api, queues
 from explainer.ui.explore import EXAMPLES
+from explainer.ui.game import build_game
+from training import paper
 
 LESSON = """
 ## Classroom: ELECTRA in ten minutes
@@ -28,7 +33,8 @@ One idea to land: **BERT's MLM learns only from the ~15% of positions it masked;
 detection (RTD) learns from every position.** Work through the views left to right:
 **① Walk-through** (4 min: the four steps on one sentence) · **② Supervised positions** (2 min: where each
 objective gets its loss) · **③ Generator difficulty** (1 min) · **④ Efficiency** (1 min: the paper's result) ·
-**⑤ Use it in Hugging Face** (1 min) · **⑥ Knowledge check** (the rest).
+**⑤ Use it in Hugging Face** (1 min) · **⑥ Knowledge check** · **⑦ Can you beat ELECTRA?** (the class against the
+discriminator, the rest of the lesson).
 """
 PRESENT_HELP = "Presenter mode: full screen, large type; ← / → (or a clicker's PageUp / PageDown) step, Esc leaves."
 # Installed once per page: arrow keys drive Back/Next while presenter mode is on; Esc leaves it.
@@ -69,7 +75,7 @@ def run_lesson(text: str, seed, model: str):
         steps = classroom.walkthrough(explanation, vocab)
         table = view.supervised_html(classroom.supervised_positions(explanation, vocab))
     except (gr.Error, ValueError) as error:
-        message = render.message_html(getattr(error, "message", None) or str(error))
+        message = style.message_html(getattr(error, "message", None) or str(error))
         return message, None, 0, message, message
     return render.notices_html(explanation.notices), steps, 0, view.walk_step_html(steps[0]), table
 
@@ -89,7 +95,7 @@ def run_sweep(model: str, progress=gr.Progress()):
             try:
                 sweep = classroom.temperature_sweep(api.load_pair(model), classroom.heldout_sentences())
             except (gr.Error, ValueError) as error:
-                return None, render.message_html(getattr(error, "message", None) or str(error))
+                return None, style.message_html(getattr(error, "message", None) or str(error))
             _sweeps[model] = sweep
     return view.sweep_figure(sweep), view.sweep_summary_html(sweep)
 
@@ -148,7 +154,7 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
         run = gr.Button("Use this sentence", variant="primary", scale=1, elem_id="classroom-run")
         toy = gr.Button(f"Toy: “{classroom.TOY_TEXT}”", scale=1, elem_id="classroom-toy")
     notices = gr.HTML()
-    with gr.Tabs():
+    with gr.Tabs(overflow_behavior="wrap"):  # on a phone every view stays one tap away
         with gr.Tab("① Walk-through", elem_id="classroom-walk-tab"):
             with gr.Column(elem_id="walk-panel"):
                 walk = gr.HTML(elem_id="walk-step")
@@ -202,6 +208,8 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
                 following = gr.Button("Next question →", elem_id="quiz-next", scale=0, min_width=200)
             feedback = gr.HTML(elem_id="quiz-feedback")
             score = gr.HTML(first[5], elem_id="quiz-score")
+        with gr.Tab("⑦ Can you beat ELECTRA?", elem_id="classroom-game-tab"):
+            build_game(demo, model)
 
     lesson_outputs = [notices, steps, step_index, walk, positions]
     for trigger in (run.click, text.submit):
@@ -212,7 +220,7 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
     forward.click(lambda s, i: move(s, i, 1), [steps, step_index], [step_index, walk], api_visibility="private")
     present.change(None, [present], None, js=PRESENT_JS)
     sweep_tab.select(run_sweep, [model], [sweep_plot, sweep_note], api_visibility="private", **queues.SWEEP)
-    efficiency_tab.select(lambda: paper.efficiency_figure(latest_race(), measured_gaps()), None, [efficiency_plot],
+    efficiency_tab.select(lambda: view.efficiency_figure(latest_race(), measured_gaps()), None, [efficiency_plot],
                           api_visibility="private")
 
     quiz_view = [question, choices, typed, feedback]

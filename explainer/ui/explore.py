@@ -1,9 +1,9 @@
 """Explore tab: type a sentence, watch the generator corrupt it and the discriminator judge every word.
 
-Thin wiring only: each handler calls `explainer.api` / `explainer.pipeline` / `explainer.attributions`
-and hands the frozen results to `explainer.render`. The last explanation is kept in a `gr.State`
+Thin wiring only: each handler calls `explainer.ui.api` / `explainer.core.pipeline` / `explainer.core.attributions`
+and hands the frozen results to `explainer.render.explore`. The last explanation is kept in a `gr.State`
 so attributions explain exactly the sentence on screen. Handlers here are private to the page;
-the scriptable endpoints are `/explain` and `/attribute` (explainer.api, registered in app.py).
+the scriptable endpoints are `/explain` and `/attribute` (explainer.ui.api, registered in app.py).
 """
 
 from __future__ import annotations
@@ -16,11 +16,13 @@ from pathlib import Path
 
 import gradio as gr
 
-from explainer import api, models, render
-from explainer.attributions import AttributionSettings, attribute, attribution_matrix
-from explainer.pipeline import Explanation, Settings
-from explainer.text import InputError, encode, group_words
-from explainer.ui import queues
+from explainer.core import models
+from explainer.core.attributions import AttributionSettings, attribute, attribution_matrix
+from explainer.core.pipeline import Explanation, Settings
+from explainer.core.text import InputError, encode, group_words, visible
+from explainer.render import explore as render
+from explainer.render import style
+from explainer.ui import api, queues
 
 INTRO = """
 ## Watch ELECTRA's game on your own sentence
@@ -72,12 +74,12 @@ def model_status(model: str, progress=gr.Progress(track_tqdm=True)):
     try:
         pair = models.load(model, roots=models.allowed_roots())
     except models.ModelLoadError as error:
-        return render.message_html(str(error)), gr.update()
+        return style.message_html(str(error)), gr.update()
     config = pair.discriminator.config
     note = "" if pair.generator is not None else " It has no generator: only “Detect only” works."
-    text = (f"Model <b>{render.esc(pair.name)}</b>: discriminator {config.num_hidden_layers} layers × "
+    text = (f"Model <b>{style.esc(pair.name)}</b>: discriminator {config.num_hidden_layers} layers × "
             f"{config.hidden_size}, {len(pair.tokenizer):,}-token vocabulary, reads up to {pair.max_tokens} tokens.{note}")
-    return f'<p style="{render.FONT}; font-size: 0.9em">{text}</p>', model
+    return f'<p style="{style.FONT}; font-size: 0.9em">{text}</p>', model
 
 
 def word_choices(text: str, model: str, mode: str):
@@ -91,7 +93,7 @@ def word_choices(text: str, model: str, mode: str):
     except (models.ModelLoadError, InputError):
         return gr.update(choices=[], value=[], visible=True)
     words = group_words(encoded.text, encoded.offsets, encoded.special)
-    return gr.update(choices=[(render.visible(w.text), w.index) for w in words], value=[], visible=True)
+    return gr.update(choices=[(visible(w.text), w.index) for w in words], value=[], visible=True)
 
 
 def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_words, merged,
@@ -100,7 +102,7 @@ def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_wor
     try:
         explanation = api.make_explanation(text, model, _settings(mode, mask_rate, seed, temperature, top_k, mask_words))
     except gr.Error as error:
-        return (render.message_html(error.message), "", None, "", None, empty, None, "", gr.update(visible=False),
+        return (style.message_html(error.message), "", None, "", None, empty, None, "", gr.update(visible=False),
                 None, gr.update(visible=False))
     targets = [(_target_label(explanation, t), t.position) for t in explanation.tokens if not t.special]
     return (
@@ -121,7 +123,7 @@ def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_wor
 def _target_label(explanation: Explanation, token) -> str:
     """'wonderbest' for a one-piece word; 'wonderbest › ##best' for a piece of a longer word."""
     word = explanation.words[token.word]
-    name = render.visible(word.corrupted) if len(word.tokens) == 1 else f"{render.visible(word.corrupted)} › {token.corrupted}"
+    name = visible(word.corrupted) if len(word.tokens) == 1 else f"{visible(word.corrupted)} › {token.corrupted}"
     return f"{name}  ({token.p_replaced:.0%} replaced)"
 
 
@@ -139,14 +141,14 @@ def rerender(explanation: Explanation | None, attribution, merged: bool):
 
 def run_attribute(explanation: Explanation | None, target, method, n_steps, baseline, merged):
     if explanation is None:
-        message = render.message_html("Run the generator and discriminator first (the button above).")
+        message = style.message_html("Run the generator and discriminator first (the button above).")
         return message, gr.update(visible=False), None, None
     settings = AttributionSettings(method, int(n_steps), baseline)
     pair = api.load_pair(explanation.model)
     try:
         result = attribute(pair, explanation, None if target is None else int(target), settings)
     except ValueError as error:
-        return render.message_html(str(error)), gr.update(visible=False), None, None
+        return style.message_html(str(error)), gr.update(visible=False), None, None
     extra = {"attribution": {**dataclasses.asdict(result), "p_replaced": result.p_replaced}}
     return (render.attribution_html(result, explanation, merged),
             gr.update(value=render.attribution_figure(result, explanation, merged), visible=True),
@@ -155,7 +157,7 @@ def run_attribute(explanation: Explanation | None, target, method, n_steps, base
 
 def run_matrix(explanation: Explanation | None, method, n_steps, baseline, progress=gr.Progress()):
     if explanation is None:
-        return gr.update(visible=False), render.message_html("Run the generator and discriminator first (the button above).")
+        return gr.update(visible=False), style.message_html("Run the generator and discriminator first (the button above).")
     progress(0, desc="attributing every token")
     pair = api.load_pair(explanation.model)
     matrix = attribution_matrix(pair, explanation, AttributionSettings(method, int(n_steps), baseline))
@@ -165,7 +167,7 @@ def run_matrix(explanation: Explanation | None, method, n_steps, baseline, progr
     return gr.update(value=render.matrix_figure(matrix, explanation), visible=True), note
 
 
-def build_explore(demo: gr.Blocks) -> None:
+def build_explore(demo: gr.Blocks) -> tuple:
     """The tab's components and events; `demo.load` shows the model and a first example at once."""
     gr.Markdown(INTRO)
     active_model = gr.State(models.default_model())
@@ -237,3 +239,4 @@ def build_explore(demo: gr.Blocks) -> None:
                   api_visibility="private", **queues.ATTRIBUTE)
     demo.load(model_status, [active_model], [status, active_model], api_visibility="private", **queues.MODEL).then(
         run_explain, inputs, outputs, api_visibility="private", **queues.EXPLAIN)
+    return model, status, active_model  # for other tabs that open a model here (app.py passes them on)

@@ -13,7 +13,7 @@ instead of piling up as threads blocked on the lock.
     sweep      the Classroom's temperature sweep (cached per model after the first)  1
     the rest   quiz, walk-through, re-rendering, training-tab controls: milliseconds  DEFAULT (8)
 
-Training is one job per server, enforced by training.race_manager.RaceManager, not by the queue
+Training is one job per server, enforced by training.race.manager.RaceManager, not by the queue
 (a start returns at once; the race runs in its own thread). The Training tab's 1-second timer has
 no limit: its figures are built once per race snapshot and shared by every viewer.
 """

@@ -1,6 +1,6 @@
 """Training tab: race ELECTRA (RTD) against a BERT-style baseline (MLM) live, on one budget.
 
-Thin wiring only. The race itself is training.race (no gradio); the one `MANAGER` of this process
+Thin wiring only. The race itself is training.race.run (no gradio); the one `MANAGER` of this process
 runs it in a background thread and owns its state, so a reloaded page, or a second viewer, sees the
 same race (nothing about the race lives in a gr.State), and a second start gets a "busy" message.
 A 1-second gr.Timer redraws the charts from the race's snapshot; the figures of one snapshot are
@@ -10,7 +10,6 @@ built once and shared by every viewer (`_views`).
 from __future__ import annotations
 
 import functools
-import json
 import os
 import threading
 import time
@@ -18,15 +17,16 @@ from pathlib import Path
 
 import gradio as gr
 
-from explainer import render_training as view
-from explainer.models import PROJECT
-from explainer.render import message_html
+from explainer.render import training as view
+from explainer.render.style import message_html
 from explainer.ui import queues
 from training.models import PRESETS
-from training.race_manager import RECORD_NAME, RaceBusy, RaceManager, check_corpus
-from training.race_record import RecordError, gaps_by_budget, list_records, load_record, replay_snapshot
-from training.race_settings import (CPU_RACE_MINUTES, DEFAULTS_MEASURED, RaceLimits, default_settings, describe_device,
-                                    matches_defaults)
+from training.project import PROJECT
+from training.race import campaign as campaign_stats
+from training.race.campaign import load_campaign
+from training.race.manager import RECORD_NAME, RaceBusy, RaceManager, check_corpus
+from training.race.record import RecordError, list_records, load_record, replay_snapshot
+from training.race.settings import CPU_RACE_MINUTES, RaceLimits, default_settings, describe_device
 
 
 def _limits() -> RaceLimits:
@@ -50,149 +50,6 @@ replaced words, a judgement on *every* token; the **BERT-style baseline** (blue)
 whichever is behind takes the next step), and every so often scores what each encoder has learned with a
 quick test on movie-review sentiment.
 """
-
-PROVISIONAL = """
-> **These CPU settings are provisional: no race on a CPU has yet been measured to favour ELECTRA.**
-> The paper's advantage was measured at 1.4e18 training FLOPs; the payoff chart below puts this race's
-> FLOPs beside that. Watch whether the discriminator's loss drops below the grey dotted line: until it
-> does, it has learned nothing.
-"""
-
-CAMPAIGN_FILE = PROJECT / "assets" / "race_campaign.json"  # written by bench/race_search.py table --json
-
-
-def load_campaign(path=CAMPAIGN_FILE) -> dict | None:
-    """The measurement campaign behind the defaults, or None when it is missing or unreadable."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def _paper_contrast(campaign: dict, shown: dict | None) -> str:
-    """One sentence on the race at the paper's temperature 1 (a "temp1" record, on the budget of `shown`
-    when there is one), unless that is the record already described or was not measured."""
-    papers = [r for r in campaign["settings"] if r["name"] == "temp1"]
-    if shown is not None:
-        papers.sort(key=lambda r: not view.same_budget(r, shown))
-    paper = papers[0] if papers else None
-    if paper is None or paper is shown:
-        return ""
-    gap, sd = (100 * paper["mean"]["rtd_minus_mlm"][k] for k in ("mean", "sd"))
-    n, auc = len(paper["seeds"]), paper["mean"]["disc_auc"]["mean"]
-    text = (f"At temperature 1 (the paper's), ELECTRA − BERT is {gap:+.1f}" + (f" ± {sd:.1f}" if n > 1 else "")
-            + f" points over {n} seed{'s' if n > 1 else ''}")
-    return text + (f": its discriminator, trained from scratch, finds the replacements too plausible to spot, calls "
-                   f"every word “original” and learns next to nothing (AUC {auc:.2f}, where 0.5 is guessing; on the "
-                   f"right-hand chart its loss stays on the grey dotted line)." if auc < 0.6 else ".")
-
-
-def _against_floor(record: dict) -> str:
-    """Both encoders against the untrained one (the floor), in one sentence; a difference is called
-    only beyond two standard errors of its per-seed values (view.separated)."""
-    mean = lambda k: 100 * record["mean"][k]["mean"]  # noqa: E731
-    text = (f"Probe accuracy: ELECTRA {mean('rtd_probe'):.1f}%, BERT-style {mean('mlm_probe'):.1f}%, an untrained "
-            f"encoder {mean('floor_probe'):.1f}%")
-    above = {side: view.separated([s[f"{side}_probe"] - s["floor_probe"] for s in record["seeds"]]) == "ahead"
-             for side in ("rtd", "mlm")}
-    if len(record["seeds"]) < 2:
-        return text + "."
-    if above["rtd"] and above["mlm"]:
-        return text + ": both pretrained encoders beat an untrained one."
-    if above["rtd"]:
-        return text + ": at this budget only ELECTRA's encoder is clearly better than an untrained one."
-    if above["mlm"]:
-        return text + ": at this budget only the BERT-style encoder is clearly better than an untrained one."
-    return text + ": at this budget neither pretrained encoder is clearly better than an untrained one."
-
-
-def _finetuned(record: dict) -> str:
-    """The full fine-tune (`race --finetune`) of the record's encoders, when some seeds have one."""
-    ft = record.get("finetune")
-    if not ft:
-        return ""
-    n = ft["seeds"]
-    pct = lambda k: f"{100 * ft[k]['mean']:.1f}%" + (f" ± {100 * ft[k]['sd']:.1f}" if n > 1 else "")  # noqa: E731
-    standing = view.separated([s["finetune"]["rtd_minus_mlm"] for s in record["seeds"] if s.get("finetune")])
-    verdict = {"ahead": "ELECTRA ahead", "behind": "ELECTRA behind",
-               "level": "no clear difference" if n > 1 else "one seed: no verdict"}[standing]
-    return (f"Fine-tuned in full on the sentiment task ({ft['epochs']} epochs, lr {ft['lr']:g}; {n} seed"
-            f"{'s' if n > 1 else ''}), a slower and noisier test than the probe: ELECTRA {pct('rtd')}, BERT-style "
-            f"{pct('mlm')}, an untrained encoder {pct('untrained')} ({verdict}, ELECTRA ahead in {ft['rtd_wins']} of {n}).")
-
-
-def _longer_races(campaign: dict, mine: dict) -> str:
-    """The defaults' settings measured on other budgets (3 seeds or more), in one sentence."""
-    budget, amount = mine["settings"].get("budget"), mine["settings"]["amount"]
-    others = [r for r in campaign["settings"] if len(r["seeds"]) >= view.MIN_SEEDS_FOR_A_CLAIM
-              and r["settings"].get("budget") == budget and r["settings"]["amount"] > amount
-              and matches_defaults({**r["settings"], "amount": amount})]
-    gap = lambda r: f"{100 * r['mean']['rtd_minus_mlm']['mean']:+.1f} ± {100 * r['mean']['rtd_minus_mlm']['sd']:.1f}"  # noqa: E731
-    parts = [f"on {view.budget_label(r['settings'])}, {gap(r)} over {len(r['seeds'])} seeds (ahead in {r['rtd_wins']})"
-             for r in sorted(others, key=lambda r: r["settings"]["amount"])]
-    return " The same settings in a longer race: " + "; ".join(parts) + "." if parts else ""
-
-
-def _quote(header: str, points: list[str]) -> str:
-    """The verdict as a block quote: a bold headline, then one bullet per finding (empty ones dropped)."""
-    bullets = "".join(f"\n> - {p.strip()}" for p in points if p.strip())
-    return f"> **Measured on this CPU: {header}**\n>{bullets}"
-
-
-def verdict_markdown(campaign: dict | None) -> str:
-    """What the measurements say about RTD vs MLM on a CPU, in plain words, from the campaign's numbers."""
-    verdict = view.campaign_verdict(campaign)
-    if verdict is None or not DEFAULTS_MEASURED:
-        return PROVISIONAL
-    best = verdict["best"]
-    gap, sd = (100 * best["mean"]["rtd_minus_mlm"][k] for k in ("mean", "sd"))
-    n = len(best["seeds"])
-    tried = f"We tried {verdict['settings']} settings in {verdict['races']} races: the table below lists them all."
-    if verdict["shown"]:
-        temperature = best["settings"].get("temperature", 1.0)
-        why = (f"What makes the difference: ELECTRA's generator samples its replacements at temperature "
-               f"{temperature:g}, which makes them less plausible: a discriminator trained from scratch needs "
-               f"replacements it can learn to catch before it can learn subtle ones." if temperature != 1.0
-               else f"The setting: {best['change']}.")
-        where = "with these defaults" if matches_defaults(best["settings"]) else f"with one setting ({best['change']})"
-        return _quote(f"{where} ELECTRA's encoder beats the BERT-style one at equal compute.", [
-            f"By {gap:+.1f} ± {sd:.1f} points of probe accuracy, ahead in all {n} seeds.", _against_floor(best),
-            _finetuned(best), why,
-            _paper_contrast(campaign, best), _longer_races(campaign, best),
-            f"The paper's gap (79.9 vs 75.1 GLUE) was measured with {1.4e18 / best['settings']['amount']:,.0f}× "
-            f"this race's compute.", tried])
-    mine = [r for r in campaign["settings"] if matches_defaults(r["settings"])]
-    race = f"in a race of {CPU_RACE_MINUTES} minutes"
-    header = f"{race} ELECTRA does not clearly beat the BERT-style baseline."
-    points = []
-    if mine:  # the defaults' own record: the race a visitor starts
-        mine = max(mine, key=lambda r: len(r["seeds"]))
-        gap, sd = (100 * mine["mean"]["rtd_minus_mlm"][k] for k in ("mean", "sd"))
-        n, wins = len(mine["seeds"]), mine["rtd_wins"]
-        standing = view.standing(mine)
-        if standing == "ahead":
-            header = (f"{race} ELECTRA's encoder comes out ahead of the BERT-style one on average, by a small "
-                      f"margin, though not in every seed.")
-        level = {"ahead": "ahead", "level": "level with it", "behind": "behind"}[standing]
-        headline = (f"With these defaults ELECTRA is {level}: {gap:+.1f} ± {sd:.1f} points of probe accuracy over "
-                    f"{n} seeds (ahead in {wins} of {n}).")
-        temperature = mine["settings"].get("temperature", 1.0)
-        if temperature != 1.0:
-            headline += (f" Getting there took one change from the paper's recipe: the generator samples its "
-                         f"replacements at temperature {temperature:g}, which makes them easier to spot.")
-        points = [headline, _against_floor(mine), _finetuned(mine), _longer_races(campaign, mine)]
-    else:
-        auc = best["mean"]["disc_auc"]["mean"]
-        points = [f"The best setting for ELECTRA ({best['change']}) left it {gap:+.1f} ± {sd:.1f} points from the "
-                  f"baseline (ahead in {best['rtd_wins']} of {n} seeds; discriminator AUC {auc:.2f})."]
-    scale = f"{1.4e18 / (mine or best)['settings']['amount']:,.0f}"
-    return _quote(header, [
-        *points, _paper_contrast(campaign, mine or None),
-        f"{tried} The paper's advantage was measured with {scale}× this race's compute.",
-        "What the race does show at any scale: ELECTRA gets a training signal from every token, the baseline from "
-        "~15%. To see a trained discriminator at work, use the Explore tab: its bundled model was warm-started from "
-        "a pretrained encoder."])
-
 
 CURVES_HELP = ("**Left:** how well each model guesses hidden words; ELECTRA's generator is smaller, and its job is "
                "only to make plausible replacements. **Right:** the discriminator's own loss, not comparable with "
@@ -241,7 +98,7 @@ def refresh(x_axis: str, shown: str | None):
             gr.update(interactive=ended), gr.update(interactive=idle), finetune, key)
 
 
-# --- replays of recorded races (training.race_record) ------------------------------------------------
+# --- replays of recorded races (training.race.record) ------------------------------------------------
 
 RECORDS_DIR = PROJECT / "assets" / "races"  # shipped records, written by `python -m training record`
 REPLAY_TICK = 1.0  # seconds between replay frames (the position follows the clock, not the ticks)
@@ -283,7 +140,7 @@ def measured_gaps() -> list[dict]:
             records.append(get_record_at(str(path)))
         except (OSError, RecordError):
             continue
-    return gaps_by_budget(load_campaign(), records)
+    return campaign_stats.gaps_by_budget(load_campaign(), records)
 
 
 def record_path(name: str) -> Path:
@@ -348,35 +205,74 @@ def _anchor(percent: float, speed: float) -> dict:
     return {"t0": time.monotonic(), "p0": float(percent or 0), "speed": max(5.0, float(speed or 60))}
 
 
-def replay_play(name: str, percent: float, speed: float, x_axis: str, anchor: dict | None):
+# Each page's latest anchor (None: paused), by gradio session: a tick that was already on its way when the
+# page paused or scrubbed finds that out here and draws nothing, so it cannot undo the pause.
+_latest: dict[str, dict | None] = {}
+_latest_lock = threading.Lock()
+
+
+def _remember(request: gr.Request | None, anchor: dict | None) -> dict | None:
+    if request is not None and getattr(request, "session_hash", None):
+        with _latest_lock:
+            if len(_latest) > 10_000:  # pages that left without a word
+                _latest.clear()
+            _latest[request.session_hash] = anchor
+    return anchor
+
+
+def _stale(request: gr.Request | None, anchor: dict | None) -> bool:
+    key = getattr(request, "session_hash", None) if request is not None else None
+    with _latest_lock:
+        return key is not None and key in _latest and _latest[key] != anchor
+
+
+def replay_play(name: str, percent: float, speed: float, x_axis: str, anchor: dict | None,
+                request: gr.Request | None = None):
     """Play from where the scrubber stands (from the start once at the end), or pause where it is."""
     if anchor:  # pause
+        _remember(request, None)
         return (gr.skip(), *replay_views(name, percent, x_axis, False), None, gr.Timer(active=False),
                 gr.update(value="▶ Play"))
     percent = 0.0 if (percent or 0) >= 100 else float(percent or 0)
-    return (percent, *replay_views(name, percent, x_axis, True), _anchor(percent, speed), gr.Timer(active=True),
-            gr.update(value="⏸ Pause"))
+    return (percent, *replay_views(name, percent, x_axis, True), _remember(request, _anchor(percent, speed)),
+            gr.Timer(active=True), gr.update(value="⏸ Pause"))
 
 
-def replay_tick(name: str, percent: float, speed: float, x_axis: str, anchor: dict | None):
+def replay_tick(name: str, percent: float, speed: float, x_axis: str, anchor: dict | None,
+                request: gr.Request | None = None):
     """One frame at the position the clock says (a slow frame is skipped, never the replay slowed);
     at the end: stop. A new speed takes over from where the replay stands."""
     if not anchor:  # paused (or a new record) while this tick was on its way
         return (gr.skip(),) * 6 + (gr.Timer(active=False), gr.update(value="▶ Play"))
+    if _stale(request, anchor):
+        return (gr.skip(),) * 8
     changed = anchor["speed"] != max(5.0, float(speed or 60))
     if changed:
-        anchor = _anchor(percent, speed)
+        anchor = _remember(request, _anchor(percent, speed))
     percent = min(100.0, anchor["p0"] + 100 * (time.monotonic() - anchor["t0"]) / anchor["speed"])
     if percent >= 100:
-        return (100, *replay_views(name, 100, x_axis, False), None, gr.Timer(active=False), gr.update(value="▶ Play"))
+        views = replay_views(name, 100, x_axis, False)
+        if _stale(request, anchor):
+            return (gr.skip(),) * 8
+        _remember(request, None)
+        return (100, *views, None, gr.Timer(active=False), gr.update(value="▶ Play"))
+    views = replay_views(name, percent, x_axis, True)
+    if _stale(request, anchor):  # paused or scrubbed while this frame was drawn
+        return (gr.skip(),) * 8
     # The anchor goes back only when it changed: a tick in flight must not undo a pause.
-    return (round(percent, 1), *replay_views(name, percent, x_axis, True), anchor if changed else gr.skip(),
-            gr.skip(), gr.skip())
+    return (round(percent, 1), *views, anchor if changed else gr.skip(), gr.skip(), gr.skip())
 
 
-def replay_scrubbed(name: str, percent: float, speed: float, x_axis: str, anchor: dict | None):
+def replay_scrubbed(name: str, percent: float, speed: float, x_axis: str, anchor: dict | None,
+                    request: gr.Request | None = None):
     """A scrub, a new record or a new x-axis: redraw at once; a playing replay goes on from there."""
-    return (*replay_views(name, percent, x_axis, bool(anchor)), _anchor(percent, speed) if anchor else None)
+    anchor = _remember(request, _anchor(percent, speed)) if anchor else _remember(request, None)
+    return (*replay_views(name, percent, x_axis, bool(anchor)), anchor)
+
+
+def replay_other_record(name: str, speed: float, x_axis: str, request: gr.Request | None = None):
+    """Another record: shown whole (at 100%), paused."""
+    return (100, *replay_scrubbed(name, 100, speed, x_axis, None, request))
 
 
 def build_replay(demo: gr.Blocks) -> None:
@@ -414,8 +310,7 @@ def build_replay(demo: gr.Blocks) -> None:
     for event in (scrubber.input, x_axis.change):
         event(replay_scrubbed, [record, scrubber, speed, x_axis, anchor], [*views, anchor], show_progress="hidden",
               trigger_mode="always_last", **private)
-    record.change(lambda name, _, speed, axis, playing: (100, *replay_scrubbed(name, 100, speed, axis, None)),
-                  [record, scrubber, speed, x_axis, anchor], [scrubber, *views, anchor], show_progress="hidden",
+    record.change(replay_other_record, [record, speed, x_axis], [scrubber, *views, anchor], show_progress="hidden",
                   **private)
     demo.load(lambda: gr.update(choices=record_choices()), None, [record], **private)  # a race ended since
 
@@ -502,23 +397,13 @@ def open_in_explore():
     return model, status, model
 
 
-def _explore_model_components(demo: gr.Blocks):
-    """(model dropdown, status HTML, active-model state) of the Explore tab, found through the event
-    that Explore's own model box fires; None when that tab is not on the page."""
-    from explainer.ui.explore import model_status
-
-    for block_fn in demo.fns.values():
-        if block_fn.fn is model_status and len(block_fn.inputs) == 1 and len(block_fn.outputs) == 2:
-            return block_fn.inputs[0], *block_fn.outputs
-    return None
-
-
-def build_training(demo: gr.Blocks) -> None:
-    """The tab's components and events. Build it after the Explore tab (its "open in Explore" button)."""
+def build_training(demo: gr.Blocks, explore_model: tuple | None = None) -> None:
+    """The tab's components and events. `explore_model`: the Explore tab's (model dropdown, status HTML,
+    active-model state), which build_explore returns; with it, "Open the ELECTRA pair in Explore" works."""
     defaults = default_settings()
     gr.Markdown(INTRO)
     campaign = load_campaign()
-    gr.Markdown(verdict_markdown(campaign), elem_id="race-verdict")
+    gr.Markdown(view.verdict_markdown(campaign), elem_id="race-verdict")
     groups = measured_gaps()
     if groups:
         gr.Plot(view.gap_figure(groups), show_label=False, elem_id="race-gaps")
@@ -603,7 +488,7 @@ def build_training(demo: gr.Blocks) -> None:
     x_axis.change(refresh, [x_axis, shown], outputs, show_progress="hidden", **private)
     demo.load(refresh, [x_axis, shown], outputs, show_progress="hidden", **private)  # a reload reattaches
 
-    explore = _explore_model_components(demo)
+    explore = explore_model
     if explore is not None:  # switch to the Explore tab, then show the pair there
         explore_button.click(open_in_explore, None, list(explore), **private, **queues.MODEL,
                              js="() => { [...document.querySelectorAll('button[role=tab]')]"

@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 
 from training.data import BUILT_IN_CORPORA
-from training.probe import ProbeConfig
+from training.downstream.probe import ProbeConfig
 from training.trainer import TrainConfig
 
 BUDGETS = ("minutes", "steps", "flops")

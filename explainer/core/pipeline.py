@@ -1,11 +1,11 @@
 """ELECTRA's game on one sentence: mask -> generator proposals -> sample -> discriminator P(replaced).
 
-    text -> tokens with offsets                    (`explainer.text.encode`)
+    text -> tokens with offsets                    (`explainer.core.text.encode`)
     -> positions to corrupt: automatic (rate + seed, `training.objectives.mask_tokens`),
        chosen words (all their tokens become [MASK]), or none ("detect only": the user's text
        is the corrupted sentence and only the discriminator runs)
     -> generator logits at those positions          (`masked_lm_logits`)
-    -> top-k proposals and one sampled replacement  (`sample_replacements`, softmax at temperature)
+    -> top-k proposals and one sampled replacement  (`training.objectives.corrupt`, softmax at temperature)
     -> corrupted ids -> discriminator logit per token -> P(replaced) = sigmoid(logit)
     -> truth per token: replaced iff corrupted != original (a sample equal to the original is
        labelled original, as in training).
@@ -23,8 +23,8 @@ from typing import Literal
 
 import torch
 
-from explainer.text import Encoded, Word, encode, group_words
-from training.objectives import ELECTRA_MASKING, mask_tokens, masked_lm_logits, sample_replacements
+from explainer.core.text import Encoded, Word, encode, group_words
+from training.objectives import ELECTRA_MASKING, corrupt, detect, mask_tokens, masked_lm_logits
 
 Mode = Literal["auto", "manual", "detect"]
 
@@ -154,7 +154,7 @@ def _select(encoded: Encoded, words: tuple[Word, ...], settings: Settings, mask_
 
 @torch.no_grad()
 def explain(pair, text: str, settings: Settings = Settings()) -> Explanation:
-    """Run the whole game on `text` with `pair` (an `explainer.models.ModelPair`)."""
+    """Run the whole game on `text` with `pair` (an `explainer.core.models.ModelPair`)."""
     tokenizer = pair.tokenizer
     if settings.mode != "detect" and pair.generator is None:
         raise ValueError(f"{pair.name} has no generator: only detect-only mode works with it")
@@ -177,11 +177,10 @@ def explain(pair, text: str, settings: Settings = Settings()) -> Explanation:
         masked = []
         if selected.any():
             logits, _ = masked_lm_logits(pair.generator, generator_input[None], attention, selected[None])  # (M, V)
-            probs = torch.softmax(logits.float() / settings.temperature, dim=-1)  # as sample_replacements does
-            samples = sample_replacements(logits, settings.temperature, rng)  # (M,)
+            fake = corrupt(original[None], selected[None], logits, settings.temperature, rng)
+            probs, samples, corrupted = fake.probs, fake.samples, fake.ids[0]  # (M, V), (M,), (T,)
             top = probs.topk(min(settings.top_k, probs.shape[-1]), dim=-1)  # (M, k)
             positions = selected.nonzero().squeeze(-1).tolist()
-            corrupted[selected] = samples
             for row, position in enumerate(positions):
                 original_id = int(original[position])
                 sample_id = int(samples[row])
@@ -195,7 +194,7 @@ def explain(pair, text: str, settings: Settings = Settings()) -> Explanation:
                     tokenizer.convert_ids_to_tokens(sample_id), sample_id, float(probs[row, sample_id]),
                     sample_id != original_id,
                 ))
-        disc_logits = pair.discriminator(input_ids=corrupted[None], attention_mask=attention).logits[0].float()  # (T,)
+        disc_logits = detect(pair.discriminator, corrupted[None], attention)[0][0].float()  # (T,)
 
     p_replaced = torch.sigmoid(disc_logits).tolist()
     truth = None if settings.mode == "detect" else (corrupted != original).tolist()  # 1 = replaced (paper)

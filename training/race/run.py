@@ -5,12 +5,12 @@ yields one event per step here). The race advances whichever objective is behind
 counter (training FLOPs by default, or steps, or its own compute seconds), so the two curves grow
 together and, under equal FLOPs, never drift apart by more than one step's FLOPs. Every
 `probe_every` steps each objective's checkpoint is scored by a linear probe on the sentiment task
-(training/probe.py), and at the end; an untrained encoder of the same size is the floor.
+(training/downstream/probe.py), and at the end; an untrained encoder of the same size is the floor.
 
 On disk, one race folder:  rtd/ (generator/, discriminator/, metrics.jsonl, checkpoint.pt, ...),
 mlm/ (encoder/, ...), race.json (settings, status, started/ended, device, probes, final numbers).
 
-Budgets (training/race_settings.py): "minutes" is the race's wall clock (both objectives share
+Budgets (training/race/settings.py): "minutes" is the race's wall clock (both objectives share
 it); "steps" and "flops" are per objective. `RaceLimits` is the server's bound; the CLI has none.
 No gradio here: the Training tab (explainer/ui/training_tab.py) and the CLI (`python -m training
 race`) both drive this module; `RaceManager` (race_manager.py) runs one race at a time in a thread.
@@ -22,15 +22,14 @@ Left out: several races at once; resuming a race (each objective can be resumed 
 from __future__ import annotations
 
 import json
-import math
 import threading
 import time
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 
-from training.probe import probe
-from training.race_settings import DEFAULTS_MEASURED, RaceLimits, RaceSettings, describe_device, use_cuda
+from training.downstream.probe import probe
+from training.race.settings import DEFAULTS_MEASURED, RaceLimits, RaceSettings, describe_device, use_cuda
 from training.trainer import TrainConfig, train
 
 OBJECTIVES = ("rtd", "mlm")
@@ -274,9 +273,9 @@ class Race:
 
 
 def finetune_encoders(folder: str | Path, config, on_result=None) -> dict:
-    """Full fine-tune (training.finetune, the CLI's code) of a race's two encoders and of the
+    """Full fine-tune (training.downstream.finetune, the CLI's code) of a race's two encoders and of the
     untrained floor, one after the other; `on_result(name, result)` after each. ~6 min each on a CPU."""
-    from training.finetune import finetune
+    from training.downstream.finetune import finetune
 
     folder = Path(folder)
     jobs = [(o, folder / o / ENCODER_FOLDER[o], False) for o in OBJECTIVES]
@@ -287,25 +286,3 @@ def finetune_encoders(folder: str | Path, config, on_result=None) -> dict:
         if on_result:
             on_result(name, results[name])
     return results
-
-
-def stats(values: list[float | None]) -> dict:
-    """Mean and sample standard deviation of the values that are not None (0 for a single one)."""
-    values = [v for v in values if v is not None]
-    if not values:
-        return {"mean": None, "std": None, "n": 0}
-    mean = sum(values) / len(values)
-    var = sum((v - mean) ** 2 for v in values) / (len(values) - 1) if len(values) > 1 else 0.0
-    return {"mean": mean, "std": math.sqrt(var), "n": len(values)}
-
-
-def aggregate(summaries: list[dict], key: str = "probe_accuracy") -> dict:
-    """Mean and sample standard deviation over seeds of each objective's `key`, the floor's, and of
-    the per-seed difference RTD - MLM (the number the race is about)."""
-
-    pick = lambda s, o: (s.get(o) or {}).get(key)  # noqa: E731
-    differences = [pick(s, "rtd") - pick(s, "mlm") for s in summaries
-                   if pick(s, "rtd") is not None and pick(s, "mlm") is not None]
-    return {"rtd": stats([pick(s, "rtd") for s in summaries]), "mlm": stats([pick(s, "mlm") for s in summaries]),
-            "floor": stats([pick(s, "floor") for s in summaries]), "rtd_minus_mlm": stats(differences),
-            "rtd_wins": sum(d > 0 for d in differences), "seeds": len(summaries)}

@@ -37,7 +37,7 @@ import torch
 from captum.attr import LayerGradientXActivation, LayerIntegratedGradients
 from captum.attr._utils.approximation_methods import approximation_parameters  # captum's own quadrature
 
-from explainer.pipeline import Explanation
+from explainer.core.pipeline import Explanation
 
 Method = Literal["integrated_gradients", "gradient_x_input"]
 Baseline = Literal["pad", "mask"]

@@ -14,7 +14,7 @@ training step draws from the distribution; here only its top is read), case-sens
 (the bundled vocabulary is lowercase, so the word is found regardless of case) and slow
 (pure-Python) tokenizers, which give no character offsets.
 
-    python -m training.guesses assets/model        # the table for a run folder, as JSON
+    python -m training.downstream.guesses assets/model        # the table for a run folder, as JSON
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ from pathlib import Path
 
 import torch
 
-EVERYDAY = Path(__file__).resolve().parent.parent / "assets" / "everyday_sentences.json"
+from training.project import ASSETS
+
+EVERYDAY = ASSETS / "everyday_sentences.json"
 
 
 def load_everyday(path: str | Path = EVERYDAY) -> list[dict[str, str]]:

@@ -6,7 +6,7 @@
 - `swap_pairs`: hand-made sentences with one word swapped ("the chef ate the meal"); a hit is
   when the word the discriminator rates most likely replaced is the swapped one.
 
-Left out: GLUE. The downstream check is `training.finetune` on the built-in sentiment task.
+Left out: GLUE. The downstream check is `training.downstream.finetune` on the built-in sentiment task.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ import torch
 from training import data as data_lib
 from training.metrics import binary_metrics, token_cosine
 from training.models import load_pair
-from training.objectives import ELECTRA_MASKING, mask_tokens, masked_lm_logits, sample_replacements
+from training.objectives import ELECTRA_MASKING, corrupt, detect, mask_tokens, masked_lm_logits
+from training.project import ASSETS
 
-SWAP_PAIRS = Path(__file__).resolve().parent.parent / "assets" / "swap_pairs.json"
+SWAP_PAIRS = ASSETS / "swap_pairs.json"
 
 
 @torch.no_grad()
@@ -40,13 +41,11 @@ def detection(generator, discriminator, tokenizer, texts, seq_len: int = 128, n_
         targets = masked.original[masked.is_masked]
         gen_hits.append(gen_logits.argmax(-1) == targets)
         gen_top5.append((gen_logits.topk(5, dim=-1).indices == targets[:, None]).any(-1))
-        corrupted = masked.original.clone()
-        corrupted[masked.is_masked] = sample_replacements(gen_logits, temperature, rng)
-        hidden = discriminator.electra(corrupted, attention_mask=masked.attention_mask).last_hidden_state
-        disc_logits = discriminator.discriminator_predictions(hidden)  # (B, T)
+        fake = corrupt(masked.original, masked.is_masked, gen_logits, temperature, rng)
+        disc_logits, hidden = detect(discriminator, fake.ids, masked.attention_mask)  # (B, T), (B, T, H)
         scored = ~batch["special_tokens_mask"].bool()  # [CLS]/[SEP] are never replaced: leave them out
         logits.append(disc_logits[scored])
-        labels.append((corrupted != masked.original)[scored])
+        labels.append(fake.labels[scored])
         hidden_cos.append(token_cosine(hidden, masked.attention_mask))
     labels_all = torch.cat(labels).long()
     result = binary_metrics(torch.cat(logits), labels_all)

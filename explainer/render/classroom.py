@@ -1,26 +1,26 @@
-"""Classroom results -> escaped HTML (no gradio here), in the style and colours of `explainer.render`.
+"""Classroom results -> escaped HTML (no gradio here), in the style and colours of `explainer.render.explore`.
 
 MLM (BERT) is drawn in blue, RTD (ELECTRA) in orange throughout; P(replaced) keeps Explore's white ->
 red scale and its borders (thick = really replaced, dashed = masked but drew the original). A position
 where the generator drew the original back (`WalkStep.drawn_back`) also gets a "drew back" badge, a
 tooltip and an aria-label: label 0, not replaced. Every token, sentence and answer passes through
-`render.esc`. Presenter mode is a body class
+`style.esc`. Presenter mode is a body class
 (`ee-present`) that `CLASSROOM_CSS` turns into a full-screen, large-type, black-on-white view.
-The efficiency chart lives with its data in `explainer.paper`.
+The Efficiency view draws the paper's points (data in `training.paper`) beside this app's own races.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from explainer.classroom import MASK, STEP_NAMES, WEAKER, Sweep, SupervisedPositions, WalkStep
-from explainer.quiz import Grade, Question
-from explainer.render import FONT, _chip, esc, legend_html, p_colour, pct
-
-MLM_COLOUR = "#2166ac"  # BERT's masked language modelling
-RTD_COLOUR = "#e6550d"  # ELECTRA's replaced-token detection
-MUTED = "#767676"  # the lightest grey that keeps 4.5:1 contrast on white
+from explainer.lesson.classroom import MASK, STEP_NAMES, WEAKER, SupervisedPositions, Sweep, WalkStep
+from explainer.lesson.quiz import Grade, Question
+from explainer.render.style import FONT, MLM_COLOUR, MUTED, RTD_COLOUR, chip, esc, legend_html, p_colour, pct
+from training.paper import PAPER_POINTS, SHORT_SOURCE
 
 # Gradio's `.prose *` gives every element the body colour; inside our views colours are inherited
 # instead, so a white label on a dark chip stays white (the doubled class outranks gradio's rule).
@@ -48,7 +48,7 @@ def _special_style() -> str:
 
 
 DRAWN_BACK = "masked, but the generator drew the original back: label 0"  # tooltip and aria-label
-DRAWN_BACK_BORDER = "2px dashed #777"  # Explore's mark for the same positions (`render.legend_html`)
+DRAWN_BACK_BORDER = "2px dashed #777"  # Explore's mark for the same positions (`style.legend_html`)
 COLUMN = "display: inline-flex; flex-direction: column; align-items: center; margin: 0 3px"  # a token, a note below
 
 
@@ -65,7 +65,7 @@ def _drawn_back(chip: str) -> str:
 
 
 def _label_legend() -> str:
-    """What the Detect step's outlines mean as training labels (the colour scale is `render.legend_html`'s)."""
+    """What the Detect step's outlines mean as training labels (the colour scale is `style.legend_html`'s)."""
     sample = "border-radius: 4px; padding: 0 6px"
     return (f'<div class="ee-label-legend" style="{FONT}; font-size: 0.85em; margin-top: 4px; '
             f'display: flex; flex-wrap: wrap; gap: 6px 18px; align-items: center">'
@@ -99,7 +99,7 @@ def supervised_html(data: SupervisedPositions) -> str:
         changed = "font-weight: bold; border: 2px solid #111" if p.replaced else ""
         rows["rtd_in"].append(_cell(_token(p.rtd_input, changed or (_special_style() if p.special else ""))))
         label = "replaced" if p.replaced else "original"
-        strong = f"background: {RTD_COLOUR}; color: #fff" if p.replaced else f"background: #fdd0a2; color: #111"
+        strong = f"background: {RTD_COLOUR}; color: #fff" if p.replaced else "background: #fdd0a2; color: #111"
         rows["rtd_out"].append(_cell(
             f'<div style="{strong}; border: 2px solid {RTD_COLOUR}; border-radius: 6px; padding: 1px 3px; '
             f'font-size: 0.8em"><b>{label}</b></div>'))
@@ -131,7 +131,7 @@ def supervised_counts_html(data: SupervisedPositions) -> str:
                 f'border-radius: 7px"></div></div></div>')
 
     return (
-        f'<div style="margin-top: 12px">'
+        '<div style="margin-top: 12px">'
         + bar("MLM (BERT)", data.mlm_count, MLM_COLOUR,
               f"each a softmax over all {data.vocab_size:,} tokens of the vocabulary", "ee-count-mlm")
         + bar("RTD (ELECTRA)", data.rtd_count, RTD_COLOUR,
@@ -168,20 +168,20 @@ def _walk_tokens(step: WalkStep) -> str:
             replaced = step.replaced[position]
             title = f"P(replaced) = {p:.3f}"
             if position in back or (position in drawn and not replaced):  # label 0, apart from both others
-                chips.append(_drawn_back(_chip(esc(token), p_colour(p), f"{pct(p)} · {_badge()}",
+                chips.append(_drawn_back(chip(esc(token), p_colour(p), f"{pct(p)} · {_badge()}",
                                                f"{title} · {esc(DRAWN_BACK)}", DRAWN_BACK_BORDER, p > 0.6)))
                 continue
             below = pct(p) + (f" · was <b>{esc(drawn[position].original)}</b>" if replaced else "")
             border = "3px solid #111" if replaced else "1px solid #ccc"
-            chips.append(_chip(esc(token), p_colour(p), below, title, border, p > 0.6))
+            chips.append(chip(esc(token), p_colour(p), below, title, border, p > 0.6))
         elif token == MASK:
             chips.append(_token(token, "background: #333; color: #fff; font-family: ui-monospace, monospace", "ee-mask"))
         elif step.name == "swap" and position in drawn:
             m = drawn[position]
             if position in back or not m.replaced:
-                chip = _token(token, f"border: {DRAWN_BACK_BORDER}", "", DRAWN_BACK)
+                marked = _token(token, f"border: {DRAWN_BACK_BORDER}", "", DRAWN_BACK)
                 note = f'<span style="font-size: 0.75em">{_badge()} label 0</span>'
-                chips.append(_drawn_back(f'<span style="{COLUMN}">{chip}{note}</span>'))
+                chips.append(_drawn_back(f'<span style="{COLUMN}">{marked}{note}</span>'))
                 continue
             style = "border: 3px solid #111; font-weight: bold; background: #fde0d2"
             chips.append(f'<span style="{COLUMN}">'
@@ -310,3 +310,88 @@ def sweep_summary_html(sweep: Sweep) -> str:
             "detection trivial and teaches little; too strong a one leaves few, subtle replacements. The paper's "
             "best generators were 1/4 to 1/2 the discriminator's size. Accuracy alone misleads: calling every token "
             f"original already scores {1 - cold.replaced_fraction:.0%} at {cold.temperature:g}.</p></div>")
+
+
+# --- the Efficiency view: the paper's points, this app's measured races, the user's race ----------------
+
+@dataclass(frozen=True)
+class RacePoint:
+    objective: str  # "RTD" or "MLM" (upper case), or whatever the race named
+    flops: float
+    accuracy: float  # percent
+
+
+def race_points(race: dict | None) -> tuple[RacePoint, ...]:
+    """The usable entries of a race result; malformed ones are left out (None -> no race yet)."""
+    points = []
+    for objective, result in (race or {}).items():
+        try:
+            flops, accuracy = float(result["flops"]), float(result["accuracy"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if not (math.isfinite(flops) and flops > 0 and math.isfinite(accuracy) and 0 <= accuracy <= 100):
+            continue
+        points.append(RacePoint(str(objective).upper(), flops, accuracy * 100 if accuracy <= 1 else accuracy))
+    return tuple(points)
+
+
+COLOURS = {"RTD": RTD_COLOUR, "MLM": MLM_COLOUR, "LM": MUTED}  # the paper's objectives
+
+
+def my_gap(race: dict | None) -> dict | None:
+    """{"flops", "gap"} of a race with both final probes (accuracy 0..1 or percent), else None."""
+    points = {p.objective: p for p in race_points(race)}
+    if "RTD" not in points or "MLM" not in points:
+        return None
+    return {"flops": points["RTD"].flops, "gap": (points["RTD"].accuracy - points["MLM"].accuracy) / 100}
+
+
+def efficiency_figure(race: dict | None = None, groups: list[dict] | None = None):
+    """Left: the paper's points (log FLOPs vs GLUE). Right: this app's measured races, ELECTRA − BERT-style
+    by budget (`groups`, training.race.campaign.gaps_by_budget: shipped with the app), and the user's own
+    race when there is one; "no race yet" when there is neither."""
+    from explainer.render.training import gap_traces
+
+    mine = my_gap(race)
+    right = ("This app's races: ELECTRA − BERT-style" + (" (★ yours)" if mine else " (measured, shipped)")
+             if groups or mine else "Your race: ELECTRA − BERT-style")
+    figure = make_subplots(rows=1, cols=2, column_widths=[0.58, 0.42], horizontal_spacing=0.1, subplot_titles=(
+        "The paper: GLUE dev score vs. pretraining compute", right))
+    for objective, name in (("RTD", "ELECTRA (RTD)"), ("MLM", "BERT (MLM)"), ("LM", "ELMo / GPT (language models)")):
+        points = [p for p in PAPER_POINTS if p.objective == objective]
+        figure.add_trace(go.Scatter(
+            x=[p.train_flops for p in points], y=[p.glue for p in points], mode="markers+text", name=name,
+            text=[p.model for p in points], textposition="middle right" if objective != "MLM" else "bottom center",
+            marker=dict(size=14, color=COLOURS[objective], symbol="diamond" if objective == "RTD" else "circle"),
+            hovertemplate="%{text}: %{x:.1e} FLOPs, GLUE %{y}<extra></extra>"), 1, 1)
+    for small, big in (("BERT-Small", "ELECTRA-Small"), ("BERT-Base", "ELECTRA-Base")):
+        a, b = (next(p for p in PAPER_POINTS if p.model == m) for m in (small, big))
+        figure.add_annotation(x=math.log10(b.train_flops), y=b.glue, ax=math.log10(a.train_flops), ay=a.glue,
+                              xref="x", yref="y", axref="x", ayref="y", showarrow=True, arrowhead=3,
+                              arrowwidth=2, arrowcolor=COLOURS["RTD"], text="")
+        figure.add_annotation(x=math.log10(a.train_flops), y=(a.glue + b.glue) / 2, xref="x", yref="y",
+                              text=f"same compute: +{b.glue - a.glue:.1f}", showarrow=False, xanchor="right",
+                              xshift=-8, font=dict(color=COLOURS["RTD"]))
+    figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=1, range=[17.8, 20.3])
+    figure.update_yaxes(title_text="GLUE dev score", row=1, col=1, range=[69, 88])
+
+    traces = gap_traces(groups or [], mine)
+    if traces:
+        for trace in traces:
+            figure.add_trace(trace, 1, 2)
+        figure.add_hline(y=0, line=dict(color=MUTED, dash="dot"), row=1, col=2)
+        figure.update_xaxes(type="log", title_text="pretraining FLOPs per objective (log scale)", row=1, col=2,
+                            exponentformat="power")
+        figure.update_yaxes(title_text="ELECTRA − BERT-style probe accuracy (points)", row=1, col=2, zeroline=False)
+    else:
+        left, right = figure.layout.xaxis2.domain  # paper coordinates: an empty subplot has no axes to refer to
+        figure.add_annotation(text="No race yet.<br>Run a race in the Training tab<br>and it appears here.",
+                              xref="paper", yref="paper", x=(left + right) / 2, y=0.5, showarrow=False,
+                              font=dict(size=15, color="#555"), bordercolor="#bbb", borderwidth=1, borderpad=12)
+        figure.update_xaxes(visible=False, row=1, col=2)
+        figure.update_yaxes(visible=False, row=1, col=2)
+    figure.add_annotation(text=f"Source: {esc(SHORT_SOURCE)} (GLUE dev)", xref="paper", yref="paper", x=0, y=-0.3,
+                          showarrow=False, xanchor="left", font=dict(size=11, color="#555"))
+    figure.update_layout(height=480, template="plotly_white", margin=dict(l=10, r=10, t=60, b=120),
+                         legend=dict(orientation="h", y=-0.17), title_font_size=14)
+    return figure

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from training.models import load_pair
+from training.project import ASSETS, PROJECT, offline
 
-PROJECT = Path(__file__).resolve().parent.parent
-BUNDLED = PROJECT / "assets" / "model"
+BUNDLED = ASSETS / "model"
 DEFAULT_ROOTS = (PROJECT / "assets", PROJECT / "runs")  # local folders the app may load from
 ROOTS_ENV = "ELECTRA_MODEL_ROOTS"  # more allowed folders, os.pathsep-separated
 HUB_PAIRS = ("google/electra-small", "google/electra-base", "google/electra-large")
@@ -75,10 +75,8 @@ def default_model() -> str:
 
 
 def hub_offline() -> bool:
-    from huggingface_hub import constants
-
-    flags = (os.environ.get("HF_HUB_OFFLINE"), os.environ.get("TRANSFORMERS_OFFLINE"))
-    return constants.HF_HUB_OFFLINE or any((f or "").upper() in {"1", "ON", "YES", "TRUE"} for f in flags)
+    """Whether the hub is off limits (training.project.offline: the one check)."""
+    return offline()
 
 
 def allowed_roots() -> tuple[Path, ...]:

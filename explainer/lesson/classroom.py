@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 import torch
 
-from explainer.pipeline import Explanation, MaskedPosition, Settings
+from explainer.core.pipeline import Explanation, MaskedPosition, Settings
 from training.metrics import binary_metrics
-from training.objectives import ELECTRA_MASKING, mask_tokens, masked_lm_logits, sample_replacements
+from training.objectives import ELECTRA_MASKING, corrupt, detect, mask_tokens, masked_lm_logits
 
 MASK = "[MASK]"  # every ELECTRA tokenizer's mask token; the walk-through shows it by name
 TOY_TEXT = "the chef cooked the meal"  # the paper's Figure 2 sentence: five tokens
@@ -327,11 +327,10 @@ def temperature_sweep(pair, sentences: tuple[str, ...], temperatures: tuple[floa
         for name, gen_logits in variants.items():
             top1 = (gen_logits.argmax(-1) == targets).float().mean().item()
             for temperature in temperatures:
-                corrupted = ids.clone()
                 rng = torch.Generator().manual_seed(seed + 1)  # the same draws' randomness at each point
-                corrupted[batch.is_masked] = sample_replacements(gen_logits, temperature, rng)
-                disc = pair.discriminator(input_ids=corrupted, attention_mask=attention).logits  # (B, T)
-                labels = corrupted != ids
+                fake = corrupt(ids, batch.is_masked, gen_logits, temperature, rng)
+                disc, _ = detect(pair.discriminator, fake.ids, attention)  # (B, T)
+                labels = fake.labels
                 metrics = binary_metrics(disc[~special], labels[~special])
                 points.append(SweepPoint(name, temperature, top1, labels[~special].float().mean().item(),
                                          metrics["accuracy"], metrics["auc"]))

@@ -11,46 +11,19 @@ Left out: themes; the chips carry their own colours so they read the same in dar
 
 from __future__ import annotations
 
-import html
+from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from explainer.attributions import Attribution, AttributionMatrix
-from explainer.pipeline import Explanation, MaskedPosition
-from explainer.text import visible
+from explainer.render.style import BLUE, FONT, RED, chip, esc, legend_html, mix, p_colour, pct
 
-RED = (215, 48, 31)  # P(replaced) = 1
-BLUE = (33, 102, 172)  # most negative attribution
+if TYPE_CHECKING:  # types only: the views never run a model
+    from explainer.core.attributions import Attribution, AttributionMatrix
+    from explainer.core.pipeline import Explanation, MaskedPosition
+
 MAX_PROPOSAL_PLOTS = 12  # masked positions drawn; the JSON export has all of them
-FONT = "font-family: ui-sans-serif, system-ui, sans-serif; color: #111"
 
-
-def esc(text: str) -> str:
-    return html.escape(visible(text), quote=True)
-
-
-def _mix(colour: tuple[int, int, int], amount: float) -> str:
-    """White blended towards `colour` by `amount` in [0, 1]."""
-    a = min(max(amount, 0.0), 1.0)
-    r, g, b = (round(255 + (c - 255) * a) for c in colour)
-    return f"rgb({r}, {g}, {b})"
-
-
-def p_colour(p: float) -> str:
-    return _mix(RED, p)
-
-
-def _chip(text: str, background: str, below: str, title: str, border: str, dark: bool) -> str:
-    colour = "#fff" if dark else "#111"
-    return (
-        f'<span class="ee-chip" title="{title}" style="display: inline-flex; flex-direction: column; '
-        f'align-items: center; margin: 3px 2px; vertical-align: top">'
-        f'<span class="ee-token" style="background: {background}; color: {colour}; border: {border}; '
-        f'border-radius: 6px; padding: 2px 7px; font-size: 1.25em; line-height: 1.5; white-space: pre">'
-        f'<bdi style="color: {colour}">{text}</bdi></span>'  # inline: gradio's `.prose *` recolours children
-        f'<span style="font-size: 0.75em; color: #555; line-height: 1.3; white-space: nowrap">{below}</span></span>'
-    )
 
 
 def _units(explanation: Explanation, merged: bool):
@@ -58,21 +31,6 @@ def _units(explanation: Explanation, merged: bool):
     if merged:
         return [(w.corrupted, w.text, w.p_replaced, w.masked, w.replaced) for w in explanation.words]
     return [(t.corrupted, t.original, t.p_replaced, t.masked, t.replaced) for t in explanation.tokens]
-
-
-def legend_html() -> str:
-    stops = ", ".join(p_colour(i / 4) for i in range(5))
-    return (
-        f'<div class="ee-legend" style="{FONT}; font-size: 0.85em; margin-top: 8px; display: flex; '
-        f'flex-wrap: wrap; gap: 6px 18px; align-items: center">'
-        f'<span>looks original <span style="display: inline-block; width: 140px; height: 12px; '
-        f'vertical-align: middle; border: 1px solid #999; background: linear-gradient(to right, {stops})"></span> '
-        f"looks replaced &nbsp;(the number under a word is the discriminator's P(replaced))</span>"
-        f'<span><span style="border: 3px solid #111; border-radius: 4px; padding: 0 6px">word</span> '
-        f"the generator really replaced it</span>"
-        f'<span><span style="border: 2px dashed #777; border-radius: 4px; padding: 0 6px">word</span> '
-        f"masked, but the generator drew the original back</span></div>"
-    )
 
 
 def sentence_html(explanation: Explanation, merged: bool = True) -> str:
@@ -90,7 +48,7 @@ def sentence_html(explanation: Explanation, merged: bool = True) -> str:
             border = "2px dashed #777"
             below += " · original"
             title += "; masked, the generator drew the original"
-        chips.append(_chip(esc(shown), p_colour(p), below, title, border, p > 0.6))
+        chips.append(chip(esc(shown), p_colour(p), below, title, border, p > 0.6))
     return f'<div class="ee-sentence" style="{FONT}">{"".join(chips)}</div>{legend_html()}'
 
 
@@ -138,16 +96,6 @@ def notices_html(notices: tuple[str, ...] | list[str]) -> str:
     items = "".join(f"<li>{esc(n)}</li>" for n in notices)
     return (f'<div class="ee-notice" role="status" style="{FONT}; background: #fff4ce; border: 1px solid #e0c050; '
             f'border-radius: 6px; padding: 6px 12px; margin: 6px 0"><ul style="margin: 0">{items}</ul></div>')
-
-
-def message_html(message: str) -> str:
-    return (f'<div class="ee-error" role="alert" style="{FONT}; background: #fde8e8; border: 1px solid #d66; '
-            f'border-radius: 6px; padding: 8px 12px">{esc(message)}</div>')
-
-
-def pct(p: float) -> str:
-    """A probability for a label: 12%, 1.6%, 0.041% (small ones keep two significant digits)."""
-    return f"{p:.0%}" if p >= 0.1 else f"{p:.1%}" if p >= 0.01 else f"{p * 100:.2g}%"
 
 
 def _proposal_title(m: MaskedPosition) -> str:
@@ -206,8 +154,8 @@ def attribution_html(attribution: Attribution, explanation: Explanation, merged:
     chips = []
     for text, share, is_target in units:
         scaled = share / peak
-        background = _mix(RED, scaled) if scaled >= 0 else _mix(BLUE, -scaled)
-        chips.append(_chip(esc(text), background, f"{share:+.3f}", f"share = {share:+.4f}",
+        background = mix(RED, scaled) if scaled >= 0 else mix(BLUE, -scaled)
+        chips.append(chip(esc(text), background, f"{share:+.3f}", f"share = {share:+.4f}",
                            "3px solid #111" if is_target else "1px solid #ccc", abs(scaled) > 0.6))
     target = explanation.tokens[attribution.target]
     word = explanation.words[target.word]

@@ -3,7 +3,7 @@
 The Training tab keeps no race in the browser session: the one `RaceManager` of the process owns it,
 so a reloaded page (or a second viewer) sees the same running race, and a second start gets a
 clear "busy" message instead of a second race fighting for the CPU. The same manager runs the
-optional full fine-tune at the end (training.finetune, the code of `python -m training finetune`).
+optional full fine-tune at the end (training.downstream.finetune, the code of `python -m training finetune`).
 
 On a Hugging Face Space with ZeroGPU, the job runs under `spaces.GPU` when that package imports;
 elsewhere nothing changes. No gradio here.
@@ -30,9 +30,9 @@ from datetime import datetime
 from pathlib import Path
 
 from training.data import MAX_UPLOAD_BYTES, load_text_file
-from training.race import OBJECTIVES, Race, finetune_encoders
-from training.race_record import RecordError, build_record, write_record
-from training.race_settings import RaceLimits, RaceSettings
+from training.race.record import RecordError, build_record, write_record
+from training.race.run import OBJECTIVES, Race, finetune_encoders
+from training.race.settings import RaceLimits, RaceSettings
 from training.trainer import read_metrics
 
 UPLOAD_SUFFIXES = (".txt", ".jsonl")
@@ -240,7 +240,7 @@ class RaceManager:
 
     def start_finetune(self, epochs: int = 3, max_train: int | None = None) -> None:
         """Fine-tune the last race's encoders and the untrained floor, one after the other."""
-        from training.finetune import FinetuneConfig
+        from training.downstream.finetune import FinetuneConfig
 
         with self._lock:
             if self.busy():

@@ -18,6 +18,8 @@ import json
 import math
 from pathlib import Path
 
+from training.race.campaign import budget_text
+
 SCHEMA = "electra-explainer/race-record"
 VERSION = 1
 MAX_EVENTS = 400  # per objective: the charts draw every point of a record (render_training.MAX_POINTS)
@@ -96,16 +98,6 @@ def build_record(race_folder: str | Path, title: str | None = None, description:
         "probes": race.get("probes") or [], "floor": race.get("floor"), "extras": race.get("extras") or {},
         "summary": summary,
     }
-
-
-def budget_text(settings: dict) -> str:
-    """ "8e13 FLOPs each", "2,000 steps each", "30 minutes": a race's budget in words."""
-    amount, budget = settings["amount"], settings["budget"]
-    if budget == "flops":
-        return f"{amount:.2g} FLOPs each".replace("e+", "e")
-    if budget == "steps":
-        return f"{int(amount):,} steps each"
-    return f"{amount:g} minutes"
 
 
 def dumps(record: dict) -> str:
@@ -263,62 +255,3 @@ def replay_snapshot(record: dict, position: float) -> dict:
         "events": events, "probes": probes, "floor": record.get("floor") if probes else None,
         "extras": (record.get("extras") or {}) if finished else {}, "progress": position,
     }
-
-
-# --- RTD - MLM across budgets: the shipped measurements ------------------------------------------------
-
-
-def same_recipe(settings: dict) -> bool:
-    """Whether a race ran the CPU defaults of its preset on any budget (the probe schedule aside)."""
-    from training.race_settings import default_settings, matches_defaults
-
-    try:
-        defaults = default_settings(settings.get("preset"), "cpu")
-    except (KeyError, ValueError):
-        return False
-    return settings.get("budget") == "flops" and matches_defaults(
-        {**settings, "budget": defaults.budget, "amount": defaults.amount})
-
-
-def final_gap(record: dict) -> float | None:
-    """A record's last ELECTRA probe minus its last BERT-style probe (accuracy, 0..1), when both exist."""
-    last = {}
-    for probe in record.get("probes") or []:
-        if probe["objective"] not in last or probe["step"] > last[probe["objective"]]["step"]:
-            last[probe["objective"]] = probe
-    if set(last) != set(OBJECTIVES):
-        return None
-    return last["rtd"]["accuracy"] - last["mlm"]["accuracy"]
-
-
-def gaps_by_budget(campaign: dict | None, records: list[dict]) -> list[dict]:
-    """RTD - MLM probe accuracy per seed, grouped by FLOPs budget, for the races that ran the default
-    recipe: the campaign's (assets/race_campaign.json) and the recorded ones (assets/races/).
-    [{"flops", "gaps" (per seed, 0..1), "mean", "sd", "n", "sources"}], by budget."""
-    groups: dict[float, dict] = {}
-
-    def add(flops: float, gaps: list[float], source: str) -> None:
-        key = next((f for f in groups if math.isclose(f, flops, rel_tol=0.01)), float(flops))
-        group = groups.setdefault(key, {"flops": key, "gaps": [], "sources": []})
-        group["gaps"] += gaps
-        if source not in group["sources"]:
-            group["sources"].append(source)
-
-    for entry in (campaign or {}).get("settings") or []:
-        try:
-            if same_recipe(entry["settings"]):
-                add(float(entry["settings"]["amount"]), [float(s["rtd_minus_mlm"]) for s in entry["seeds"]],
-                    "measurement campaign")
-        except (KeyError, TypeError, ValueError):
-            continue
-    for record in records:
-        gap = final_gap(record)
-        if gap is not None and same_recipe(record["settings"]):
-            add(float(record["settings"]["amount"]), [gap], "recorded races")
-    result = []
-    for flops in sorted(groups):
-        gaps = groups[flops]["gaps"]
-        mean = sum(gaps) / len(gaps)
-        sd = math.sqrt(sum((g - mean) ** 2 for g in gaps) / (len(gaps) - 1)) if len(gaps) > 1 else 0.0
-        result.append({**groups[flops], "mean": mean, "sd": sd, "n": len(gaps)})
-    return result

@@ -13,13 +13,13 @@ Left out: partial credit, free-text essays.
 from __future__ import annotations
 
 import dataclasses
-import json
 import random
 import re
 import unicodedata
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
+
+from training.race.campaign import CAMPAIGN_FILE, load_campaign  # noqa: F401 (CAMPAIGN_FILE: the tests' path)
 
 Kind = Literal["choice", "true_false", "short"]
 TRUE_FALSE = ("True", "False")
@@ -100,26 +100,17 @@ def shuffled(questions: tuple[Question, ...], seed: int) -> tuple[Question, ...]
 
 # --- what this app's own races measured (the efficiency question's explanation) --------------------
 
-CAMPAIGN_FILE = Path(__file__).resolve().parent.parent / "assets" / "race_campaign.json"  # bench/race_search.py
 PAPER_BUDGET = ("The paper's gains were measured over hours to days of GPU time (1e17 FLOPs and more; its "
                 "ELECTRA-Small runs in Table 1 took 6 hours to 4 days on one GPU).")
 NOT_A_GUARANTEE = "Efficiency is a trend over real budgets, not a guarantee at tiny ones."
-
-
-def load_campaign(path: Path = CAMPAIGN_FILE) -> dict | None:
-    """The measured races shipped with the app, or None when the file is missing or unreadable."""
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
 
 
 def measured_budget_note(campaign: dict | None) -> str:
     """What the app's own CPU races measured with the default settings, every number from `campaign`
     (assets/race_campaign.json: the table the Training tab shows). The earlier from-scratch and
     warm-start runs are in docs/pretraining-at-cpu-scale.md."""
-    from explainer.render_training import budget_label, separated
-    from training.race_settings import matches_defaults
+    from training.race.campaign import budget_label, separated
+    from training.race.settings import matches_defaults
 
     try:
         records = [r for r in (campaign or {}).get("settings") or [] if matches_defaults(r["settings"])]

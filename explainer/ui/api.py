@@ -15,10 +15,12 @@ from typing import Optional
 
 import gradio as gr
 
-from explainer import models
-from explainer.attributions import AttributionSettings, attribute as attribute_one, attribution_matrix
-from explainer.pipeline import Explanation, Settings, explain as run_explain
-from explainer.text import InputError
+from explainer.core import models
+from explainer.core.attributions import AttributionSettings, attribution_matrix
+from explainer.core.attributions import attribute as attribute_one
+from explainer.core.pipeline import Explanation, Settings
+from explainer.core.pipeline import explain as run_explain
+from explainer.core.text import InputError
 
 
 def load_pair(model: str) -> models.ModelPair:
@@ -97,3 +99,34 @@ def attribute(
     except (TypeError, ValueError) as error:
         raise gr.Error(str(error), print_exception=False) from error
     return {**dataclasses.asdict(result), "p_replaced": result.p_replaced}
+
+
+def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model: str = "") -> dict:
+    """The Classroom game's round A for a class code: the sentences as students see them (words), and, when
+    `picks` (one list of word indices per sentence) is given, the truth, ELECTRA's verdicts and both scores.
+    The same code gives the same round to everyone; nothing is stored."""
+    from explainer.lesson import game as lesson
+
+    pair = load_pair(model)
+    try:
+        items = lesson.spot_round(pair, code, int(sentences))
+        if picks is not None:
+            if not isinstance(picks, list) or len(picks) != len(items) or not all(isinstance(p, list) for p in picks):
+                raise ValueError(f"picks must be one list of word indices per sentence ({len(items)} lists).")
+            results = [lesson.score_spot(item, p) for item, p in zip(items, picks)]
+    except (TypeError, ValueError) as error:
+        raise gr.Error(str(error), print_exception=False) from error
+    round_ = {"code": int(code), "model": pair.name, "sentences": [{"words": list(item.words)} for item in items]}
+    if picks is None:
+        return round_
+
+    def score(s) -> dict:
+        return {"caught": s.caught, "missed": s.missed, "false_alarms": s.false_alarms, "points": s.points}
+
+    for entry, item, result in zip(round_["sentences"], items, results):
+        entry.update(originals=list(item.originals), replaced=list(item.replaced), drawn_back=list(item.drawn_back),
+                     electra_p_replaced=list(item.p_replaced), electra_flagged=list(item.flagged),
+                     you=score(result.student), electra=score(result.electra))
+    you, electra = lesson.round_score(results)
+    return {**round_, "you": score(you), "electra": score(electra)}
+

@@ -1,6 +1,6 @@
 """A fast downstream check: a linear probe on frozen encoder features (seconds, not minutes).
 
-Full fine-tuning (training/finetune.py) is the real test of an encoder but costs ~6 minutes per
+Full fine-tuning (training/downstream/finetune.py) is the real test of an encoder but costs ~6 minutes per
 model on a CPU. During a race we want a number per checkpoint in seconds, so we freeze the encoder,
 mean-pool its last hidden states over the real (non-padding) tokens of each sentence, and fit a
 logistic regression on a fixed subset of the built-in sentiment task (Rotten Tomatoes sentences,
@@ -26,7 +26,7 @@ from transformers import AutoConfig, AutoModel, AutoTokenizer
 from transformers.utils import logging as hf_logging
 
 from training.data import load_sentiment
-from training.finetune import _subset
+from training.downstream.finetune import _subset
 
 
 @dataclass(frozen=True)

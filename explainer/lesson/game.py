@@ -1,0 +1,177 @@
+"""Can you beat ELECTRA? Students do the discriminator's job, on the same sentences, and compare scores.
+
+- Round A, *spot the fakes* (`spot_round`, `score_spot`, `round_score`): the bundled generator corrupts
+  a sentence the models never saw (assets/game_sentences.json) exactly as Explore does (15% of the
+  tokens masked, one draw each from the generator's softmax); the student ticks the words they think
+  were replaced; the reveal shows the truth beside the discriminator's verdict (P(replaced) > 50%),
+  and scores both the same way: caught, missed, false alarms. A position where the generator drew the
+  original word back is *original* (label 0), as in ELECTRA's training: nothing there to catch.
+- Round B, *fool the discriminator* (`fool`): the student changes one word of a sentence and predicts
+  whether the discriminator will flag it; the discriminator reads the edited sentence as it is
+  (detect-only mode) and gives every word its P(replaced).
+
+Everything is seeded: the same seed gives the same sentences and the same corruptions, so a whole
+class plays the same round. Nothing is stored: a round is a value the page keeps. No gradio here.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+
+from explainer.core.pipeline import Explanation, Settings, explain
+from explainer.core.text import InputError
+from training.project import ASSETS
+
+SENTENCES_FILE = ASSETS / "game_sentences.json"
+THRESHOLD = 0.5  # the discriminator "flags" a word when P(replaced) > 50%
+ROUND_SENTENCES = 5
+MAX_SENTENCES = 10
+MAX_SEED = 10**9  # a class code: a whole number people can read out
+
+
+def load_sentences(path=SENTENCES_FILE) -> tuple[str, ...]:
+    return tuple(json.loads(path.read_text(encoding="utf-8"))["sentences"])
+
+
+def check_seed(seed) -> int:
+    """A class code as an int, or ValueError with a message for people."""
+    try:
+        value = int(seed)
+    except (TypeError, ValueError):
+        raise ValueError(f"The class code must be a whole number, not {seed!r}.") from None
+    if not 0 <= value < MAX_SEED or value != seed and not isinstance(seed, str):
+        raise ValueError(f"The class code must be a whole number from 0 to {MAX_SEED - 1}.")
+    return value
+
+
+@dataclass(frozen=True)
+class SpotItem:
+    """One sentence of round A: what the student sees, and what the reveal shows."""
+
+    explanation: Explanation
+    words: tuple[str, ...]  # as the discriminator (and the student) read them
+    originals: tuple[str, ...]  # the words before the generator's swap
+    replaced: tuple[bool, ...]  # the truth per word: the generator changed it
+    drawn_back: tuple[bool, ...]  # masked, but the generator drew the original back (label 0)
+    p_replaced: tuple[float, ...]  # the discriminator's P(replaced) per word (its most suspicious piece)
+
+    @property
+    def flagged(self) -> tuple[bool, ...]:
+        return tuple(p > THRESHOLD for p in self.p_replaced)
+
+
+def _item(explanation: Explanation) -> SpotItem:
+    words = explanation.words
+    return SpotItem(explanation, tuple(w.corrupted for w in words), tuple(w.text for w in words),
+                    tuple(bool(w.replaced) for w in words), tuple(w.masked and not w.replaced for w in words),
+                    tuple(w.p_replaced for w in words))
+
+
+def spot_round(pair, seed: int, n: int = ROUND_SENTENCES, sentences: tuple[str, ...] | None = None
+               ) -> tuple[SpotItem, ...]:
+    """`n` sentences, each corrupted by `pair`'s generator; the same seed, the same round. A corruption
+    that changed no word is drawn again (seeded), so every sentence has something to find."""
+    seed = check_seed(seed)
+    if not 1 <= int(n) <= MAX_SENTENCES:
+        raise ValueError(f"A round has 1 to {MAX_SENTENCES} sentences.")
+    pool = sentences or load_sentences()
+    chosen = random.Random(seed).sample(pool, min(int(n), len(pool)))
+    items = []
+    for i, sentence in enumerate(chosen):
+        for attempt in range(20):
+            explanation = explain(pair, sentence, Settings(seed=seed * 1000 + i * 37 + attempt))
+            if any(w.replaced for w in explanation.words):
+                break
+        items.append(_item(explanation))
+    return tuple(items)
+
+
+@dataclass(frozen=True)
+class Score:
+    caught: int  # replaced words flagged
+    missed: int  # replaced words not flagged
+    false_alarms: int  # original words flagged
+
+    @property
+    def points(self) -> int:
+        """One point per catch, minus one per false alarm: ticking every word costs more than it earns."""
+        return self.caught - self.false_alarms
+
+    def __add__(self, other: Score) -> Score:
+        return Score(self.caught + other.caught, self.missed + other.missed, self.false_alarms + other.false_alarms)
+
+
+def _score(truth: tuple[bool, ...], flagged) -> Score:
+    return Score(sum(t and f for t, f in zip(truth, flagged)), sum(t and not f for t, f in zip(truth, flagged)),
+                 sum(f and not t for t, f in zip(truth, flagged)))
+
+
+@dataclass(frozen=True)
+class SpotResult:
+    student: Score
+    electra: Score
+    fooled_student: tuple[str, ...]  # replaced words the student missed
+    fooled_electra: tuple[str, ...]  # replaced words the discriminator missed
+
+
+def score_spot(item: SpotItem, picked) -> SpotResult:
+    """The student's picks (word indices) and the discriminator's flags, scored against the truth."""
+    picked = {int(i) for i in (picked or ())}
+    if any(not 0 <= i < len(item.words) for i in picked):
+        raise ValueError("A pick points at no word of this sentence.")
+    mine = tuple(i in picked for i in range(len(item.words)))
+    return SpotResult(
+        _score(item.replaced, mine), _score(item.replaced, item.flagged),
+        tuple(item.words[i] for i, r in enumerate(item.replaced) if r and not mine[i]),
+        tuple(item.words[i] for i, r in enumerate(item.replaced) if r and not item.flagged[i]))
+
+
+def round_score(results: list[SpotResult]) -> tuple[Score, Score]:
+    """(the student's, the discriminator's) totals over the sentences scored so far."""
+    student, electra = Score(0, 0, 0), Score(0, 0, 0)
+    for result in results:
+        student, electra = student + result.student, electra + result.electra
+    return student, electra
+
+
+@dataclass(frozen=True)
+class FoolResult:
+    explanation: Explanation  # the discriminator on the edited sentence, detect-only
+    edited: str
+    word_index: int
+    original_word: str
+    new_word: str
+    p_edited: float  # P(replaced) of the edited word
+    flagged: bool
+    predicted_flag: bool
+    student_right: bool
+    fooled: bool  # the discriminator did not flag the student's word
+
+
+def fool(pair, sentence: str, word_index: int, new_word: str, predicted_flag: bool) -> FoolResult:
+    """Replace word `word_index` of `sentence` by `new_word` and let the discriminator judge the result."""
+    from explainer.core.text import encode, group_words
+
+    new_word = (new_word or "").strip()
+    if not new_word or len(new_word.split()) != 1:
+        raise InputError("Type one word to put in.")
+    encoded = encode(pair.tokenizer, sentence, pair.max_tokens)
+    words = group_words(encoded.text, encoded.offsets, encoded.special)
+    if not 0 <= int(word_index) < len(words):
+        raise InputError("Choose the word to change.")
+    word = words[int(word_index)]
+    original = encoded.text[word.start:word.end]
+    if new_word.lower() == original.lower():
+        raise InputError(f"“{new_word}” is the word already there: type a different one.")
+    edited = encoded.text[:word.start] + new_word + encoded.text[word.end:]
+    explanation = explain(pair, edited, Settings(mode="detect"))
+    start = word.start
+    target = next((w for w in explanation.words if w.start == start), None)
+    if target is None:  # the new word split differently: the word that starts where it was put
+        target = min(explanation.words, key=lambda w: abs(w.start - start))
+    p = target.p_replaced
+    flagged = p > THRESHOLD
+    return FoolResult(explanation, edited, target.index, original, new_word, p, flagged, bool(predicted_flag),
+                      bool(predicted_flag) == flagged, not flagged)

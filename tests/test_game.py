@@ -1,0 +1,117 @@
+"""The Classroom game on the tiny seeded pair: seeded rounds, scoring against the truth (a draw of the
+original is original), round B's verdicts, the views (escaped, readable without colour) and the handlers."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from explainer.lesson import game
+from explainer.render import game as view
+
+SENTENCES = ("The cat sat on the warm mat by the door.", "A small dog ran across the busy road today.",
+             "We cooked rice and beans for the whole family.", "She read the letter twice before she answered.")
+
+
+@pytest.fixture(scope="module")
+def items(tiny_pair):
+    return game.spot_round(tiny_pair, 5, 3, SENTENCES)
+
+
+def test_the_same_code_gives_the_same_round_and_every_sentence_has_a_fake(tiny_pair, items):
+    again = game.spot_round(tiny_pair, 5, 3, SENTENCES)
+    assert [i.words for i in items] == [i.words for i in again] and [i.replaced for i in items] == [i.replaced for i in again]
+    other = game.spot_round(tiny_pair, 6, 3, SENTENCES)
+    assert [i.words for i in other] != [i.words for i in items]
+    for item in items:
+        assert any(item.replaced) and len(item.words) == len(item.originals) == len(item.p_replaced)
+        assert all(w != o for w, o, r in zip(item.words, item.originals, item.replaced) if r)
+        assert not any(r and d for r, d in zip(item.replaced, item.drawn_back))
+
+
+@pytest.mark.parametrize("code, message", [(-1, "from 0 to"), (2.5, "from 0 to"), ("x", "whole number"), (None, "whole number")])
+def test_a_bad_class_code_is_refused(tiny_pair, code, message):
+    with pytest.raises(ValueError, match=message):
+        game.spot_round(tiny_pair, code, 3, SENTENCES)
+    assert game.check_seed("12") == 12
+
+
+def test_scores_count_catches_misses_and_false_alarms_for_both_players(items):
+    item = items[0]
+    fakes = [i for i, r in enumerate(item.replaced) if r]
+    originals = [i for i, r in enumerate(item.replaced) if not r]
+    perfect = game.score_spot(item, fakes)
+    assert perfect.student == game.Score(len(fakes), 0, 0) and perfect.fooled_student == ()
+    everything = game.score_spot(item, range(len(item.words)))
+    assert everything.student.points == len(fakes) - len(originals) and everything.student.false_alarms == len(originals)
+    nothing = game.score_spot(item, [])
+    assert nothing.student == game.Score(0, len(fakes), 0)
+    flagged = item.flagged
+    assert nothing.electra == game.Score(sum(r and f for r, f in zip(item.replaced, flagged)),
+                                         sum(r and not f for r, f in zip(item.replaced, flagged)),
+                                         sum(f and not r for r, f in zip(item.replaced, flagged)))
+    with pytest.raises(ValueError, match="points at no word"):
+        game.score_spot(item, [len(item.words)])
+    you, electra = game.round_score([perfect, nothing])
+    assert you == game.Score(len(fakes), len(fakes), 0) and electra == perfect.electra + nothing.electra
+
+
+def test_a_drawn_back_word_counts_as_original_for_everyone(items):
+    item = items[0]
+    back = dataclasses.replace(item, replaced=(False,) * len(item.words), drawn_back=(True,) + item.drawn_back[1:])
+    result = game.score_spot(back, [0])
+    assert result.student == game.Score(0, 0, 1)  # ticking it is a false alarm: nothing was there to catch
+    html = view.spot_reveal_html(back, result, [0])
+    assert "drawn back ↺" in html and "counts as <b>original</b> (label 0)" in html
+
+
+def test_round_b_reports_the_verdict_on_the_edited_word(tiny_pair):
+    result = game.fool(tiny_pair, SENTENCES[0], 1, "dog", True)
+    assert result.edited == "The dog sat on the warm mat by the door." and result.original_word == "cat"
+    assert result.explanation.settings.mode == "detect" and result.explanation.words[result.word_index].text == "dog"
+    assert result.flagged == (result.p_edited > 0.5) and result.student_right == result.flagged
+    assert result.fooled == (not result.flagged)
+    for bad, message in (("", "one word"), ("two words", "one word"), ("cat", "already there")):
+        with pytest.raises(ValueError, match=message):
+            game.fool(tiny_pair, SENTENCES[0], 1, bad, True)
+    with pytest.raises(ValueError, match="Choose the word"):
+        game.fool(tiny_pair, SENTENCES[0], 99, "dog", True)
+
+
+def test_the_views_escape_and_mark_without_colour(items, tiny_pair):
+    item = dataclasses.replace(items[0], words=("<script>x</script>",) + items[0].words[1:])
+    result = game.score_spot(item, [0])
+    html = view.spot_reveal_html(item, result, [0])
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "☑" in html and "✗ fake" in html and "was “" in html  # symbols and words, not colour alone
+    sentence = view.spot_sentence_html(item, 0, 3)
+    assert "Sentence 1 of 3" in sentence and "&lt;script&gt;" in sentence
+    you, electra = game.round_score([result])
+    end = view.round_html(you, electra, 1, 1, 5, [result])
+    assert "Round over" in end and "class code 5" in end
+    fool = game.fool(tiny_pair, SENTENCES[1], 2, "<b>big</b>", False)
+    assert "&lt;b&gt;big&lt;/b&gt;" in view.fool_html(fool, 1, int(fool.fooled), int(fool.student_right))
+
+
+def test_the_handlers_play_a_round_to_the_end(tiny_pair_dir, monkeypatch):
+    from explainer.core import models
+    from explainer.ui import game as ui
+
+    monkeypatch.setattr(game, "load_sentences", lambda: SENTENCES)
+    model = str(tiny_pair_dir)
+    monkeypatch.setenv("ELECTRA_MODEL_ROOTS", model)
+    models.clear_cache() if hasattr(models, "clear_cache") else None
+    state, sentence, ticks, revealed, score, reveal_button, next_button = ui.start_round(3, 3, model)
+    assert state["code"] == 3 and "Sentence 1 of 3" in sentence and ticks["choices"]
+    for index in range(3):
+        state, revealed, score, _, _, following = ui.reveal(state, [0])
+        assert "the truth" in revealed and following["interactive"] == (index < 2)
+        assert ui.reveal(state, [0])[1] == ui.gr.skip()  # a second reveal of one sentence scores nothing
+        if index < 2:
+            state, sentence, *_ = ui.next_sentence(state)
+            assert f"Sentence {index + 2} of 3" in sentence
+    assert "Round over" in score and len(state["results"]) == 3
+    bad = ui.start_round(-4, 3, model)
+    assert bad[0] is None and "from 0 to" in bad[1]
+    assert "?game=3" in ui.class_link(3) and "whole number" in ui.class_link("x")
