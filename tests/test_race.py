@@ -469,7 +469,7 @@ def _race_search():
 
 
 def test_the_campaign_table_and_verdict_come_from_finished_races(finished, tmp_path, monkeypatch):
-    from explainer.render import training as view
+    from explainer.render import verdict as verdict_view
 
     root = tmp_path / "search"
     (root / "12" / "gen1").mkdir(parents=True)  # root/<budget>/<setting>/seed-N
@@ -492,12 +492,12 @@ def test_the_campaign_table_and_verdict_come_from_finished_races(finished, tmp_p
     campaign["settings"].append(claimed)
     verdict = campaign_stats.campaign_verdict(campaign)
     assert verdict["shown"] is True and verdict["best"]["name"] == "x" and verdict["settings"] == 2
-    html = view.campaign_html(campaign)
+    html = verdict_view.campaign_html(campaign)
     assert "<script>" not in html and "&lt;script&gt;" in html and "+3.0" in html and "3 of 3" in html
-    monkeypatch.setattr(view, "DEFAULTS_MEASURED", True)
-    assert "beats the BERT-style one" in view.verdict_markdown(campaign) and "+3.0 ± 1.0" in view.verdict_markdown(campaign)
+    monkeypatch.setattr(verdict_view, "DEFAULTS_MEASURED", True)
+    assert "beats the BERT-style one" in verdict_view.verdict_markdown(campaign) and "+3.0 ± 1.0" in verdict_view.verdict_markdown(campaign)
     campaign["settings"].pop()
-    text = view.verdict_markdown(campaign)  # a 12-step race is not the tiny preset's default (300 steps)
+    text = verdict_view.verdict_markdown(campaign)  # a 12-step race is not the tiny preset's default (300 steps)
     assert "does not clearly beat" in text and "1 settings in 1 races" in text and "The best setting" in text
     assert not matches_defaults(records[0]["settings"])
     # A second seed with a full fine-tune (`race --finetune`): its accuracies reach the record and the verdict.
@@ -513,14 +513,14 @@ def test_the_campaign_table_and_verdict_come_from_finished_races(finished, tmp_p
     assert ft["seeds"] == 1 and ft["rtd"]["mean"] == 0.628 and ft["rtd_minus_mlm"]["mean"] == pytest.approx(-0.096)
     assert len(records[0]["seeds"]) == 2 and records[0]["seeds"][1]["finetune"]["untrained"] == 0.696
     records[0]["settings"]["amount"] = 300  # ... but on the default's budget it is
-    text = view.verdict_markdown(campaign)
+    text = verdict_view.verdict_markdown(campaign)
     assert "With these defaults" in text and "longer race" not in text
     assert "ELECTRA 62.8%, BERT-style 72.4%, an untrained encoder 69.6% (one seed: no verdict" in text
     longer = {**claimed, "change": "gen1", "rtd_wins": 2, "settings": {**records[0]["settings"], "amount": 600},
               "finetune": None}
     campaign["settings"].append(longer)  # the same settings, more compute, 3 seeds: reported beside the default's
-    assert "The same settings in a longer race: on 600 steps, +3.0 ± 1.0 over 3 seeds (ahead in 2)" in view.verdict_markdown(campaign)
-    assert campaign_stats.campaign_verdict(None) is None and view.verdict_markdown(None) == view.PROVISIONAL
+    assert "The same settings in a longer race: on 600 steps, +3.0 ± 1.0 over 3 seeds (ahead in 2)" in verdict_view.verdict_markdown(campaign)
+    assert campaign_stats.campaign_verdict(None) is None and verdict_view.verdict_markdown(None) == verdict_view.PROVISIONAL
 
 
 @pytest.mark.parametrize("differences, expected", [
@@ -538,7 +538,7 @@ def test_the_verdict_calls_a_gap_only_beyond_two_standard_errors(differences, ex
 def test_the_shipped_campaign_backs_the_defaults_and_the_tab_says_what_it_found():
     """assets/race_campaign.json (bench/race_search.py) holds the defaults' own races, 3 seeds or more,
     and the tab's verdict is the one those numbers support."""
-    from explainer.render import training as view
+    from explainer.render import verdict as verdict_view
     from training.race.settings import DEFAULTS_MEASURED
 
     campaign = campaign_stats.load_campaign()
@@ -551,11 +551,11 @@ def test_the_shipped_campaign_backs_the_defaults_and_the_tab_says_what_it_found(
         for seed in record["seeds"]:
             assert seed["rtd_flops"] == pytest.approx(seed["mlm_flops"], rel=0.01)
             assert seed["rtd_flops"] == pytest.approx(record["settings"]["amount"], rel=0.01)
-    text = view.verdict_markdown(campaign)
+    text = verdict_view.verdict_markdown(campaign)
     if verdict["shown"]:
         assert "beats the BERT-style one" in text and matches_defaults(verdict["best"]["settings"])
     else:
         standing = campaign_stats.standing(max(mine, key=lambda r: len(r["seeds"])))
         assert ("comes out ahead" if standing == "ahead" else "does not clearly beat") in text
         assert "With these defaults" in text
-    assert "race-campaign" in view.campaign_html(campaign)
+    assert "race-campaign" in verdict_view.campaign_html(campaign)

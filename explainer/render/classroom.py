@@ -350,7 +350,7 @@ def efficiency_figure(race: dict | None = None, groups: list[dict] | None = None
     """Left: the paper's points (log FLOPs vs GLUE). Right: this app's measured races, ELECTRA − BERT-style
     by budget (`groups`, training.race.campaign.gaps_by_budget: shipped with the app), and the user's own
     race when there is one; "no race yet" when there is neither."""
-    from explainer.render.training import gap_traces
+    from explainer.render.verdict import gap_traces
 
     mine = my_gap(race)
     right = ("This app's races: ELECTRA − BERT-style" + (" (★ yours)" if mine else " (measured, shipped)")

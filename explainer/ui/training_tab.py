@@ -17,6 +17,7 @@ from pathlib import Path
 
 import gradio as gr
 
+from explainer.render import style, verdict
 from explainer.render import training as view
 from explainer.render.style import message_html
 from explainer.ui import queues
@@ -403,16 +404,16 @@ def build_training(demo: gr.Blocks, explore_model: tuple | None = None) -> None:
     defaults = default_settings()
     gr.Markdown(INTRO)
     campaign = load_campaign()
-    gr.Markdown(view.verdict_markdown(campaign), elem_id="race-verdict")
+    gr.Markdown(verdict.verdict_markdown(campaign), elem_id="race-verdict")
     groups = measured_gaps()
     if groups:
-        gr.Plot(view.gap_figure(groups), show_label=False, elem_id="race-gaps")
-        gr.HTML(f'<p style="{view.FONT};color:#555">{view.gaps_caption(groups)} Each dot is one race; the bar is one '
+        gr.Plot(verdict.gap_figure(groups), show_label=False, elem_id="race-gaps")
+        gr.HTML(f'<p style="{style.FONT};color:#555">{verdict.gaps_caption(groups)} Each dot is one race; the bar is one '
                 "standard deviation either side of the mean. The paper measured a different benchmark (GLUE) with "
                 "far more compute: its points give the scale, not a target.</p>", elem_id="race-gaps-caption")
     if campaign:
         with gr.Accordion("What we measured on this CPU: every setting tried, with seeds", open=False):
-            gr.HTML(view.campaign_html(campaign))
+            gr.HTML(verdict.campaign_html(campaign))
     live = live_races()
     with gr.Tabs(selected="live" if live else "replay", elem_id="race-tabs"):
         with gr.Tab("Race live on this server", id="live", elem_id="race-live-tab"):
