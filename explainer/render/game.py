@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explainer.render.style import FONT, MLM_COLOUR, RTD_COLOUR, esc, p_colour, pct
+from explainer.render.style import FONT, MLM_COLOUR, RTD_COLOUR, chip, esc, p_colour, pct
 
 if TYPE_CHECKING:
     from explainer.lesson.game import FoolResult, Score, SpotItem, SpotResult
@@ -100,13 +100,9 @@ def round_html(student: Score, electra: Score, done: int, total: int, code: int,
 
 def fool_html(result: FoolResult, tries: int, fooled: int, right: int) -> str:
     """Round B: the discriminator's P(replaced) for every word of the edited sentence, and the verdict."""
-    chips = []
-    for w in result.explanation.words:
-        p = w.p_replaced
-        edge = "3px solid #111" if w.index == result.word_index else "1px solid #ccc"
-        chips.append(f'<span title="P(replaced) = {p:.3f}" style="display:inline-block;margin:3px 2px;padding:2px 7px;'
-                     f'border-radius:6px;border:{edge};background:{p_colour(p)};color:{"#fff" if p > 0.6 else "#111"}">'
-                     f'{esc(w.corrupted)}<br><small>{pct(p)}</small></span>')
+    chips = [chip(esc(w.corrupted), p_colour(w.p_replaced), pct(w.p_replaced), f"P(replaced) = {w.p_replaced:.3f}",
+                  "3px solid #111" if w.index == result.word_index else "1px solid #ccc", w.p_replaced > 0.6)
+             for w in result.explanation.words]  # Explore's chips: the edited word outlined
     verdict = ("ELECTRA <b>flagged</b> your word ⚑" if result.flagged else "ELECTRA was <b>fooled</b>: it did not flag "
                "your word")
     guess = "You predicted that right ✓" if result.student_right else "You predicted the opposite ✗"

@@ -126,7 +126,7 @@ def live_races() -> bool:
 
 def record_choices() -> list[tuple[str, str]]:
     """(title, value) of every replayable record: the shipped ones, then this server's last race."""
-    choices = [(title, path.name) for title, path in list_records(RECORDS_DIR)]
+    choices = [(title, path.name) for title, path in list_records(RECORDS_DIR, load=get_record_at)]
     race = MANAGER.race
     if race is not None and not race.running and (race.folder / RECORD_NAME).exists():
         choices.append((f"{LAST_RACE.capitalize()} ({race.folder.name})", LAST_RACE))
@@ -135,12 +135,7 @@ def record_choices() -> list[tuple[str, str]]:
 
 def measured_gaps() -> list[dict]:
     """ELECTRA − BERT-style per budget from the shipped measurements: the campaign and the recorded races."""
-    records = []
-    for _, path in list_records(RECORDS_DIR):
-        try:
-            records.append(get_record_at(str(path)))
-        except (OSError, RecordError):
-            continue
+    records = [get_record_at(path) for _, path in list_records(RECORDS_DIR, load=get_record_at)]  # parsed once
     return campaign_stats.gaps_by_budget(load_campaign(), records)
 
 
@@ -161,8 +156,9 @@ _records_lock = threading.Lock()
 _records: dict = {}  # path -> (mtime, record): a record is read once, then shared by every viewer
 
 
-def get_record_at(path: str) -> dict:
-    """The record in the file at `path` (a path from record_path), read again only when the file changes."""
+def _cached(path: str | Path) -> tuple[float, dict]:
+    """(mtime, record) of the file at `path`, read again only when the file changes."""
+    path = str(path)
     mtime = Path(path).stat().st_mtime
     with _records_lock:
         cached = _records.get(path)
@@ -170,35 +166,41 @@ def get_record_at(path: str) -> dict:
             if len(_records) > 16:
                 _records.clear()
             _records[path] = cached = (mtime, load_record(path))
-        return cached[1]
+        return cached
+
+
+def get_record_at(path: str | Path) -> dict:
+    """The record in the file at `path` (a path from record_path or the shipped folder), cached."""
+    return _cached(path)[1]
 
 
 def get_record(name: str) -> dict:
     """The record called `name` in the list; RecordError when there is none or it cannot be replayed."""
-    return get_record_at(str(record_path(name)))
+    return get_record_at(record_path(name))
 
 
-FRAME = 0.5  # percent: replay frames are drawn on this grid, so viewers share them (_replay_figures)
+FRAME = 0.5  # percent: replay frames are drawn on this grid, so viewers share them (_replay_frame)
 
 
 @functools.lru_cache(maxsize=512)
-def _replay_figures(path: str, mtime: float, percent: float, x_axis: str) -> tuple:
-    """The three figures of one frame, built once for every viewer (a record's file is its key)."""
+def _replay_frame(path: str, mtime: float, percent: float, x_axis: str) -> tuple:
+    """(snapshot, curves, supervised, payoff) of one frame, built once for every viewer (the file's path and
+    mtime are the record's key)."""
     snapshot = replay_snapshot(get_record_at(path), percent / 100)
-    return view.curves_figure(snapshot, x_axis), view.supervised_figure(snapshot, x_axis), view.payoff_figure(snapshot)
+    return (snapshot, view.curves_figure(snapshot, x_axis), view.supervised_figure(snapshot, x_axis),
+            view.payoff_figure(snapshot))
 
 
 def replay_views(name: str, percent: float, x_axis: str, playing: bool) -> tuple:
     """(status, curves, supervised, payoff) of the record `name` at `percent` of the race."""
     try:
         path = record_path(name)
-        record = get_record_at(str(path))
+        mtime, record = _cached(path)
     except RecordError as error:
         return message_html(str(error)), *(gr.skip(),) * 3
     percent = min(100.0, max(0.0, round(float(percent or 0) / FRAME) * FRAME))
-    snapshot = replay_snapshot(record, percent / 100)
-    return (view.replay_status_html(snapshot, record, playing),
-            *_replay_figures(str(path), path.stat().st_mtime, percent, x_axis))
+    snapshot, *figures = _replay_frame(str(path), mtime, percent, x_axis)
+    return view.replay_status_html(snapshot, record, playing), *figures
 
 
 def _anchor(percent: float, speed: float) -> dict:
@@ -245,21 +247,17 @@ def replay_tick(name: str, percent: float, speed: float, x_axis: str, anchor: di
     at the end: stop. A new speed takes over from where the replay stands."""
     if not anchor:  # paused (or a new record) while this tick was on its way
         return (gr.skip(),) * 6 + (gr.Timer(active=False), gr.update(value="▶ Play"))
-    if _stale(request, anchor):
-        return (gr.skip(),) * 8
     changed = anchor["speed"] != max(5.0, float(speed or 60))
-    if changed:
+    if changed and not _stale(request, anchor):
         anchor = _remember(request, _anchor(percent, speed))
     percent = min(100.0, anchor["p0"] + 100 * (time.monotonic() - anchor["t0"]) / anchor["speed"])
-    if percent >= 100:
-        views = replay_views(name, 100, x_axis, False)
-        if _stale(request, anchor):
-            return (gr.skip(),) * 8
+    ended = percent >= 100
+    views = replay_views(name, percent, x_axis, not ended)
+    if _stale(request, anchor):  # paused or scrubbed while this frame was drawn: it must not undo that
+        return (gr.skip(),) * 8
+    if ended:
         _remember(request, None)
         return (100, *views, None, gr.Timer(active=False), gr.update(value="▶ Play"))
-    views = replay_views(name, percent, x_axis, True)
-    if _stale(request, anchor):  # paused or scrubbed while this frame was drawn
-        return (gr.skip(),) * 8
     # The anchor goes back only when it changed: a tick in flight must not undo a pause.
     return (round(percent, 1), *views, anchor if changed else gr.skip(), gr.skip(), gr.skip())
 

@@ -202,12 +202,13 @@ def load_record(path: str | Path) -> dict:
         raise RecordError(f"{path.name}: {error}") from None
 
 
-def list_records(folder: str | Path) -> list[tuple[str, Path]]:
-    """(title, path) of every readable record in `folder`, by title; unreadable files are left out."""
+def list_records(folder: str | Path, load=load_record) -> list[tuple[str, Path]]:
+    """(title, path) of every readable record in `folder`, by title; unreadable files are left out.
+    `load(path)` reads one (a caching loader avoids parsing every file on every call)."""
     found = []
     for path in sorted(Path(folder).glob("*.json")):
         try:
-            found.append((load_record(path)["title"], path))
+            found.append((load(path)["title"], path))
         except RecordError:
             continue
     return sorted(found, key=lambda item: item[0])
