@@ -6,6 +6,10 @@ removal of invisible and direction-changing characters), in HTML and in plotly l
 the same probability in every sentence:
 - P(replaced): white (0, looks original) -> red (1, looks replaced);
 - attributions: blue (pushes towards "original") <- white -> red (pushes towards "replaced").
+Every view that colours words takes `palette=` (a name in `style.PALETTES`: "standard", the above,
+or "colour-blind safe": white -> orange -> brown, and blue <- white -> orange). Nothing is told by
+colour alone: every chip prints its number, flagged words (P > 50%) are bold and underlined,
+attribution numbers carry ▲/▼, and each chip is one image to a screen reader, named by one phrase.
 Left out: themes; the chips carry their own colours so they read the same in dark mode.
 """
 
@@ -16,7 +20,21 @@ from typing import TYPE_CHECKING
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from explainer.render.style import BLUE, FONT, RED, chip, esc, legend_html, mix, p_colour, pct
+from explainer.render.style import (
+    DEFAULT_PALETTE,
+    FLAG_THRESHOLD,
+    FONT,
+    Palette,
+    chip,
+    diverging_colourscale,
+    esc,
+    get_palette,
+    legend_html,
+    p_colour,
+    pct,
+    share_colour,
+    word_label,
+)
 
 if TYPE_CHECKING:  # types only: the views never run a model
     from explainer.core.attributions import Attribution, AttributionMatrix
@@ -33,23 +51,28 @@ def _units(explanation: Explanation, merged: bool):
     return [(t.corrupted, t.original, t.p_replaced, t.masked, t.replaced) for t in explanation.tokens]
 
 
-def sentence_html(explanation: Explanation, merged: bool = True) -> str:
-    """The sentence the discriminator read, every word (or token) coloured by its P(replaced)."""
+def sentence_chips(explanation: Explanation, merged: bool = True, palette: str | Palette = DEFAULT_PALETTE) -> str:
+    """The chips alone: every word (or token) coloured by its P(replaced), flagged ones bold and underlined."""
+    chosen = get_palette(palette)
     chips = []
     for shown, original, p, masked, replaced in _units(explanation, merged):
         below = f"{p:.0%}"
-        title = f"P(replaced) = {p:.3f}"
         border = "1px solid #ccc"
         if replaced:
             border = "3px solid #111"
             below += f" · was <b>{esc(original)}</b>"
-            title += f"; really replaced (was {esc(original)!s})"
         elif masked:
             border = "2px dashed #777"
             below += " · original"
-            title += "; masked, the generator drew the original"
-        chips.append(chip(esc(shown), p_colour(p), below, title, border, p > 0.6))
-    return f'<div class="ee-sentence" style="{FONT}">{"".join(chips)}</div>{legend_html()}'
+        chips.append(chip(esc(shown), p_colour(p, chosen), below, word_label(shown, p, replaced, masked, original),
+                          border, flagged=p > FLAG_THRESHOLD, labelled=True))
+    return "".join(chips)
+
+
+def sentence_html(explanation: Explanation, merged: bool = True, palette: str | Palette = DEFAULT_PALETTE) -> str:
+    """The sentence the discriminator read, every word (or token) coloured by its P(replaced), and the legend."""
+    return (f'<div class="ee-sentence" style="{FONT}">{sentence_chips(explanation, merged, palette)}</div>'
+            f"{legend_html(palette, flag_cue=True)}")
 
 
 def generator_input_html(explanation: Explanation, merged: bool = True) -> str:
@@ -147,16 +170,37 @@ def attribution_units(attribution: Attribution, explanation: Explanation, merged
             for t in explanation.tokens if not t.special]
 
 
-def attribution_html(attribution: Attribution, explanation: Explanation, merged: bool = True) -> str:
-    """Words (or tokens) coloured by their share of the target's replaced-logit, scaled to the largest."""
+def sign_mark(share: float) -> str:
+    """▲ for a share towards replaced, ▼ towards original: the sign without colour (and besides its +/-)."""
+    return "▲" if share > 0 else "▼" if share < 0 else "·"
+
+
+def share_label(text: str, share: float, is_target: bool) -> str:
+    """An attribution chip's accessible name and tooltip, escaped."""
+    towards = "towards replaced" if share > 0 else "towards original" if share < 0 else "neither way"
+    label = f"{esc(text)}, share {share:+.4f}, pushes {towards}"
+    return label + (", the word being explained" if is_target else "")
+
+
+def attribution_chips(attribution: Attribution, explanation: Explanation, merged: bool = True,
+                      palette: str | Palette = DEFAULT_PALETTE) -> str:
+    """The attribution chips alone, coloured by share scaled to the largest, ▲/▼ and the share under each."""
+    chosen = get_palette(palette)
     units = attribution_units(attribution, explanation, merged)
     peak = max((abs(share) for _, share, _ in units), default=0) or 1.0
     chips = []
     for text, share, is_target in units:
-        scaled = share / peak
-        background = mix(RED, scaled) if scaled >= 0 else mix(BLUE, -scaled)
-        chips.append(chip(esc(text), background, f"{share:+.3f}", f"share = {share:+.4f}",
-                           "3px solid #111" if is_target else "1px solid #ccc", abs(scaled) > 0.6))
+        chips.append(chip(esc(text), share_colour(share / peak, chosen), f"{sign_mark(share)} {share:+.3f}",
+                          share_label(text, share, is_target), "3px solid #111" if is_target else "1px solid #ccc",
+                          labelled=True))
+    return "".join(chips)
+
+
+def attribution_html(attribution: Attribution, explanation: Explanation, merged: bool = True,
+                     palette: str | Palette = DEFAULT_PALETTE) -> str:
+    """Words (or tokens) coloured by their share of the target's replaced-logit, scaled to the largest."""
+    chosen = get_palette(palette)
+    chips = attribution_chips(attribution, explanation, merged, chosen)
     target = explanation.tokens[attribution.target]
     word = explanation.words[target.word]
     name = f"“{esc(target.corrupted)}”"
@@ -168,17 +212,20 @@ def attribution_html(attribution: Attribution, explanation: Explanation, merged:
         f"{attribution.logit - attribution.baseline_logit:+.3f} within {abs(attribution.delta):.1e} "
         f"(convergence delta).")
     head = (f'<p style="{FONT}">Why is <b>{name}</b> (outlined) rated {attribution.p_replaced:.0%} '
-            f"replaced? Red words push it towards <i>replaced</i>, blue towards <i>original</i>; the number is each "
+            f"replaced? {chosen.replaced_word.capitalize()} words (▲) push it towards <i>replaced</i>, "
+            f"{chosen.original_word} words (▼) towards <i>original</i>; the number is each "
             f"word's share of the score (its logit).{delta}</p>")
-    return f'{head}<div class="ee-attribution" style="{FONT}">{"".join(chips)}</div>'
+    return f'{head}<div class="ee-attribution" style="{FONT}">{chips}</div>'
 
 
-def attribution_figure(attribution: Attribution, explanation: Explanation, merged: bool = True) -> go.Figure:
+def attribution_figure(attribution: Attribution, explanation: Explanation, merged: bool = True,
+                       palette: str | Palette = DEFAULT_PALETTE) -> go.Figure:
+    positive, negative = get_palette(palette).bars
     units = attribution_units(attribution, explanation, merged)
     labels = [esc(text) for text, _, _ in units]
     scores = [share for _, share, _ in units]
     figure = go.Figure(go.Bar(
-        x=list(range(len(units))), y=scores, marker_color=["#d7301f" if s >= 0 else "#2166ac" for s in scores],
+        x=list(range(len(units))), y=scores, marker_color=[positive if s >= 0 else negative for s in scores],
         marker_line=dict(width=[3 if t else 0 for _, _, t in units], color="#111"),
         customdata=labels, hovertemplate="%{customdata}: %{y:+.4f}<extra></extra>",
     ))
@@ -194,8 +241,10 @@ def _token_axis(explanation: Explanation, positions) -> list[str]:
     return [esc(explanation.tokens[p].corrupted) for p in positions]
 
 
-def matrix_figure(matrix: AttributionMatrix, explanation: Explanation) -> go.Figure:
+def matrix_figure(matrix: AttributionMatrix, explanation: Explanation,
+                  palette: str | Palette = DEFAULT_PALETTE) -> go.Figure:
     """Heatmap: row = the token being judged, column = the token it looks at; rows scaled to +-1."""
+    chosen = get_palette(palette)
     columns = [t.position for t in explanation.tokens if not t.special]
     z = []
     for row in matrix.scores:
@@ -203,7 +252,7 @@ def matrix_figure(matrix: AttributionMatrix, explanation: Explanation) -> go.Fig
         peak = max(abs(v) for v in values) or 1.0
         z.append([v / peak for v in values])
     figure = go.Figure(go.Heatmap(
-        z=z, zmin=-1, zmax=1, colorscale=[[0, "rgb(33,102,172)"], [0.5, "white"], [1, "rgb(215,48,31)"]],
+        z=z, zmin=-1, zmax=1, colorscale=diverging_colourscale(chosen),
         colorbar=dict(title="share", tickvals=[-1, 0, 1], ticktext=["→ original", "0", "→ replaced"]),
         hovertemplate="judging %{y}, looking at %{x}: %{z:+.2f}<extra></extra>",
         x=list(range(len(columns))), y=list(range(len(matrix.targets))),
@@ -214,7 +263,7 @@ def matrix_figure(matrix: AttributionMatrix, explanation: Explanation) -> go.Fig
                         autorange="reversed")
     size = 22 * max(len(columns), len(matrix.targets))
     figure.update_layout(height=min(1400, 180 + size), margin=dict(l=10, r=10, t=90, b=10), template="plotly_white",
-                         title_text="Row = a word being judged; red columns pushed it towards replaced, "
-                                    "blue towards original (each row scaled to ±1)",
+                         title_text=f"Row = a word being judged; {chosen.replaced_word} columns pushed it towards "
+                                    f"replaced, {chosen.original_word} towards original (each row scaled to ±1)",
                          title_font_size=14)
     return figure
