@@ -43,7 +43,7 @@ def _percent(page) -> float:
 
 
 def test_replay_a_shipped_race_pause_scrub_and_play_to_the_end(new_page, app_url):
-    from explainer.ui.training_tab import RECORDS_DIR, record_choices
+    from explainer.ui.replay import RECORDS_DIR, record_choices
 
     title, name = record_choices()[0]
     record = load_record(RECORDS_DIR / name)

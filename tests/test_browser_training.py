@@ -23,14 +23,14 @@ STATUS = "#race-status-line"
 @pytest.fixture(scope="module")
 def manager(app_url, tmp_path_factory):
     """The app's race manager, pointed at a temporary folder for this module (never runs/)."""
-    from explainer.ui import training_tab
+    from explainer.ui import races
 
-    previous = training_tab.MANAGER
-    training_tab.MANAGER = RaceManager(tmp_path_factory.mktemp("races"), RaceLimits(max_minutes=3))
-    yield training_tab.MANAGER
-    training_tab.MANAGER.stop()
-    training_tab.MANAGER.wait(60)
-    training_tab.MANAGER = previous
+    previous = races.MANAGER
+    races.MANAGER = RaceManager(tmp_path_factory.mktemp("races"), RaceLimits(max_minutes=3))
+    yield races.MANAGER
+    races.MANAGER.stop()
+    races.MANAGER.wait(60)
+    races.MANAGER = previous
 
 
 @pytest.fixture(scope="module")

@@ -84,7 +84,7 @@ def test_a_killed_pretraining_run_resumes_with_its_metrics_intact(tmp_path):
 
 def test_a_race_left_by_a_killed_server_is_viewable_after_a_restart(tmp_path, monkeypatch):
     from explainer.render.training import curves_figure, status_html
-    from explainer.ui import training_tab
+    from explainer.ui import races, training_tab
     from training.race.manager import RaceManager
     from training.race.settings import RaceLimits
 
@@ -119,7 +119,7 @@ def test_a_race_left_by_a_killed_server_is_viewable_after_a_restart(tmp_path, mo
     assert "Interrupted" in status_html(snapshot) and str(tmp_path) not in status_html(snapshot)
     assert len(curves_figure(snapshot, "flops").data) >= 3
 
-    monkeypatch.setattr(training_tab, "MANAGER", manager)  # the tab, after the restart
+    monkeypatch.setattr(races, "MANAGER", manager)  # the tab, after the restart
     status, curves, supervised, payoff, *_ = training_tab.refresh("step", None)
     assert "Interrupted" in status and curves.data and payoff.data
     assert set(training_tab.latest_race()) == {"rtd", "mlm"}  # the Classroom's efficiency view
@@ -131,7 +131,7 @@ def test_a_race_left_by_a_killed_server_is_viewable_after_a_restart(tmp_path, mo
 
 
 def test_a_finished_race_reloads_as_finished_with_its_downloads(tmp_path, monkeypatch):
-    from explainer.ui import training_tab
+    from explainer.ui import races, training_tab
     from training.race.manager import RaceManager
     from training.race.settings import RaceLimits, RaceSettings
 
@@ -148,7 +148,7 @@ def test_a_finished_race_reloads_as_finished_with_its_downloads(tmp_path, monkey
     for objective in ("rtd", "mlm"):
         assert [e["step"] for e in again.runners[objective].events] == [1, 2, 3, 4]
     assert abs(again.elapsed() - race.elapsed()) < 2  # from race.json's start and end
-    monkeypatch.setattr(training_tab, "MANAGER", restarted)
+    monkeypatch.setattr(races, "MANAGER", restarted)
     status, *_, csv_file, zip_file, explore, finetune, _, _ = training_tab.refresh("step", None)
     assert "Finished" in status and csv_file["value"].endswith("metrics.csv") and zip_file["value"].endswith("models.zip")
     assert explore["interactive"] and finetune["interactive"]  # the pair opens in Explore; fine-tuning may start

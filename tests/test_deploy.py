@@ -76,7 +76,7 @@ def test_the_dev_requirements_pin_what_the_tests_import():
 @pytest.mark.slow
 def test_the_app_cleans_gradios_cache_and_caps_uploads(app_url):
     import app
-    from explainer.ui.training_tab import MANAGER
+    from explainer.ui.races import MANAGER
 
     assert app.demo.delete_cache == (app.CACHE_MAX_AGE_S, app.CACHE_MAX_AGE_S)  # uploads and downloads: an hour
     assert app.LAUNCH["max_file_size"] == MANAGER.max_upload_bytes == 50 * 2**20  # gradio's route, the tab: one limit

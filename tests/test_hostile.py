@@ -203,11 +203,11 @@ UPLOADS = {
 
 @pytest.mark.parametrize("name", UPLOADS)
 def test_bad_uploads_get_a_message_in_the_tab_and_start_nothing(tmp_path, monkeypatch, name):
-    from explainer.ui import training_tab
+    from explainer.ui import races, training_tab
     from training.race.manager import RaceManager
 
     manager = RaceManager(tmp_path / "races", max_upload_bytes=10 * 1024)
-    monkeypatch.setattr(training_tab, "MANAGER", manager)
+    monkeypatch.setattr(races, "MANAGER", manager)
     content, message = UPLOADS[name]
     path = tmp_path / "gradio" / name  # where gradio keeps an upload
     path.parent.mkdir()

@@ -122,7 +122,7 @@ def test_only_the_cli_may_name_any_existing_file(tmp_path):
 
 def test_the_tab_offers_broad_english_and_passes_the_choice_on(monkeypatch):
     """The Training tab's corpus choice reaches the race's settings; nothing is started (a stand-in manager)."""
-    from explainer.ui import training_tab
+    from explainer.ui import races, training_tab
 
     assert ("Built-in broad English (news, encyclopedia, books, conversation)", "english") in training_tab.CORPORA
     asked = []
@@ -135,7 +135,7 @@ def test_the_tab_offers_broad_english_and_passes_the_choice_on(monkeypatch):
             asked.append((settings.corpus, upload))
             raise RaceBusy("recorded, not started")
 
-    monkeypatch.setattr(training_tab, "MANAGER", Recorder())
+    monkeypatch.setattr(races, "MANAGER", Recorder())
     for corpus in ("imdb", "english"):
         shown = training_tab.start_race("tiny", "steps", 10, corpus, "ignored.txt", 0, "cpu", "flops", 64, 8, 2e-3, 0)
         assert "recorded, not started" in shown
@@ -369,9 +369,9 @@ def test_the_views_render_a_snapshot(finished):
 
 
 def test_the_tab_says_busy_and_reattaches_to_the_managers_race(tmp_path, monkeypatch):
-    from explainer.ui import training_tab
+    from explainer.ui import races, training_tab
 
-    monkeypatch.setattr(training_tab, "MANAGER", RaceManager(tmp_path, LIMITS))
+    monkeypatch.setattr(races, "MANAGER", RaceManager(tmp_path, LIMITS))
     for emptied in range(4):  # an emptied number box (amount, seq_len, lr, temperature) is named, not defaulted
         boxes = [50_000, 64, 2e-3, 2.5]
         boxes[emptied] = None
@@ -379,20 +379,20 @@ def test_the_tab_says_busy_and_reattaches_to_the_managers_race(tmp_path, monkeyp
         emptied_box = training_tab.start_race("tiny", "steps", amount, "imdb", None, 0, "cpu", "flops", seq_len, 8, lr,
                                               0, temperature)
         assert "Fill in every number" in emptied_box or "positive number" in emptied_box
-    assert training_tab.MANAGER.race is None  # none of those started a race
+    assert races.MANAGER.race is None  # none of those started a race
     started = training_tab.start_race("tiny", "steps", 50_000, "imdb", None, 0, "cpu", "flops", 64, 8, 2e-3, 0, 2.5)
-    assert "Started in race-" in started and training_tab.MANAGER.race.settings.temperature == 2.5
+    assert "Started in race-" in started and races.MANAGER.race.settings.temperature == 2.5
     busy = training_tab.start_race("tiny", "steps", 10, "imdb", None, 0, "cpu", "flops", 64, 8, 2e-3, 0)
     assert "Busy" in busy and "ee-error" in busy
     too_long = training_tab.corpus_check(str(tmp_path))  # a folder is no corpus
     assert "ee-error" in too_long
     first = training_tab.refresh("step", None)  # a fresh page (or a reload) draws the race at once
     assert "Running" in first[0] and first[-1]
-    race = training_tab.MANAGER.race
+    race = races.MANAGER.race
     _wait_for(lambda: all(race.runners[o].events for o in OBJECTIVES))
     assert all(value is not None for value in training_tab.refresh("step", None)[:4])
     assert "Stopping" in training_tab.stop_race()
-    assert training_tab.MANAGER.wait(60)
+    assert races.MANAGER.wait(60)
     assert set(training_tab.latest_race()) == {"rtd", "mlm"}  # the Classroom's efficiency view reads this
     final = training_tab.refresh("step", None)
     assert "Stopped" in final[0] and final[4]["interactive"] and final[5]["value"].endswith("models.zip")

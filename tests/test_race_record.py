@@ -196,12 +196,12 @@ def test_the_views_draw_every_point_of_a_replay(record):
 
 @pytest.fixture()
 def tab(record, tmp_path, monkeypatch):
-    from explainer.ui import training_tab
+    from explainer.ui import replay
 
     write_record(record, tmp_path / "tiny.json")
-    monkeypatch.setattr(training_tab, "RECORDS_DIR", tmp_path)
-    training_tab._records.clear()
-    return training_tab
+    monkeypatch.setattr(replay, "RECORDS_DIR", tmp_path)
+    replay._records.clear()
+    return replay
 
 
 def test_play_follows_the_clock_at_the_chosen_speed_pauses_and_stops_at_the_end(tab, monkeypatch):
@@ -246,22 +246,24 @@ def test_only_listed_records_are_read(tab, name):
 
 
 def test_the_list_offers_shipped_records_and_the_live_switch(tab, monkeypatch):
+    from explainer.ui import training_tab
+
     assert tab.record_choices()[0][1] == "tiny.json"
     for value, expected in (("0", False), ("1", True)):
         monkeypatch.setenv("ELECTRA_LIVE_RACES", value)
-        assert tab.live_races() is expected
+        assert training_tab.live_races() is expected
     monkeypatch.delenv("ELECTRA_LIVE_RACES")
     monkeypatch.delenv("SPACE_ID", raising=False)
-    assert tab.live_races() is True
+    assert training_tab.live_races() is True
     monkeypatch.setenv("ELECTRA_LIVE_RACES", "0")
-    assert "replay a recorded race" in tab.start_race("mini", "flops", 1e12, "imdb", None, 0, "cpu", "flops", 128, 32,
-                                                      1e-3, 0)
+    assert "replay a recorded race" in training_tab.start_race("mini", "flops", 1e12, "imdb", None, 0, "cpu", "flops", 128,
+                                                               32, 1e-3, 0)
 
 
 # --- what ships -----------------------------------------------------------------------------------------
 
 def test_every_shipped_record_loads_and_replays_to_its_end():
-    from explainer.ui.training_tab import RECORDS_DIR
+    from explainer.ui.replay import RECORDS_DIR
 
     paths = sorted(RECORDS_DIR.glob("*.json"))
     assert paths, "assets/races/ holds no record"
@@ -331,7 +333,7 @@ def test_the_gap_chart_and_the_efficiency_view_show_the_shipped_races_and_yours(
 
 
 def test_the_shipped_measurements_include_the_campaign_budgets():
-    from explainer.ui.training_tab import measured_gaps
+    from explainer.ui.replay import measured_gaps
 
     budgets = [g["flops"] for g in measured_gaps()]
     assert 1.4e13 in budgets and 2.5e13 in budgets

@@ -1,0 +1,220 @@
+"""The Training tab's replays of recorded races (training.race.record): a shipped record, or this
+server's last race, drawn by the live race's charts at a chosen speed, with play/pause and a scrubber.
+
+Thin wiring only. A record file is parsed once and shared by every viewer (`get_record_at`); frames are
+drawn on a grid (`FRAME`) and cached, so viewers share them too; the position follows the clock, not
+the ticks (`replay_tick`), and a tick in flight cannot undo a pause (`_latest`).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from pathlib import Path
+
+import gradio as gr
+
+from explainer.render import training as view
+from explainer.render.style import message_html
+from explainer.ui import races
+from explainer.ui.races import CURVES_HELP, PAYOFF_HELP, X_AXES
+from training.project import PROJECT
+from training.race import campaign as campaign_stats
+from training.race.campaign import load_campaign
+from training.race.manager import RECORD_NAME
+from training.race.record import RecordError, list_records, load_record, replay_snapshot
+
+RECORDS_DIR = PROJECT / "assets" / "races"  # shipped records, written by `python -m training record`
+REPLAY_TICK = 1.0  # seconds between replay frames (the position follows the clock, not the ticks)
+SPEEDS = [("the whole race in 10 s", 10), ("in 30 s", 30), ("in 1 minute", 60), ("in 2 minutes", 120)]
+LAST_RACE = "this server's last race"
+
+
+def record_choices() -> list[tuple[str, str]]:
+    """(title, value) of every replayable record: the shipped ones, then this server's last race."""
+    choices = [(title, path.name) for title, path in list_records(RECORDS_DIR, load=get_record_at)]
+    race = races.MANAGER.race
+    if race is not None and not race.running and (race.folder / RECORD_NAME).exists():
+        choices.append((f"{LAST_RACE.capitalize()} ({race.folder.name})", LAST_RACE))
+    return choices
+
+
+def measured_gaps() -> list[dict]:
+    """ELECTRA − BERT-style per budget from the shipped measurements: the campaign and the recorded races."""
+    records = [get_record_at(path) for _, path in list_records(RECORDS_DIR, load=get_record_at)]  # parsed once
+    return campaign_stats.gaps_by_budget(load_campaign(), records)
+
+
+def record_path(name: str) -> Path:
+    """The file of the record called `name` in the list (never a path from the browser); RecordError otherwise."""
+    if name == LAST_RACE:
+        race = races.MANAGER.race
+        if race is None or race.running or not (race.folder / RECORD_NAME).is_file():
+            raise RecordError("This server has no finished race to replay yet.")
+        return race.folder / RECORD_NAME
+    path = RECORDS_DIR / str(name or "")
+    if path.parent != RECORDS_DIR or path.suffix != ".json" or not path.is_file():
+        raise RecordError(f"No recorded race called {name!r}; choose one from the list.")
+    return path
+
+
+_records_lock = threading.Lock()
+_records: dict = {}  # path -> (mtime, record): a record is read once, then shared by every viewer
+
+
+def _cached(path: str | Path) -> tuple[float, dict]:
+    """(mtime, record) of the file at `path`, read again only when the file changes."""
+    path = str(path)
+    mtime = Path(path).stat().st_mtime
+    with _records_lock:
+        cached = _records.get(path)
+        if cached is None or cached[0] != mtime:
+            if len(_records) > 16:
+                _records.clear()
+            _records[path] = cached = (mtime, load_record(path))
+        return cached
+
+
+def get_record_at(path: str | Path) -> dict:
+    """The record in the file at `path` (a path from record_path or the shipped folder), cached."""
+    return _cached(path)[1]
+
+
+def get_record(name: str) -> dict:
+    """The record called `name` in the list; RecordError when there is none or it cannot be replayed."""
+    return get_record_at(record_path(name))
+
+
+FRAME = 0.5  # percent: replay frames are drawn on this grid, so viewers share them (_replay_frame)
+
+
+@functools.lru_cache(maxsize=512)
+def _replay_frame(path: str, mtime: float, percent: float, x_axis: str) -> tuple:
+    """(snapshot, curves, supervised, payoff) of one frame, built once for every viewer (the file's path and
+    mtime are the record's key)."""
+    snapshot = replay_snapshot(get_record_at(path), percent / 100)
+    return (snapshot, view.curves_figure(snapshot, x_axis), view.supervised_figure(snapshot, x_axis),
+            view.payoff_figure(snapshot))
+
+
+def replay_views(name: str, percent: float, x_axis: str, playing: bool) -> tuple:
+    """(status, curves, supervised, payoff) of the record `name` at `percent` of the race."""
+    try:
+        path = record_path(name)
+        mtime, record = _cached(path)
+    except RecordError as error:
+        return message_html(str(error)), *(gr.skip(),) * 3
+    percent = min(100.0, max(0.0, round(float(percent or 0) / FRAME) * FRAME))
+    snapshot, *figures = _replay_frame(str(path), mtime, percent, x_axis)
+    return view.replay_status_html(snapshot, record, playing), *figures
+
+
+def _anchor(percent: float, speed: float) -> dict:
+    """A playing replay: where and when it (re)started, and how fast; the position follows the clock."""
+    return {"t0": time.monotonic(), "p0": float(percent or 0), "speed": max(5.0, float(speed or 60))}
+
+
+# Each page's latest anchor (None: paused), by gradio session: a tick that was already on its way when the
+# page paused or scrubbed finds that out here and draws nothing, so it cannot undo the pause.
+_latest: dict[str, dict | None] = {}
+_latest_lock = threading.Lock()
+
+
+def _remember(request: gr.Request | None, anchor: dict | None) -> dict | None:
+    if request is not None and getattr(request, "session_hash", None):
+        with _latest_lock:
+            if len(_latest) > 10_000:  # pages that left without a word
+                _latest.clear()
+            _latest[request.session_hash] = anchor
+    return anchor
+
+
+def _stale(request: gr.Request | None, anchor: dict | None) -> bool:
+    key = getattr(request, "session_hash", None) if request is not None else None
+    with _latest_lock:
+        return key is not None and key in _latest and _latest[key] != anchor
+
+
+def replay_play(name: str, percent: float, speed: float, x_axis: str, anchor: dict | None,
+                request: gr.Request | None = None):
+    """Play from where the scrubber stands (from the start once at the end), or pause where it is."""
+    if anchor:  # pause
+        _remember(request, None)
+        return (gr.skip(), *replay_views(name, percent, x_axis, False), None, gr.Timer(active=False),
+                gr.update(value="▶ Play"))
+    percent = 0.0 if (percent or 0) >= 100 else float(percent or 0)
+    return (percent, *replay_views(name, percent, x_axis, True), _remember(request, _anchor(percent, speed)),
+            gr.Timer(active=True), gr.update(value="⏸ Pause"))
+
+
+def replay_tick(name: str, percent: float, speed: float, x_axis: str, anchor: dict | None,
+                request: gr.Request | None = None):
+    """One frame at the position the clock says (a slow frame is skipped, never the replay slowed);
+    at the end: stop. A new speed takes over from where the replay stands."""
+    if not anchor:  # paused (or a new record) while this tick was on its way
+        return (gr.skip(),) * 6 + (gr.Timer(active=False), gr.update(value="▶ Play"))
+    changed = anchor["speed"] != max(5.0, float(speed or 60))
+    if changed and not _stale(request, anchor):
+        anchor = _remember(request, _anchor(percent, speed))
+    percent = min(100.0, anchor["p0"] + 100 * (time.monotonic() - anchor["t0"]) / anchor["speed"])
+    ended = percent >= 100
+    views = replay_views(name, percent, x_axis, not ended)
+    if _stale(request, anchor):  # paused or scrubbed while this frame was drawn: it must not undo that
+        return (gr.skip(),) * 8
+    if ended:
+        _remember(request, None)
+        return (100, *views, None, gr.Timer(active=False), gr.update(value="▶ Play"))
+    # The anchor goes back only when it changed: a tick in flight must not undo a pause.
+    return (round(percent, 1), *views, anchor if changed else gr.skip(), gr.skip(), gr.skip())
+
+
+def replay_scrubbed(name: str, percent: float, speed: float, x_axis: str, anchor: dict | None,
+                    request: gr.Request | None = None):
+    """A scrub, a new record or a new x-axis: redraw at once; a playing replay goes on from there."""
+    anchor = _remember(request, _anchor(percent, speed)) if anchor else _remember(request, None)
+    return (*replay_views(name, percent, x_axis, bool(anchor)), anchor)
+
+
+def replay_other_record(name: str, speed: float, x_axis: str, request: gr.Request | None = None):
+    """Another record: shown whole (at 100%), paused."""
+    return (100, *replay_scrubbed(name, 100, speed, x_axis, None, request))
+
+
+def build_replay(demo: gr.Blocks) -> None:
+    """The replay view: a shipped record (or this server's last race) drawn by the live race's charts,
+    at a chosen speed, with play/pause and a scrubber."""
+    choices = record_choices()
+    gr.Markdown("Watch a whole race that was run and recorded before, on the same charts as a live race, "
+                "in a minute instead of hours. Press **Play**, or drag the scrubber to any moment of the race.")
+    with gr.Row():
+        record = gr.Dropdown(choices, value=choices[0][1] if choices else None, label="Recorded race", scale=3,
+                             elem_id="replay-record", allow_custom_value=False)
+        speed = gr.Radio(SPEEDS, value=60, label="Replay speed", scale=2, elem_id="replay-speed")
+        play = gr.Button("▶ Play", variant="primary", scale=1, elem_id="replay-play")
+    scrubber = gr.Slider(0, 100, value=100, step=0.1, label="Position in the race (%)", elem_id="replay-scrubber")
+    x_axis = gr.Radio(X_AXES, value="flops", label="x-axis of the charts (FLOPs = compare at equal compute)",
+                      elem_id="replay-x-axis")
+    first = replay_views(choices[0][1], 100, "flops", False) if choices else (
+        message_html("No recorded race is installed (assets/races/ is empty)."), None, None, None)
+    status = gr.HTML(first[0], elem_id="replay-status-box")
+    curves = gr.Plot(first[1], show_label=False, elem_id="replay-curves")
+    gr.Markdown(CURVES_HELP)
+    supervised = gr.Plot(first[2], show_label=False, elem_id="replay-supervised")
+    payoff = gr.Plot(first[3], show_label=False, elem_id="replay-payoff")
+    gr.Markdown(PAYOFF_HELP)
+    anchor = gr.State(None)  # None: paused; else where and when this page's replay started (replay_tick)
+    timer = gr.Timer(REPLAY_TICK, active=False)
+
+    private = dict(api_visibility="private")
+    views = [status, curves, supervised, payoff]
+    play.click(replay_play, [record, scrubber, speed, x_axis, anchor], [scrubber, *views, anchor, timer, play],
+               show_progress="hidden", **private)
+    timer.tick(replay_tick, [record, scrubber, speed, x_axis, anchor], [scrubber, *views, anchor, timer, play],
+               show_progress="hidden", concurrency_limit=None, **private)
+    for event in (scrubber.input, x_axis.change):
+        event(replay_scrubbed, [record, scrubber, speed, x_axis, anchor], [*views, anchor], show_progress="hidden",
+              trigger_mode="always_last", **private)
+    record.change(replay_other_record, [record, speed, x_axis], [scrubber, *views, anchor], show_progress="hidden",
+                  **private)
+    demo.load(lambda: gr.update(choices=record_choices()), None, [record], **private)  # a race ended since
