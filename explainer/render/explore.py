@@ -44,7 +44,7 @@ MAX_PROPOSAL_PLOTS = 12  # masked positions drawn; the JSON export has all of th
 
 
 
-def _units(explanation: Explanation, merged: bool):
+def sentence_units(explanation: Explanation, merged: bool):
     """(shown text, original text, p_replaced, masked, replaced) per word or per token."""
     if merged:
         return [(w.corrupted, w.text, w.p_replaced, w.masked, w.replaced) for w in explanation.words]
@@ -55,7 +55,7 @@ def sentence_chips(explanation: Explanation, merged: bool = True, palette: str |
     """The chips alone: every word (or token) coloured by its P(replaced), flagged ones bold and underlined."""
     chosen = get_palette(palette)
     chips = []
-    for shown, original, p, masked, replaced in _units(explanation, merged):
+    for shown, original, p, masked, replaced in sentence_units(explanation, merged):
         below = f"{p:.0%}"
         border = "1px solid #ccc"
         if replaced:
