@@ -14,8 +14,12 @@ import torch
 
 from explainer.core.models import ModelPair
 from explainer.core.pipeline import Settings, explain
-from explainer.lesson import classroom
+from explainer.lesson import classroom, difficulty
+from explainer.lesson import walkthrough as walk
 from explainer.render import classroom as view
+from explainer.render import difficulty as sweep_view
+from explainer.render import efficiency
+from explainer.render import walkthrough as walk_view
 from training import paper
 from training.objectives import ELECTRA_MASKING, mask_tokens, masked_lm_logits
 from training.project import PROJECT as ROOT
@@ -74,15 +78,15 @@ def test_detect_only_has_no_supervised_positions_view(tiny_pair, vocab):
     with pytest.raises(ValueError, match="detect-only"):
         classroom.supervised_positions(explanation, vocab)
     with pytest.raises(ValueError):
-        classroom.walkthrough(explanation, vocab)
+        walk.walkthrough(explanation, vocab)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_walkthrough_states_match_the_explore_pipeline(tiny_pair, vocab, seed):
-    steps = classroom.walkthrough(explain(tiny_pair, SENTENCE, Settings(seed=seed)), vocab)
+    steps = walk.walkthrough(explain(tiny_pair, SENTENCE, Settings(seed=seed)), vocab)
     reference = explain(tiny_pair, SENTENCE, Settings(seed=seed))  # what Explore computes for this seed
     mask, propose, swap, detect = steps
-    assert [s.name for s in steps] == list(classroom.STEP_NAMES) and [s.number for s in steps] == [1, 2, 3, 4]
+    assert [s.name for s in steps] == list(walk.STEP_NAMES) and [s.number for s in steps] == [1, 2, 3, 4]
     chosen = tuple(m.position for m in reference.masked)
     assert mask.focus == propose.focus == chosen
     for position, token in enumerate(mask.tokens):
@@ -96,7 +100,7 @@ def test_walkthrough_states_match_the_explore_pipeline(tiny_pair, vocab, seed):
     assert swap.replaced == tuple(bool(t.replaced) for t in reference.tokens)
     assert detect.p_replaced == tuple(t.p_replaced for t in reference.tokens)
     back = tuple(m.position for m in reference.masked if not m.replaced)  # drew the original: label 0
-    assert swap.drawn_back == detect.drawn_back == classroom.drawn_back(reference) == back
+    assert swap.drawn_back == detect.drawn_back == walk.drawn_back(reference) == back
     assert all(not reference.tokens[p].replaced for p in back)
     assert "a masked position where the generator happened to draw the original token back is labelled " \
            "original (0)" in detect.paragraph
@@ -106,16 +110,16 @@ def test_walkthrough_states_match_the_explore_pipeline(tiny_pair, vocab, seed):
 
 
 def test_a_different_seed_gives_a_different_game(tiny_pair, vocab):
-    a, b = (classroom.walkthrough(explain(tiny_pair, SENTENCE, Settings(seed=s)), vocab) for s in (0, 1))
+    a, b = (walk.walkthrough(explain(tiny_pair, SENTENCE, Settings(seed=s)), vocab) for s in (0, 1))
     assert a[0].focus != b[0].focus or a[2].tokens != b[2].tokens
 
 
 def test_sweep_replaces_more_when_hotter_and_reports_sane_metrics(tiny_pair):
-    sentences = classroom.heldout_sentences(8)
+    sentences = difficulty.heldout_sentences(8)
     assert len(sentences) == 8 and all(8 <= len(s.split()) <= 30 for s in sentences)
-    assert classroom.heldout_sentences(8) == sentences  # fixed
-    sweep = classroom.temperature_sweep(tiny_pair, sentences, temperatures=(0.05, 1.0, 5.0))
-    assert {p.generator for p in sweep.points} == {"full", classroom.WEAKER}  # the tiny generator has 2 layers
+    assert difficulty.heldout_sentences(8) == sentences  # fixed
+    sweep = difficulty.temperature_sweep(tiny_pair, sentences, temperatures=(0.05, 1.0, 5.0))
+    assert {p.generator for p in sweep.points} == {"full", difficulty.WEAKER}  # the tiny generator has 2 layers
     assert len(sweep.points) == 6 and sweep.sentences == 8
     assert 0 < sweep.masked < sweep.tokens
     for p in sweep.points:
@@ -123,7 +127,7 @@ def test_sweep_replaces_more_when_hotter_and_reports_sane_metrics(tiny_pair):
         assert 0 <= p.accuracy <= 1 and 0 <= p.generator_top1 <= 1
     full = [p.replaced_fraction for p in sweep.points if p.generator == "full"]
     assert full[0] <= full[-1]  # random weights: a hot softmax almost never redraws the original
-    again = classroom.temperature_sweep(tiny_pair, sentences, temperatures=(0.05, 1.0, 5.0))
+    again = difficulty.temperature_sweep(tiny_pair, sentences, temperatures=(0.05, 1.0, 5.0))
     assert again == sweep  # seeded: the chart is the same every time
 
 
@@ -142,8 +146,8 @@ def test_weaker_generator_reads_the_first_layer(tiny_pair):
 
 
 def test_the_sweeps_weaker_generator_is_the_first_layer_with_the_same_mask(tiny_pair):
-    sentences = classroom.heldout_sentences(6)
-    sweep = classroom.temperature_sweep(tiny_pair, sentences, temperatures=(1.0,), seed=4)
+    sentences = difficulty.heldout_sentences(6)
+    sweep = difficulty.temperature_sweep(tiny_pair, sentences, temperatures=(1.0,), seed=4)
     tokenizer, generator = tiny_pair.tokenizer, tiny_pair.generator
     enc = tokenizer(list(sentences), padding=True, truncation=True, max_length=64, return_special_tokens_mask=True,
                     return_tensors="pt")
@@ -154,7 +158,7 @@ def test_the_sweeps_weaker_generator_is_the_first_layer_with_the_same_mask(tiny_
         hidden = generator.electra(batch.masked, attention_mask=enc["attention_mask"], output_hidden_states=True)
         first = generator.generator_lm_head(generator.generator_predictions(hidden.hidden_states[1][batch.is_masked]))
     top1 = (first.argmax(-1) == enc["input_ids"][batch.is_masked]).float().mean().item()
-    (weak,) = [p for p in sweep.points if p.generator == classroom.WEAKER]
+    (weak,) = [p for p in sweep.points if p.generator == difficulty.WEAKER]
     assert weak.generator_top1 == pytest.approx(top1) and sweep.masked == int(batch.is_masked.sum())
 
 
@@ -162,7 +166,7 @@ def test_heldout_sentences_never_come_from_training_text():
     from training.data import load_imdb
 
     train = load_imdb().train
-    sentences = classroom.heldout_sentences(5)
+    sentences = difficulty.heldout_sentences(5)
     assert not any(s in doc for s in sentences for doc in train[:2000])
 
 
@@ -176,16 +180,16 @@ def test_paper_points_are_the_papers_table_1():
 
 
 def test_efficiency_figure_without_and_with_a_race():
-    empty = view.efficiency_figure(None)
+    empty = efficiency.efficiency_figure(None)
     assert isinstance(empty, go.Figure)
     assert any("No race yet" in (a.text or "") for a in empty.layout.annotations)
     assert any("Clark et al." in (a.text or "") for a in empty.layout.annotations)
     assert empty.layout.xaxis.type == "log"
     race = {"rtd": {"flops": 2e15, "accuracy": 0.71}, "mlm": {"flops": 2e15, "accuracy": 69.5},
             "bad": {"flops": "x"}, "<b>x</b>": {"flops": 1e15, "accuracy": 2.0}}
-    points = view.race_points(race)
+    points = efficiency.race_points(race)
     assert [(p.objective, p.accuracy) for p in points] == [("RTD", 71.0), ("MLM", 69.5), ("<B>X</B>", 2.0)]
-    figure = view.efficiency_figure(race)
+    figure = efficiency.efficiency_figure(race)
     assert not any("No race yet" in (a.text or "") for a in figure.layout.annotations)
     assert figure.layout.xaxis2.type == "log"
     assert all("<B>" not in str(t.text) for t in figure.data)  # escaped in labels
@@ -212,8 +216,8 @@ def test_rendering_escapes_user_text(tiny_pair, vocab):
         for p in data.positions))
     steps = [dataclasses.replace(s, tokens=tuple(HOSTILE if t != classroom.MASK else t for t in s.tokens),
                                  paragraph=HOSTILE)
-             for s in classroom.walkthrough(explanation, vocab)]
-    markup = view.supervised_html(data) + "".join(view.walk_step_html(s) for s in steps)
+             for s in walk.walkthrough(explanation, vocab)]
+    markup = view.supervised_html(data) + "".join(walk_view.walk_step_html(s) for s in steps)
     parser = _Tags()
     parser.feed(markup)
     assert parser.tags <= {"div", "span", "bdi", "b", "p", "h3", "table", "tr", "th", "td", "br"}
@@ -227,19 +231,19 @@ def test_rendered_views_name_the_counts(tiny_pair, vocab):
     assert f"<b>{data.mlm_count}</b> of {data.rtd_count} positions" in markup
     assert f"<b>{data.rtd_count}</b> of {data.rtd_count} positions" in markup
     assert f"{vocab:,}" in markup
-    steps = classroom.walkthrough(explanation, vocab)
-    assert all(f"Step {s.number} of 4" in view.walk_step_html(s) for s in steps)
-    assert "← drawn" not in view.walk_step_html(steps[1])  # proposing: nothing drawn yet
+    steps = walk.walkthrough(explanation, vocab)
+    assert all(f"Step {s.number} of 4" in walk_view.walk_step_html(s) for s in steps)
+    assert "← drawn" not in walk_view.walk_step_html(steps[1])  # proposing: nothing drawn yet
     in_top_k = [any(p.token_id == m.sampled_id for p in m.proposals) for m in steps[2].proposals]
-    swap = view.walk_step_html(steps[2])
+    swap = walk_view.walk_step_html(steps[2])
     assert swap.count("← drawn") == sum(in_top_k) and swap.count("outside the top guesses") == in_top_k.count(False)
 
 
 def test_sweep_figure_draws_both_generators(tiny_pair):
-    sweep = classroom.temperature_sweep(tiny_pair, classroom.heldout_sentences(4), temperatures=(0.5, 2.0))
-    figure = view.sweep_figure(sweep)
+    sweep = difficulty.temperature_sweep(tiny_pair, difficulty.heldout_sentences(4), temperatures=(0.5, 2.0))
+    figure = sweep_view.sweep_figure(sweep)
     assert len(figure.data) == 6  # replaced, AUC, accuracy for each generator
-    assert "AUC" in view.sweep_summary_html(sweep)
+    assert "AUC" in sweep_view.sweep_summary_html(sweep)
     assert dataclasses.asdict(sweep)["points"][0]["temperature"] == 0.5
 
 
@@ -247,7 +251,7 @@ def test_sweep_figure_draws_both_generators(tiny_pair):
 
 def _mask_paragraph(tiny_pair, vocab, text, settings) -> tuple[str, object]:
     explanation = explain(tiny_pair, text, settings)
-    return classroom.walkthrough(explanation, vocab)[0].paragraph, explanation
+    return walk.walkthrough(explanation, vocab)[0].paragraph, explanation
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -323,7 +327,9 @@ def test_elmo_is_described_as_bidirectional():
     assert "ELMo: left-to-right" not in inspect.getsource(paper)
 
 
-TEACHING_FILES = ("explainer/lesson/classroom.py", "training/paper.py", "explainer/lesson/quiz.py", "explainer/render/classroom.py",
+TEACHING_FILES = ("explainer/lesson/classroom.py", "explainer/lesson/walkthrough.py", "explainer/lesson/difficulty.py",
+                  "training/paper.py", "explainer/lesson/quiz.py", "explainer/render/classroom.py",
+                  "explainer/render/walkthrough.py", "explainer/render/difficulty.py", "explainer/render/efficiency.py",
                   "explainer/ui/classroom.py", "training/downstream/probe.py")
 
 
@@ -368,7 +374,7 @@ def _forcing(pair, token: str) -> ModelPair:
 
 def _forced_walk(tiny_pair, vocab, token: str, text: str, words: tuple[int, ...]):
     explanation = explain(_forcing(tiny_pair, token), text, Settings(mode="manual", mask_words=words))
-    return explanation, classroom.walkthrough(explanation, vocab)
+    return explanation, walk.walkthrough(explanation, vocab)
 
 
 RULE = ("The labels follow ELECTRA's rule: a token is labelled replaced (1) only if it differs from the original, so "
@@ -381,7 +387,7 @@ def test_a_drawn_back_position_is_counted_named_and_labelled_original(tiny_pair,
     the = explanation.words[0].tokens[0]
     assert [explanation.tokens[p].original for p in explanation.words[2].tokens] == ["co", "##o", "##ke", "##d"]
     assert len(explanation.masked) == 5 and explanation.tokens[the].masked
-    assert swap.drawn_back == detect.drawn_back == classroom.drawn_back(explanation) == (the,)
+    assert swap.drawn_back == detect.drawn_back == walk.drawn_back(explanation) == (the,)
     assert explanation.tokens[the].replaced is False and detect.replaced[the] is False  # label 0
     assert explanation.corrupted_ids[the] == explanation.original_ids[the]
     assert explanation.score()["replaced"] == 4 and the not in swap.focus
@@ -432,15 +438,15 @@ def _drawn_back_chips(markup: str) -> list[str]:
 def test_rendered_steps_mark_the_drawn_back_position(tiny_pair, vocab):
     explanation, (_, _, swap, detect) = _forced_walk(tiny_pair, vocab, "the", classroom.TOY_TEXT, (0, 2))
     for step in (swap, detect):
-        markup = view.walk_step_html(step)
+        markup = walk_view.walk_step_html(step)
         assert _drawn_back_chips(markup) == ["the"]  # one position, marked apart from replaced and untouched
         assert 'title="masked, but the generator drew the original back: label 0"' in markup
-    markup = view.walk_step_html(detect)
+    markup = walk_view.walk_step_html(detect)
     assert markup.count("3px solid #111") == 4 + 2  # the replaced pieces, and both legends' samples
     assert 'class="ee-label-legend"' in markup and "not replaced" in markup  # the legend entry
     assert "looks replaced" in markup  # Explore's colour scale, kept
     zero = _forced_walk(tiny_pair, vocab, "movie", classroom.TOY_TEXT, (0, 2))[1]
-    assert all(_drawn_back_chips(view.walk_step_html(s)) == [] for s in zero)
+    assert all(_drawn_back_chips(walk_view.walk_step_html(s)) == [] for s in zero)
 
 
 def test_a_hostile_drawn_back_word_is_escaped(tiny_pair, vocab):
@@ -449,9 +455,9 @@ def test_a_hostile_drawn_back_word_is_escaped(tiny_pair, vocab):
     assert explanation.words[1].text == "<b>x</b>" and len(detect.drawn_back) == 2
     assert all(explanation.tokens[p].original == "b" and not detect.replaced[p] for p in detect.drawn_back)
     assert "(“b” in “<b>x</b>”, “b” in “<b>x</b>”)" in detect.paragraph
-    markup = view.walk_step_html(swap) + view.walk_step_html(detect)
+    markup = walk_view.walk_step_html(swap) + walk_view.walk_step_html(detect)
     assert "“b” in “&lt;b&gt;x&lt;/b&gt;”" in markup and "“<b>x</b>”" not in markup
-    assert _drawn_back_chips(view.walk_step_html(detect)) == ["b", "b"]
+    assert _drawn_back_chips(walk_view.walk_step_html(detect)) == ["b", "b"]
     parser = _Tags()
     parser.feed(markup)
     assert parser.tags <= {"div", "span", "bdi", "b", "p", "h3", "table", "tr", "th", "td", "br"}

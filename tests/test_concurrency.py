@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from explainer.core.pipeline import Settings, explain
-from explainer.lesson import classroom
+from explainer.lesson import difficulty
 
 pytestmark = pytest.mark.slow  # the app, served, under load: seconds each
 
@@ -54,11 +54,11 @@ def test_explain_is_not_disturbed_by_concurrent_tokenizer_use(tiny_pair, fast_sw
 
 
 def test_explain_beside_the_real_sweep_gives_the_sequential_answer(tiny_pair, fast_switching):
-    sentences = classroom.heldout_sentences(8)
+    sentences = difficulty.heldout_sentences(8)
     settings = [Settings(seed=s) for s in range(12)]
     expected = [explain(tiny_pair, LONG, s) for s in settings]
     with ThreadPoolExecutor(4) as pool:
-        sweeps = [pool.submit(classroom.temperature_sweep, tiny_pair, sentences) for _ in range(3)]
+        sweeps = [pool.submit(difficulty.temperature_sweep, tiny_pair, sentences) for _ in range(3)]
         results = list(pool.map(lambda s: explain(tiny_pair, LONG, s), settings))
         points = {sweep.result().points for sweep in sweeps}
     assert results == expected  # same seed, same answer, whoever else is running

@@ -314,7 +314,7 @@ def test_gaps_group_the_default_recipe_by_budget_from_the_campaign_and_the_recor
 
 
 def test_the_gap_chart_and_the_efficiency_view_show_the_shipped_races_and_yours():
-    from explainer.render import classroom, verdict
+    from explainer.render import efficiency, verdict
 
     groups = [{"flops": 1.4e13, "gaps": [0.01, 0.03], "mean": 0.02, "sd": 0.014, "n": 2, "sources": []}]
     figure = verdict.gap_figure(groups, {"flops": 2e13, "gap": -0.01})
@@ -323,11 +323,11 @@ def test_the_gap_chart_and_the_efficiency_view_show_the_shipped_races_and_yours(
     assert list(figure.data[0].y) == [1.0, 3.0] and list(figure.data[2].y) == [-1.0]
     assert [round(y, 1) for y in figure.data[3].y] == [4.8, 2.9]  # the paper's same-compute pairs
     assert "1.4e13 FLOPs: +2.0 ± 1.4 points over 2 seeds" in verdict.gaps_caption(groups)
-    shipped = classroom.efficiency_figure(None, groups)
+    shipped = efficiency.efficiency_figure(None, groups)
     assert "measured, shipped" in shipped.layout.annotations[1].text
     assert not any("No race yet" in (a.text or "") for a in shipped.layout.annotations)
-    yours = classroom.efficiency_figure({"rtd": {"flops": 2e13, "accuracy": 0.6}, "mlm": {"flops": 2e13, "accuracy": 0.58}},
-                                    groups)
+    yours = efficiency.efficiency_figure({"rtd": {"flops": 2e13, "accuracy": 0.6},
+                                          "mlm": {"flops": 2e13, "accuracy": 0.58}}, groups)
     assert "★ yours" in yours.layout.annotations[1].text
     assert [round(y, 1) for y in yours.data[-1].y] == [2.0]
 

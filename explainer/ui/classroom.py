@@ -5,7 +5,8 @@ supervised positions (MLM vs RTD, position by position), generator difficulty (t
 efficiency (the paper's points, and the user's race), Hugging Face code, and a knowledge check.
 Thin wiring only: the sentence runs through `explainer.ui.api.make_explanation`, exactly as in Explore
 (same model, masking and seed, so both tabs show the same game), and everything else is
-`explainer.lesson.classroom` / `explainer.lesson.quiz` / `training.paper` rendered by `explainer.render.classroom`.
+`explainer.lesson` (classroom, walkthrough, difficulty, quiz) and `training.paper`, rendered by `explainer.render`
+(classroom, walkthrough, difficulty, efficiency).
 """
 
 from __future__ import annotations
@@ -13,15 +14,20 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable
+from types import SimpleNamespace
 
 import gradio as gr
 
 from explainer.core import models
 from explainer.core.pipeline import Settings
-from explainer.lesson import classroom, quiz
+from explainer.lesson import classroom, difficulty, quiz
+from explainer.lesson.walkthrough import walkthrough
 from explainer.render import classroom as view
 from explainer.render import explore as render
 from explainer.render import style
+from explainer.render.difficulty import sweep_figure, sweep_summary_html
+from explainer.render.efficiency import efficiency_figure
+from explainer.render.walkthrough import walk_step_html
 from explainer.ui import api, queues
 from explainer.ui.explore import EXAMPLES
 from explainer.ui.game import build_game
@@ -55,7 +61,7 @@ KEYS_JS = """
 """
 PRESENT_JS = "(on) => { document.body.classList.toggle('ee-present', on); }"
 
-_sweeps: dict[str, classroom.Sweep] = {}  # per model name: the sweep is the same every time
+_sweeps: dict[str, difficulty.Sweep] = {}  # per model name: the sweep is the same every time
 _sweep_lock = threading.Lock()
 
 
@@ -72,19 +78,19 @@ def run_lesson(text: str, seed, model: str):
         pair = api.load_pair(model)
         explanation = api.make_explanation(text, model, _settings(text, seed))
         vocab = len(pair.tokenizer)
-        steps = classroom.walkthrough(explanation, vocab)
+        steps = walkthrough(explanation, vocab)
         table = view.supervised_html(classroom.supervised_positions(explanation, vocab))
     except (gr.Error, ValueError) as error:
         message = style.message_html(getattr(error, "message", None) or str(error))
         return message, None, 0, message, message
-    return render.notices_html(explanation.notices), steps, 0, view.walk_step_html(steps[0]), table
+    return render.notices_html(explanation.notices), steps, 0, walk_step_html(steps[0]), table
 
 
 def move(steps, index: int, delta: int):
     if not steps:
         return index, gr.update()
     index = min(max(index + delta, 0), len(steps) - 1)
-    return index, view.walk_step_html(steps[index])
+    return index, walk_step_html(steps[index])
 
 
 def run_sweep(model: str, progress=gr.Progress()):
@@ -93,11 +99,11 @@ def run_sweep(model: str, progress=gr.Progress()):
         if sweep is None:
             progress(0, desc="corrupting held-out sentences at each temperature")
             try:
-                sweep = classroom.temperature_sweep(api.load_pair(model), classroom.heldout_sentences())
+                sweep = difficulty.temperature_sweep(api.load_pair(model), difficulty.heldout_sentences())
             except (gr.Error, ValueError) as error:
                 return None, style.message_html(getattr(error, "message", None) or str(error))
             _sweeps[model] = sweep
-    return view.sweep_figure(sweep), view.sweep_summary_html(sweep)
+    return sweep_figure(sweep), sweep_summary_html(sweep)
 
 
 # --- knowledge check -----------------------------------------------------------------------------
@@ -139,6 +145,73 @@ def next_question(state: dict, delta: int = 1):
 
 # --- layout --------------------------------------------------------------------------------------
 
+def _build_walk() -> SimpleNamespace:
+    """① The walk-through's panel: the step, Back/Next and the presenter-mode switch."""
+    with gr.Column(elem_id="walk-panel"):
+        step = gr.HTML(elem_id="walk-step")
+        with gr.Row():
+            back = gr.Button("← Back", elem_id="walk-back", min_width=120, scale=0)
+            forward = gr.Button("Next →", variant="primary", elem_id="walk-next", min_width=120, scale=0)
+            present = gr.Checkbox(False, label=PRESENT_HELP, elem_id="walk-present", scale=3)
+    return SimpleNamespace(step=step, back=back, forward=forward, present=present)
+
+
+def _build_efficiency() -> gr.Plot:
+    """④ The paper's result beside this app's own races (the figure is drawn when the tab is opened)."""
+    gr.Markdown(
+        f"{paper.COMPARISON}\n\nSource: {paper.SOURCE}, <{paper.SOURCE_URL}>. **Right:** this app's own "
+        "races on this CPU (measured and shipped with the app): ELECTRA's encoder minus the BERT-style one, "
+        "in points of accuracy on the built-in sentiment probe, at each budget, every seed a dot; a race you "
+        "run in the Training tab appears as a ★. Minutes of CPU are 100,000 times less compute than the "
+        "paper's smallest run: compare the two objectives with each other, not with the paper's numbers.")
+    return gr.Plot(show_label=False, elem_id="classroom-efficiency")
+
+
+def _build_hugging_face() -> None:
+    """⑤ The discriminator in Hugging Face: the bundled model's code (the tests run it), and the hub's."""
+    gr.Markdown(
+        "After pretraining the **generator is thrown away**. The discriminator is an ordinary encoder: "
+        "load it with `AutoModelForSequenceClassification` (which builds `ElectraForSequenceClassification`) "
+        "and fine-tune it like BERT. This code runs as shown; the tests run exactly this text.")
+    gr.Code(classroom.HF_SNIPPET, language="python", label="From this app's bundled model (offline)",
+            interactive=False, elem_id="hf-code")
+    gr.Markdown(f"**The same with Google's `{classroom.HUB_DISCRIMINATOR}`** (downloaded once; the "
+                f"hub's `-generator` is never needed either):\n\n```python\n{classroom.hub_snippet()}\n```",
+                elem_id="hf-code-hub")
+
+
+def _build_quiz() -> SimpleNamespace:
+    """⑥ The knowledge check, showing its first question."""
+    first = start_quiz(False, 0)
+    state = gr.State(first[0])
+    with gr.Row():
+        shuffle = gr.Checkbox(False, label="Shuffle questions and choices", elem_id="quiz-shuffle")
+        seed = gr.Number(0, precision=0, label="Shuffle seed (the same seed, the same order)", elem_id="quiz-seed")
+        restart = gr.Button("Start over", elem_id="quiz-restart")
+    question = gr.HTML(first[1], elem_id="quiz-question")
+    choices = gr.Radio(first[2]["choices"], label="Your answer", elem_id="quiz-choices", visible=first[2]["visible"])
+    typed = gr.Textbox(label="Your answer", elem_id="quiz-short", visible=first[3]["visible"])
+    with gr.Row():
+        previous = gr.Button("← Previous", elem_id="quiz-previous", scale=0, min_width=160)
+        check = gr.Button("Check", variant="primary", elem_id="quiz-check", scale=0, min_width=160)
+        following = gr.Button("Next question →", elem_id="quiz-next", scale=0, min_width=200)
+    feedback = gr.HTML(elem_id="quiz-feedback")
+    score = gr.HTML(first[5], elem_id="quiz-score")
+    return SimpleNamespace(state=state, shuffle=shuffle, seed=seed, restart=restart, question=question,
+                           choices=choices, typed=typed, previous=previous, check=check, following=following,
+                           feedback=feedback, score=score)
+
+
+def _wire_quiz(q: SimpleNamespace) -> None:
+    view_parts = [q.question, q.choices, q.typed, q.feedback]
+    for trigger in (q.restart.click, q.shuffle.change):
+        trigger(start_quiz, [q.shuffle, q.seed], [q.state, *view_parts, q.score], api_visibility="private")
+    for trigger in (q.check.click, q.typed.submit):
+        trigger(check_answer, [q.state, q.choices, q.typed], [q.state, q.feedback, q.score], api_visibility="private")
+    q.following.click(next_question, [q.state], [q.state, *view_parts], api_visibility="private")
+    q.previous.click(lambda s: next_question(s, -1), [q.state], [q.state, *view_parts], api_visibility="private")
+
+
 def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = lambda: None,
                     measured_gaps: Callable[[], list[dict]] = lambda: []) -> None:
     """The tab's components and events. `latest_race` returns the Training tab's last race (or None);
@@ -156,12 +229,7 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
     notices = gr.HTML()
     with gr.Tabs(overflow_behavior="wrap"):  # on a phone every view stays one tap away
         with gr.Tab("① Walk-through", elem_id="classroom-walk-tab"):
-            with gr.Column(elem_id="walk-panel"):
-                walk = gr.HTML(elem_id="walk-step")
-                with gr.Row():
-                    back = gr.Button("← Back", elem_id="walk-back", min_width=120, scale=0)
-                    forward = gr.Button("Next →", variant="primary", elem_id="walk-next", min_width=120, scale=0)
-                    present = gr.Checkbox(False, label=PRESENT_HELP, elem_id="walk-present", scale=3)
+            walk = _build_walk()
         with gr.Tab("② Supervised positions", elem_id="classroom-positions-tab"):
             gr.Markdown("What each objective is trained on, position by position, for the lesson's sentence "
                         "(the same masking as the walk-through).")
@@ -173,63 +241,27 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
             sweep_plot = gr.Plot(show_label=False)
             sweep_note = gr.HTML(elem_id="classroom-sweep-note")
         with gr.Tab("④ Efficiency", elem_id="classroom-efficiency-tab") as efficiency_tab:
-            gr.Markdown(
-                f"{paper.COMPARISON}\n\nSource: {paper.SOURCE}, <{paper.SOURCE_URL}>. **Right:** this app's own "
-                "races on this CPU (measured and shipped with the app): ELECTRA's encoder minus the BERT-style one, "
-                "in points of accuracy on the built-in sentiment probe, at each budget, every seed a dot; a race you "
-                "run in the Training tab appears as a ★. Minutes of CPU are 100,000 times less compute than the "
-                "paper's smallest run: compare the two objectives with each other, not with the paper's numbers.")
-            efficiency_plot = gr.Plot(show_label=False, elem_id="classroom-efficiency")
+            efficiency_plot = _build_efficiency()
         with gr.Tab("⑤ Use it in Hugging Face", elem_id="classroom-hf-tab"):
-            gr.Markdown(
-                "After pretraining the **generator is thrown away**. The discriminator is an ordinary encoder: "
-                "load it with `AutoModelForSequenceClassification` (which builds `ElectraForSequenceClassification`) "
-                "and fine-tune it like BERT. This code runs as shown; the tests run exactly this text.")
-            gr.Code(classroom.HF_SNIPPET, language="python", label="From this app's bundled model (offline)",
-                    interactive=False, elem_id="hf-code")
-            gr.Markdown(f"**The same with Google's `{classroom.HUB_DISCRIMINATOR}`** (downloaded once; the "
-                        f"hub's `-generator` is never needed either):\n\n```python\n{classroom.hub_snippet()}\n```",
-                        elem_id="hf-code-hub")
+            _build_hugging_face()
         with gr.Tab("⑥ Knowledge check", elem_id="classroom-quiz-tab"):
-            first = start_quiz(False, 0)
-            quiz_state = gr.State(first[0])
-            with gr.Row():
-                shuffle = gr.Checkbox(False, label="Shuffle questions and choices", elem_id="quiz-shuffle")
-                quiz_seed = gr.Number(0, precision=0, label="Shuffle seed (the same seed, the same order)",
-                                      elem_id="quiz-seed")
-                restart = gr.Button("Start over", elem_id="quiz-restart")
-            question = gr.HTML(first[1], elem_id="quiz-question")
-            choices = gr.Radio(first[2]["choices"], label="Your answer", elem_id="quiz-choices",
-                               visible=first[2]["visible"])
-            typed = gr.Textbox(label="Your answer", elem_id="quiz-short", visible=first[3]["visible"])
-            with gr.Row():
-                previous = gr.Button("← Previous", elem_id="quiz-previous", scale=0, min_width=160)
-                check = gr.Button("Check", variant="primary", elem_id="quiz-check", scale=0, min_width=160)
-                following = gr.Button("Next question →", elem_id="quiz-next", scale=0, min_width=200)
-            feedback = gr.HTML(elem_id="quiz-feedback")
-            score = gr.HTML(first[5], elem_id="quiz-score")
+            quiz_parts = _build_quiz()
         with gr.Tab("⑦ Can you beat ELECTRA?", elem_id="classroom-game-tab"):
             build_game(demo, model)
 
-    lesson_outputs = [notices, steps, step_index, walk, positions]
+    lesson_outputs = [notices, steps, step_index, walk.step, positions]
     for trigger in (run.click, text.submit):
         trigger(run_lesson, [text, seed, model], lesson_outputs, api_visibility="private", **queues.EXPLAIN)
     toy.click(lambda: classroom.TOY_TEXT, None, [text], api_visibility="private").then(
         run_lesson, [text, seed, model], lesson_outputs, api_visibility="private", **queues.EXPLAIN)
-    back.click(lambda s, i: move(s, i, -1), [steps, step_index], [step_index, walk], api_visibility="private")
-    forward.click(lambda s, i: move(s, i, 1), [steps, step_index], [step_index, walk], api_visibility="private")
-    present.change(None, [present], None, js=PRESENT_JS)
+    walk.back.click(lambda s, i: move(s, i, -1), [steps, step_index], [step_index, walk.step], api_visibility="private")
+    walk.forward.click(lambda s, i: move(s, i, 1), [steps, step_index], [step_index, walk.step],
+                       api_visibility="private")
+    walk.present.change(None, [walk.present], None, js=PRESENT_JS)
     sweep_tab.select(run_sweep, [model], [sweep_plot, sweep_note], api_visibility="private", **queues.SWEEP)
-    efficiency_tab.select(lambda: view.efficiency_figure(latest_race(), measured_gaps()), None, [efficiency_plot],
+    efficiency_tab.select(lambda: efficiency_figure(latest_race(), measured_gaps()), None, [efficiency_plot],
                           api_visibility="private")
-
-    quiz_view = [question, choices, typed, feedback]
-    for trigger in (restart.click, shuffle.change):
-        trigger(start_quiz, [shuffle, quiz_seed], [quiz_state, *quiz_view, score], api_visibility="private")
-    for trigger in (check.click, typed.submit):
-        trigger(check_answer, [quiz_state, choices, typed], [quiz_state, feedback, score], api_visibility="private")
-    following.click(next_question, [quiz_state], [quiz_state, *quiz_view], api_visibility="private")
-    previous.click(lambda s: next_question(s, -1), [quiz_state], [quiz_state, *quiz_view], api_visibility="private")
+    _wire_quiz(quiz_parts)
 
     demo.load(None, None, None, js=KEYS_JS)
     demo.load(run_lesson, [text, seed, model], lesson_outputs, api_visibility="private", **queues.EXPLAIN)
