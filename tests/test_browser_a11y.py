@@ -1,0 +1,116 @@
+"""axe-core in Debian's Chromium (Playwright, axe-playwright-python): each tab as a visitor opens it has
+no accessibility violation rated serious or critical, except the known ones in gradio's theme (`KNOWN`:
+the tab is then an expected failure that names them); the Explore chips and the Classroom's Detect step
+(the shared chips) have none at all.
+
+Needs `apt-get install -y chromium` (never `playwright install`). Set A11Y_REPORT=path to keep axe's
+full report of every scan (JSON, one entry per tab).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+from tests.conftest import wait_for_text
+
+pytestmark = pytest.mark.browser  # the `browser` fixture (conftest) skips when chromium is missing
+
+SEVERE = ("serious", "critical")
+REPORTS: dict[str, list[dict]] = {}
+
+# Violations found by this test in code its author does not own: gradio's default theme (primary
+# buttons white on #f97316, 2.8:1; stop buttons white on #ef4444, 3.76:1; subdued text #bbbbc2 on white,
+# 1.9:1, in the footer, the slider's maximum, upload's "- or -", a textbox's info; the selected inner tab
+# #f97316 on white, 2.8:1). They are the theme's, set in app.py; reported, to be fixed there.
+# (rule, target) pairs; a tab with known ones left is an expected failure (xfail) naming them, and a
+# pair that is no longer found fails the test, so that the list is pruned as they are fixed.
+FOOTER = {("color-contrast", ".show-api"), ("color-contrast", ".built-with"), ("color-contrast", ".settings")}
+KNOWN: dict[str, set[tuple[str, str]]] = {
+    "Explore": FOOTER | {("color-contrast", t) for t in ("#explore-run", "#explore-why", "#explore-stop",
+                                                         ".max_value")},
+    "Classroom": FOOTER | {("color-contrast", t) for t in ("#classroom-run", "#walk-next")},
+    "Training": FOOTER | {("color-contrast", t) for t in ("#race-live-tab-button", ".or", ".info-text", "#race-start",
+                                                          "#race-stop")},
+}
+
+
+def violations(page, name: str, context: str | None = None) -> list[dict]:
+    """axe's violations on the page (or inside the `context` selector): rule, impact, targets, summary."""
+    results = Axe().run(page, context=context)
+    found = [{"rule": v["id"], "impact": v["impact"], "help": v["help"],
+              "targets": [" ".join(map(str, node["target"])) for node in v["nodes"]],
+              "html": [node["html"][:200] for node in v["nodes"]],
+              "why": [" ".join(check["message"] for check in node["any"] + node["all"] + node["none"])
+                      for node in v["nodes"]]} for v in results.response["violations"]]
+    REPORTS[name] = found
+    if os.environ.get("A11Y_REPORT"):
+        with open(os.environ["A11Y_REPORT"], "w", encoding="utf-8") as out:
+            json.dump(REPORTS, out, indent=1, ensure_ascii=False)
+    return found
+
+
+def describe(found: list[dict]) -> str:
+    return "\n".join(f"{v['rule']} ({v['impact']}): {v['help']}; {', '.join(v['targets'][:6])}" for v in found)
+
+
+@pytest.fixture(scope="module")
+def page(new_page, app_url):
+    page = new_page(app_url)
+    page.locator("#explore-verdict .ee-chip").first.wait_for(timeout=60_000)  # the first example, on load
+    return page
+
+
+def open_tab(page, name: str) -> None:
+    page.get_by_role("tab", name=name, exact=True).click()
+    if name == "Explore":
+        page.locator("#explore-verdict .ee-chip").first.wait_for(timeout=30_000)
+    elif name == "Classroom":
+        page.locator("#walk-step .ee-step").wait_for(timeout=30_000)
+    else:
+        page.locator("#race-verdict").wait_for(timeout=30_000)
+    page.wait_for_timeout(1_000)  # plots and late widgets settle
+
+
+def test_explore_chips_keep_their_names_in_the_page_and_have_no_violation(page):
+    """The chips' accessible names survive gradio (no sanitizer strips role/title) and axe finds nothing."""
+    open_tab(page, "Explore")
+    page.locator("#explore-why").click()
+    page.locator("#explore-attribution .ee-chip").first.wait_for(timeout=60_000)
+    wait_for_text(page, "#explore-attribution", "convergence delta")
+    for view in ("#explore-verdict", "#explore-attribution"):
+        chips = page.locator(f"{view} .ee-chip")
+        named = page.locator(f'{view} .ee-chip[role="img"][title]')
+        assert chips.count() > 0 and named.count() == chips.count()
+        assert ", " in named.first.get_attribute("title")
+    assert "bold and underlined: flagged" in page.locator("#explore-verdict .ee-legend").inner_text()
+    found = violations(page, "Explore chips", "#explore-verdict, #explore-attribution")
+    assert not found, describe(found)
+
+
+@pytest.mark.parametrize("tab", ["Explore", "Classroom", "Training"])
+def test_no_serious_or_critical_violation_in_the_tab(page, tab):
+    open_tab(page, tab)
+    severe = [v for v in violations(page, tab) if v["impact"] in SEVERE]
+    found = {(v["rule"], target) for v in severe for target in v["targets"]}
+    unknown = [v for v in severe if any((v["rule"], t) not in KNOWN[tab] for t in v["targets"])]
+    assert not unknown, describe(unknown)
+    fixed = KNOWN[tab] - found
+    assert not fixed, f"fixed, remove from KNOWN: {sorted(fixed)}"
+    if found:
+        pytest.xfail("known, in gradio's theme (app.py): " + ", ".join(f"{r} {t}" for r, t in sorted(found)))
+
+
+def test_classroom_detect_step_has_no_serious_violation(page):
+    """The walk-through's last step colours every token with the shared chips (style.chip)."""
+    open_tab(page, "Classroom")
+    for _ in range(3):
+        page.locator("#walk-next").click()
+        page.wait_for_timeout(300)
+    page.wait_for_function("() => document.querySelector('#walk-step .ee-step')?.dataset.step === 'detect'",
+                           timeout=15_000)
+    severe = [v for v in violations(page, "Classroom detect", "#walk-step") if v["impact"] in SEVERE]
+    assert not severe, describe(severe)
