@@ -73,10 +73,12 @@ def test_page_handlers_render_results_and_errors(app_url, tiny_pair_dir):
     assert target["value"] == explanation.most_suspicious
     assert download.endswith(".json")
     html, figure, download, attribution = explore.run_attribute(explanation, None, "integrated_gradients", 10,
-                                                                  "pad", True)
+                                                                  "pad", True, True)
     assert "convergence delta" in html and figure["visible"] and attribution.target == explanation.most_suspicious
-    heatmap, _ = explore.run_matrix(explanation, "gradient_x_input", 10, "pad")
-    assert heatmap["visible"] and heatmap["value"] is not None
+    assert f"{attribution.points} integration points; completeness error {attribution.error:.2%}" in html
+    *partial, (heatmap, note) = list(explore.run_matrix(explanation, "integrated_gradients", 16, "pad", True))
+    assert heatmap["visible"] and heatmap["value"] is not None and "completeness error at most" in note
+    assert all(figure["visible"] for figure, _ in partial)  # rows drawn as they came
     error = explore.run_explain("", model, "auto", 0.15, 0, 1.0, 5, [], True)[0]
     assert "ee-error" in error and "empty" in error
     status, active = explore.model_status("google/electra-small")

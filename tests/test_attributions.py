@@ -114,3 +114,129 @@ def test_completeness_holds_for_a_sharply_nonlinear_discriminator(tiny_pair, exp
     # captum sums the float32 attributions itself: agreement to float32 rounding of the row's scale
     scale = sum(abs(s) for s in result.scores)
     assert sum(result.scores) == pytest.approx(gap + result.delta, abs=1e-5 * scale + 1e-7)
+
+
+# The adaptive engine, the compute budget -----------------------------------------------------------
+
+from explainer.core import budget  # noqa: E402
+from explainer.core.attributions import TOLERANCE, iter_matrix, relative_error  # noqa: E402
+from explainer.render.completeness import attribution_note_html, matrix_note_html  # noqa: E402
+
+UNLIMITED = float("inf")
+
+
+@pytest.mark.parametrize("sentence", [SENTENCE, "My sister rode her new bicycle to work every single morning."])
+def test_the_adaptive_matrix_matches_300_points_within_its_tolerance(tiny_pair, sentence):
+    explanation = explain(tiny_pair, sentence, Settings(seed=2))
+    adaptive = attribution_matrix(tiny_pair, explanation, AttributionSettings(n_steps=128, tolerance=TOLERANCE),
+                                  limit=UNLIMITED)
+    reference = attribution_matrix(tiny_pair, explanation, AttributionSettings(n_steps=300), limit=UNLIMITED)
+    assert adaptive.targets == reference.targets and adaptive.done
+    for row, truth, error, points in zip(adaptive.scores, reference.scores, adaptive.errors, adaptive.points):
+        scale = sum(abs(v) for v in truth)
+        assert error <= TOLERANCE and points in (8, 16, 32, 64, 128)
+        assert max(abs(a - b) for a, b in zip(row, truth)) <= TOLERANCE * scale
+
+
+def test_a_row_that_misses_the_tolerance_gets_more_points(tiny_pair, explanation):
+    """A tolerance (almost) no 8-point row meets forces the rows up the levels, to the cap."""
+    strict = attribution_matrix(tiny_pair, explanation, AttributionSettings(n_steps=24, tolerance=1e-12),
+                                limit=UNLIMITED)
+    assert strict.points.count(24) >= len(strict.points) // 2
+    assert all(points == 24 or error <= 1e-12 for points, error in zip(strict.points, strict.errors))
+    loose = attribution_matrix(tiny_pair, explanation, AttributionSettings(n_steps=24, tolerance=0.5), limit=UNLIMITED)
+    assert set(loose.points) == {8}
+
+
+def test_the_error_shown_is_the_error_computed(tiny_pair, explanation):
+    matrix = attribution_matrix(tiny_pair, explanation, AttributionSettings(n_steps=32, tolerance=TOLERANCE),
+                                limit=UNLIMITED)
+    for row, delta, error in zip(matrix.scores, matrix.deltas, matrix.errors):
+        assert error == pytest.approx(abs(delta) / sum(abs(v) for v in row))
+        assert delta == pytest.approx(relative_error(row, delta) * sum(abs(v) for v in row) * (1 if delta > 0 else -1))
+    note = matrix_note_html(matrix, len(matrix.targets), 1.0)
+    assert f"completeness error at most {max(matrix.errors):.2%}" in note
+    single = attribute(tiny_pair, explanation, settings=AttributionSettings(n_steps=64, tolerance=TOLERANCE),
+                       limit=UNLIMITED)
+    gap = single.logit - single.baseline_logit
+    assert single.error == pytest.approx(abs(sum(single.scores) - gap) / sum(abs(v) for v in single.scores), rel=1e-3,
+                                         abs=1e-6)
+    assert f"{single.points} integration points; completeness error {single.error:.2%}" in attribution_note_html(single)
+
+
+def test_rows_arrive_in_order_and_a_closed_iterator_stops(tiny_pair, explanation):
+    parts = iter_matrix(tiny_pair, explanation, AttributionSettings(n_steps=16, tolerance=TOLERANCE), limit=UNLIMITED)
+    first = next(parts)
+    assert len(first.targets) == 4 and not first.done
+    parts.close()  # a cancelled request: no more work
+    with pytest.raises(StopIteration):
+        next(parts)
+    everything = list(iter_matrix(tiny_pair, explanation, AttributionSettings(n_steps=16, tolerance=TOLERANCE),
+                                  limit=UNLIMITED))
+    assert [len(m.targets) for m in everything] == sorted({len(m.targets) for m in everything})
+    assert everything[-1].done and everything[-1].targets == tuple(matrix_targets(explanation))
+    assert everything[0].scores == everything[-1].scores[:4]  # a shown row never changes afterwards
+
+
+def test_the_batched_backward_equals_one_backward_per_target(tiny_pair, explanation):
+    from explainer.core.attributions import _path_forward
+
+    targets = matrix_targets(explanation)
+    with tiny_pair.lock:
+        graph = _path_forward(tiny_pair, explanation, AttributionSettings(n_steps=12))
+        with torch.enable_grad():
+            batched = graph.rows(targets)
+            one_by_one = torch.stack([graph.row(t) for t in targets])
+    assert torch.allclose(batched, one_by_one, atol=1e-7)
+
+
+PRICE = budget.Costs(forward=1e-4, backward=2e-4)  # seconds per point-token: the bundled model's order here
+
+
+def test_a_request_within_the_limit_runs_as_asked():
+    assert budget.fit(PRICE, 30, 50, 28, limit=10.0) == budget.Plan(50, 28, PRICE.seconds(30, 50, 28))
+
+
+def test_an_over_budget_request_is_reduced_points_first_then_words_then_refused():
+    points = budget.fit(PRICE, 30, 500, 28, limit=10.0)
+    assert points.targets == 28 and budget.MIN_POINTS <= points.points < 500
+    assert PRICE.seconds(30, points.points, 28) <= 10.0 < PRICE.seconds(30, points.points + 1, 28)
+    assert "reduced from 500 to" in points.notice
+    words = budget.fit(PRICE, 512, 500, 64, limit=10.0)
+    assert words.points == budget.MIN_POINTS and 0 < words.targets < 64 and "only the first" in words.notice
+    assert PRICE.seconds(512, budget.MIN_POINTS, words.targets) <= 10.0
+    with pytest.raises(budget.BudgetError, match="Shorten the text"):
+        budget.fit(PRICE, 512, 500, 64, limit=0.1)
+    adaptive = budget.fit(PRICE, 30, 128, 28, limit=10.0, start=8)  # only the first pass must fit
+    assert adaptive == budget.Plan(128, 28, PRICE.seconds(30, 8, 28))
+
+
+def test_the_limit_is_a_setting(monkeypatch):
+    monkeypatch.delenv("ELECTRA_ATTRIBUTION_SECONDS", raising=False)
+    assert budget.limit_seconds() == 10.0
+    monkeypatch.setenv("ELECTRA_ATTRIBUTION_SECONDS", "2.5")
+    assert budget.limit_seconds() == 2.5
+
+
+def test_costs_are_measured_once_per_model(tiny_pair):
+    price = budget.costs(tiny_pair)
+    assert price.forward > 0 and price.backward > 0 and budget.costs(tiny_pair) is price
+
+
+@pytest.mark.slow
+def test_512_tokens_500_points_every_word_is_reduced_or_refused_before_it_runs():
+    """The bundled model, a 512-token text: priced on this machine, then cut to fit 1 s (or refused)."""
+    from explainer.core import models
+
+    pair = models.load("bundled")
+    text = " ".join(["the old fisherman repaired his boat before the storm arrived ."] * 60)
+    explanation = explain(pair, text, Settings(seed=0))
+    assert len(explanation.tokens) == 512
+    asked = AttributionSettings(n_steps=500)
+    try:
+        matrix = attribution_matrix(pair, explanation, asked, limit=1.0)
+    except budget.BudgetError as error:
+        assert "over this server's limit of 1 s" in str(error)
+        return
+    assert "limit" in matrix.notices[0] and set(matrix.points) < set(range(budget.MIN_POINTS, 500))
+    assert len(matrix.targets) < len(matrix_targets(explanation))

@@ -82,23 +82,28 @@ def attribute(
     temperature: float = 1.0,
     top_k: int = 5,
     mask_words: Optional[list[int]] = None,
+    tolerance: float = 0.0,
 ) -> dict:
     """Run /explain with the same arguments, then attribute token `target`'s replaced-logit
     (a token position; -1 = the token judged most likely replaced) to every input token with
     captum (method integrated_gradients or gradient_x_input; baseline pad or mask). With
-    all_tokens, return the target x input matrix for every token instead."""
+    all_tokens, return the target x input matrix for every token instead. tolerance > 0: as few
+    integration points (up to n_steps) as keep each row's completeness error within tolerance x
+    its sum |scores| ("points" and "errors" say what was reached). A request over the server's
+    compute budget is reduced ("notices" says how) or refused with a message."""
     settings = settings_from(mode, mask_rate, seed, temperature, top_k, mask_words)
     explanation = make_explanation(text, model, settings)
     pair = load_pair(model)
     try:
-        options = AttributionSettings(str(method), int(n_steps), str(baseline))
+        options = AttributionSettings(str(method), int(n_steps), str(baseline), tolerance=float(tolerance))
         if all_tokens:
             matrix = attribution_matrix(pair, explanation, options)
-            return {"tokens": [t.corrupted for t in explanation.tokens], **dataclasses.asdict(matrix)}
+            return {"tokens": [t.corrupted for t in explanation.tokens], **dataclasses.asdict(matrix),
+                    "errors": matrix.errors}
         result = attribute_one(pair, explanation, None if int(target) < 0 else int(target), options)
     except (TypeError, ValueError) as error:
         raise gr.Error(str(error), print_exception=False) from error
-    return {**dataclasses.asdict(result), "p_replaced": result.p_replaced}
+    return {**dataclasses.asdict(result), "p_replaced": result.p_replaced, "error": result.error}
 
 
 def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model: str = "") -> dict:

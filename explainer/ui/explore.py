@@ -16,10 +16,11 @@ from pathlib import Path
 
 import gradio as gr
 
-from explainer.core import models
-from explainer.core.attributions import AttributionSettings, attribute, attribution_matrix
+from explainer.core import links, models
+from explainer.core.attributions import TOLERANCE, AttributionSettings, attribute, iter_matrix, matrix_targets
 from explainer.core.pipeline import Explanation, Settings
 from explainer.core.text import InputError, encode, group_words, visible
+from explainer.render import completeness
 from explainer.render import explore as render
 from explainer.render import style
 from explainer.ui import api, queues
@@ -82,8 +83,9 @@ def model_status(model: str, progress=gr.Progress(track_tqdm=True)):
     return f'<p style="{style.FONT}; font-size: 0.9em">{text}</p>', model
 
 
-def word_choices(text: str, model: str, mode: str):
-    """The words of the text, for the manual-masking picker (same splitting as the results)."""
+def word_choices(text: str, model: str, mode: str, current=None):
+    """The words of the text, for the manual-masking picker (same splitting as the results); the ticks
+    that still name a word are kept (a link's mask words arrive with its text)."""
     if mode != "manual":
         return gr.update(visible=False)
     try:
@@ -93,7 +95,41 @@ def word_choices(text: str, model: str, mode: str):
     except (models.ModelLoadError, InputError):
         return gr.update(choices=[], value=[], visible=True)
     words = group_words(encoded.text, encoded.offsets, encoded.special)
-    return gr.update(choices=[(visible(w.text), w.index) for w in words], value=[], visible=True)
+    kept = [w for w in (current or []) if isinstance(w, int) and 0 <= w < len(words)]
+    return gr.update(choices=[(visible(w.text), w.index) for w in words], value=kept, visible=True)
+
+
+def link_query(text, model, mode, mask_rate, seed, temperature, top_k, mask_words) -> str:
+    """The query string of a link that restores these settings (the page adds its own address)."""
+    if len(text or "") > links.MAX_TEXT:
+        return f"The text is too long for a link (over {links.MAX_TEXT:,} characters): use the JSON download."
+    return links.explore_query(links.ExploreLink(text, model, mode, float(mask_rate), int(seed), float(temperature),
+                                                 int(top_k), tuple(int(w) for w in mask_words or ())))
+
+
+# The page's own address + the query, put in the address bar and on the clipboard (where the browser allows).
+COPY_LINK_JS = """
+(query) => {
+  if (!query.startsWith("?")) return query;
+  const url = window.location.origin + window.location.pathname + query;
+  window.history.replaceState(null, "", url);
+  navigator.clipboard?.writeText(url).catch(() => {});
+  return url;
+}
+"""
+
+
+def apply_link(request: gr.Request):
+    """A link's settings into the controls at page load (bad values: a message and the defaults)."""
+    params = dict(getattr(request, "query_params", None) or {})
+    link, problems = links.parse_explore(params, links.ExploreLink(EXAMPLES[0], models.default_model()))
+    if link is None:
+        return (gr.skip(),) * 8 + ("",)
+    picker = word_choices(link.text, link.model, link.mode, list(link.mask_words))
+    if link.mode == "manual" and link.mask_words and picker.get("value") != list(link.mask_words):
+        problems.append("Some of the link's mask words are not in its text; they were left out.")
+    note = render.notices_html(["Opened from a link: the sentence and settings below are the link's.", *problems])
+    return (link.text, link.model, link.mode, link.mask_rate, link.seed, link.temperature, link.top_k, picker, note)
 
 
 def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_words, merged,
@@ -139,32 +175,51 @@ def rerender(explanation: Explanation | None, attribution, merged: bool):
             render.attribution_figure(attribution, explanation, merged))
 
 
-def run_attribute(explanation: Explanation | None, target, method, n_steps, baseline, merged):
+def _attribution_settings(method, n_steps, baseline, adaptive) -> AttributionSettings:
+    return AttributionSettings(method, int(n_steps), baseline, tolerance=TOLERANCE if adaptive else 0.0)
+
+
+def run_attribute(explanation: Explanation | None, target, method, n_steps, baseline, adaptive, merged):
     if explanation is None:
         message = style.message_html("Run the generator and discriminator first (the button above).")
         return message, gr.update(visible=False), None, None
-    settings = AttributionSettings(method, int(n_steps), baseline)
+    settings = _attribution_settings(method, n_steps, baseline, adaptive)
     pair = api.load_pair(explanation.model)
     try:
         result = attribute(pair, explanation, None if target is None else int(target), settings)
-    except ValueError as error:
+    except ValueError as error:  # a bad target, or a request over the server's compute budget
         return style.message_html(str(error)), gr.update(visible=False), None, None
-    extra = {"attribution": {**dataclasses.asdict(result), "p_replaced": result.p_replaced}}
-    return (render.attribution_html(result, explanation, merged),
+    extra = {"attribution": {**dataclasses.asdict(result), "p_replaced": result.p_replaced, "error": result.error}}
+    return (render.attribution_html(result, explanation, merged) + completeness.attribution_note_html(result),
             gr.update(value=render.attribution_figure(result, explanation, merged), visible=True),
             _export(explanation, extra), result)
 
 
-def run_matrix(explanation: Explanation | None, method, n_steps, baseline, progress=gr.Progress()):
+MATRIX_REDRAW_S = 0.5  # the heatmap is redrawn at most this often while its rows arrive
+
+
+def run_matrix(explanation: Explanation | None, method, n_steps, baseline, adaptive):
+    """Rows appear as they are computed (a generator: a cancelled or closed page stops the work)."""
     if explanation is None:
-        return gr.update(visible=False), style.message_html("Run the generator and discriminator first (the button above).")
-    progress(0, desc="attributing every token")
+        yield gr.update(visible=False), style.message_html("Run the generator and discriminator first (the button above).")
+        return
     pair = api.load_pair(explanation.model)
-    matrix = attribution_matrix(pair, explanation, AttributionSettings(method, int(n_steps), baseline))
-    note = ""
-    if len(matrix.targets) < sum(not t.special for t in explanation.tokens):
-        note = render.notices_html([f"Only the first {len(matrix.targets)} tokens are explained in this view."])
-    return gr.update(value=render.matrix_figure(matrix, explanation), visible=True), note
+    settings = _attribution_settings(method, n_steps, baseline, adaptive)
+    words = sum(not t.special for t in explanation.tokens)
+    total = len(matrix_targets(explanation))
+    start, drawn = time.perf_counter(), 0.0
+    try:
+        for matrix in iter_matrix(pair, explanation, settings):
+            now = time.perf_counter()
+            if not matrix.done and drawn and now - drawn < MATRIX_REDRAW_S:
+                continue
+            drawn = now
+            note = completeness.matrix_note_html(matrix, total, now - start)
+            if matrix.done and total < words:
+                note += render.notices_html([f"Only the first {total} tokens are explained in this view."])
+            yield gr.update(value=render.matrix_figure(matrix, explanation), visible=True), note
+    except ValueError as error:  # over the server's compute budget even reduced
+        yield gr.update(visible=False), style.message_html(str(error))
 
 
 def build_explore(demo: gr.Blocks) -> tuple:
@@ -192,6 +247,7 @@ def build_explore(demo: gr.Blocks) -> tuple:
         with gr.Row():
             temperature = gr.Slider(0.1, 3.0, value=1.0, step=0.1, label="Generator temperature (higher = wilder guesses)")
             top_k = gr.Slider(1, 10, value=5, step=1, label="Guesses shown per masked word")
+    link_note = gr.HTML(elem_id="explore-link-note")
     status = gr.HTML(elem_id="explore-model-status")
     notices = gr.HTML(elem_id="explore-notices")
     gr.Markdown("### ② What the generator saw")
@@ -200,8 +256,12 @@ def build_explore(demo: gr.Blocks) -> tuple:
     proposals = gr.Plot(show_label=False)
     gr.Markdown("### ④ The discriminator's verdict on every word")
     verdict = gr.HTML(elem_id="explore-verdict")
-    with gr.Row():
+    with gr.Row(equal_height=True):
         download = gr.DownloadButton("Download the results (JSON)", size="sm", scale=0, min_width=240)
+        copy_link = gr.Button("Copy a link to this result", size="sm", scale=0, min_width=240, elem_id="explore-copy-link")
+        link = gr.Textbox(label="Link (opens this sentence with these settings: the same corruption and verdict)",
+                          interactive=False, buttons=["copy"], scale=3, elem_id="explore-link", visible=False)
+    link_query_box = gr.Textbox(visible=False)
 
     gr.Markdown("### ⑤ Why? Ask the discriminator to explain one word\nIntegrated gradients (captum) trace the "
                 "word's score back to every word it read.")
@@ -210,10 +270,13 @@ def build_explore(demo: gr.Blocks) -> tuple:
         method = gr.Radio([("Integrated gradients", "integrated_gradients"), ("Gradient × input (faster)", "gradient_x_input")],
                           value="integrated_gradients", label="Method", scale=2)
         baseline = gr.Radio([("[PAD]", "pad"), ("[MASK]", "mask")], value="pad", label="Baseline", scale=1)
-        n_steps = gr.Slider(4, 200, value=50, step=1, label="Integration steps", scale=1)
+        n_steps = gr.Slider(4, 200, value=128, step=1, label="Integration points (the most, if adaptive)", scale=1)
+    adaptive = gr.Checkbox(value=True, elem_id="explore-adaptive",
+                           label=f"Adaptive: as few points as keep each word's completeness error under {TOLERANCE:.0%}")
     with gr.Row():
         why = gr.Button("Explain this word", variant="primary", elem_id="explore-why")
-        why_all = gr.Button("Explain every word (heatmap, slower)")
+        why_all = gr.Button("Explain every word (heatmap, rows appear as they are computed)", elem_id="explore-why-all")
+        stop = gr.Button("Stop", variant="stop", scale=0, min_width=80, elem_id="explore-stop")
     attribution = gr.State(None)
     attribution_text = gr.HTML(elem_id="explore-attribution")
     attribution_plot = gr.Plot(show_label=False, visible=False)
@@ -228,15 +291,23 @@ def build_explore(demo: gr.Blocks) -> tuple:
     # A load that fails leaves the last good model active and puts the dropdown back to it.
     model.input(model_status, [model], [status, active_model], api_visibility="private", **queues.MODEL).then(
         lambda m: m, [active_model], [model], api_visibility="private")
-    gr.on([mode.change, text.change, active_model.change], word_choices, [text, active_model, mode], [mask_words],
-          trigger_mode="always_last", show_progress="hidden", api_visibility="private")
+    gr.on([mode.change, text.change, active_model.change], word_choices, [text, active_model, mode, mask_words],
+          [mask_words], trigger_mode="always_last", show_progress="hidden", api_visibility="private")
+    copy_link.click(lambda *values: (link_query(*values), gr.update(visible=True)),
+                    [text, active_model, mode, mask_rate, seed, temperature, top_k, mask_words],
+                    [link_query_box, link], api_visibility="private").then(
+        None, [link_query_box], [link], js=COPY_LINK_JS)
     merged.change(rerender, [explanation, attribution, merged],
                   [generator_input, verdict, attribution_text, attribution_plot], api_visibility="private")
-    why.click(run_attribute, [explanation, target, method, n_steps, baseline, merged],
-              [attribution_text, attribution_plot, download, attribution], api_visibility="private",
-              **queues.ATTRIBUTE)
-    why_all.click(run_matrix, [explanation, method, n_steps, baseline], [matrix_plot, matrix_note],
-                  api_visibility="private", **queues.ATTRIBUTE)
-    demo.load(model_status, [active_model], [status, active_model], api_visibility="private", **queues.MODEL).then(
+    single = why.click(run_attribute, [explanation, target, method, n_steps, baseline, adaptive, merged],
+                       [attribution_text, attribution_plot, download, attribution], api_visibility="private",
+                       **queues.ATTRIBUTE)
+    every = why_all.click(run_matrix, [explanation, method, n_steps, baseline, adaptive], [matrix_plot, matrix_note],
+                          api_visibility="private", **queues.ATTRIBUTE)
+    stop.click(None, cancels=[single, every], api_visibility="private")
+    controls = [text, model, mode, mask_rate, seed, temperature, top_k, mask_words, link_note]
+    demo.load(apply_link, None, controls, api_visibility="private").then(
+        model_status, [model], [status, active_model], api_visibility="private", **queues.MODEL).then(
+        lambda m: m, [active_model], [model], api_visibility="private").then(
         run_explain, inputs, outputs, api_visibility="private", **queues.EXPLAIN)
     return model, status, active_model  # for other tabs that open a model here (app.py passes them on)

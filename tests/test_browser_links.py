@@ -1,0 +1,54 @@
+"""Links in Debian's Chromium: a copied link, opened in a fresh page, shows the same result; a bad one says so."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+
+from conftest import wait_for_text
+
+pytestmark = pytest.mark.browser
+SENTENCE = "My sister bought a new bicycle and rode it to work."
+
+
+def verdict(page) -> list[tuple[str, str]]:
+    """(word, the number under it) for every chip of the discriminator's verdict."""
+    chips = page.locator("#explore-verdict .ee-chip")
+    return [(chips.nth(i).locator(".ee-token").inner_text(), chips.nth(i).inner_text()) for i in range(chips.count())]
+
+
+def settled(page) -> None:
+    """Wait for the page's first explanation, and for our sentence's."""
+    page.locator("#explore-verdict .ee-chip").first.wait_for(timeout=30_000)
+
+
+def test_a_copied_link_opens_the_same_corruption_and_verdict(new_page, app_url):
+    page = new_page(app_url)
+    settled(page)
+    page.locator("#explore-text textarea").fill(SENTENCE)
+    page.get_by_text("Settings: model, mask rate, seed, temperature").click()
+    seed = page.locator("label:has-text('Seed (same seed, same result)') input")
+    seed.fill("7")
+    page.locator("#explore-run").click()
+    wait_for_text(page, "#explore-verdict", "bicycle")
+    before = verdict(page)
+    page.locator("#explore-copy-link").click()
+    page.wait_for_function("() => document.querySelector('#explore-link textarea, #explore-link input')?.value"
+                           ".startsWith('http')", timeout=10_000)
+    url = page.locator("#explore-link textarea, #explore-link input").first.input_value()
+    assert "seed=7" in url and "bicycle" in url and page.url == url  # the address bar carries it too
+
+    fresh = new_page(url)
+    wait_for_text(fresh, "#explore-verdict", "bicycle")
+    assert verdict(fresh) == before
+    assert fresh.locator("#explore-generator-input").inner_text() == page.locator("#explore-generator-input").inner_text()
+    assert "Opened from a link" in fresh.locator("#explore-link-note").inner_text()
+
+
+def test_a_bad_link_shows_a_message_and_runs_with_the_defaults(new_page, app_url):
+    page = new_page(f"{app_url}?text={quote(SENTENCE)}&seed=banana&top_k=99&mode=<b>x</b>")
+    wait_for_text(page, "#explore-verdict", "bicycle")
+    note = page.locator("#explore-link-note").inner_text()
+    assert "“seed” must be a whole number" in note and "“top_k”" in note and "“mode”" in note
+    assert page.locator("#explore-link-note b").count() == 0  # the link's text stays text
