@@ -5,7 +5,6 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
-
 from conftest import wait_for_text
 
 pytestmark = pytest.mark.browser

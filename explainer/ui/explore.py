@@ -20,9 +20,8 @@ from explainer.core import links, models
 from explainer.core.attributions import TOLERANCE, AttributionSettings, attribute, iter_matrix, matrix_targets
 from explainer.core.pipeline import Explanation, Settings
 from explainer.core.text import InputError, encode, group_words, visible
-from explainer.render import completeness
+from explainer.render import completeness, style
 from explainer.render import explore as render
-from explainer.render import style
 from explainer.ui import api, queues
 
 INTRO = """
