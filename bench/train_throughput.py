@@ -37,10 +37,11 @@ from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
 from training import data as data_lib
+from training.build import param_groups
+from training.config import TrainConfig
 from training.models import build_electra, build_mlm, count_parameters, resolve_preset
 from training.objectives import BERT_MASKING, ELECTRA_MASKING, MLMObjective, RTDObjective, mask_tokens
 from training.tokenizer import load_tokenizer
-from training.trainer import TrainConfig, param_groups
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from conftest import N_DOCUMENTS, WORDPIECE
 
 from training.__main__ import main
 from training.project import PROJECT as ROOT
-from training.trainer import read_metrics
+from training.runfiles import read_metrics
 
 SMALL = ["--preset", "tiny", "--tokenizer", WORDPIECE, "--max-documents", str(N_DOCUMENTS), "--seq-len", "64",
          "--batch-size", "8", "--lr", "2e-3", "--threads", "1", "--device", "cpu"]

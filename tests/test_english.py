@@ -429,7 +429,7 @@ def test_bad_corpus_specs_are_clear_errors(fake_built_ins, spec, message):
 @pytest.mark.slow
 def test_pretraining_runs_on_the_english_corpus_pooled_with_imdb(tmp_path, fresh_english):
     from training.__main__ import main
-    from training.trainer import read_metrics
+    from training.runfiles import read_metrics
 
     root = english.cache_root()
     fresh_english(install("chitchat", chitchat_members(conversations(300)), root),

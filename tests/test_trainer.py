@@ -11,8 +11,10 @@ import torch
 from conftest import N_DOCUMENTS, WORDPIECE
 from transformers import AutoModelForMaskedLM, AutoModelForPreTraining, AutoTokenizer
 
+from training.config import TrainConfig
 from training.models import PRESETS, count_parameters, embeddings_shared, load_pair
-from training.trainer import TrainConfig, _flops_after, lr_factor, read_metrics, train
+from training.runfiles import read_metrics
+from training.trainer import _flops_after, lr_factor, train
 
 pytestmark = pytest.mark.slow  # real training runs: seconds each
 
@@ -340,9 +342,9 @@ def test_disc_weight_zero_trains_the_generator_alone(tmp_path, rtd_run):
 
 
 def test_the_generator_lr_scale_applies_to_the_generators_own_weights_only(wordpiece):
+    from training.build import param_groups
     from training.models import build_electra
     from training.objectives import RTDObjective
-    from training.trainer import param_groups
 
     generator, discriminator = build_electra(PRESETS["tiny"], len(wordpiece), 0, seed=0)
     objective = RTDObjective(generator, discriminator)

@@ -33,7 +33,7 @@ from training.data import MAX_UPLOAD_BYTES, load_text_file
 from training.race.record import RecordError, build_record, write_record
 from training.race.run import OBJECTIVES, Race, finetune_encoders
 from training.race.settings import RaceLimits, RaceSettings
-from training.trainer import read_metrics
+from training.runfiles import read_metrics
 
 UPLOAD_SUFFIXES = (".txt", ".jsonl")
 RECORD_NAME = "record.json"  # a finished race's replayable record, beside race.json

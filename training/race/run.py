@@ -28,9 +28,10 @@ from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 
+from training.config import TrainConfig
 from training.downstream.probe import probe
 from training.race.settings import DEFAULTS_MEASURED, RaceLimits, RaceSettings, describe_device, use_cuda
-from training.trainer import TrainConfig, train
+from training.trainer import train
 
 OBJECTIVES = ("rtd", "mlm")
 ENCODER_FOLDER = {"rtd": "discriminator", "mlm": "encoder"}  # what each objective keeps after pretraining

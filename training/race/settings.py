@@ -15,9 +15,9 @@ from pathlib import Path
 
 import torch
 
+from training.config import TrainConfig
 from training.data import BUILT_IN_CORPORA
 from training.downstream.probe import ProbeConfig
-from training.trainer import TrainConfig
 
 BUDGETS = ("minutes", "steps", "flops")
 PACES = ("flops", "steps", "time")

@@ -1,0 +1,71 @@
+"""A pretraining run's settings (`TrainConfig`), checked when made; `training.trainer.train` runs one.
+
+`python -m training pretrain` and `compare` turn every field into a flag; a race
+(training/race/settings.py) fills one in for each objective.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    objective: str = "rtd"  # "rtd" (ELECTRA) or "mlm" (BERT-style baseline)
+    preset: str = "mini"  # model sizes, see training/models.py
+    corpus: str = "imdb"  # "imdb" (built in) or a .txt/.jsonl path
+    tokenizer: str = "bert-base-uncased"  # packaged vocab, "wordpiece:N" (trained), or a folder/hub id
+    warm_start: str | None = None  # "minilm" (packaged all-MiniLM-L6-v2 encoder) or a run folder to continue
+    max_documents: int | None = None  # use only the first N training documents (tests, quick demos)
+    seq_len: int = 128  # tokens per block, [CLS] and [SEP] included
+    mixed_seq_len: int | None = None  # every other step trains on blocks this long instead (batch scaled by
+    #   seq_len / mixed_seq_len, so every step holds the same tokens): short input as people type it, too
+    batch_size: int = 32  # blocks per step per process
+    lr: float = 5e-4  # peak learning rate of newly initialised weights (ELECTRA-Small: 5e-4)
+    warm_start_lr_scale: float = 0.2  # copied weights train at lr x this, so they drift slowly
+    generator_lr_scale: float = 1.0  # RTD: the generator's own weights (not the shared embeddings) train at
+    #   their lr x this; 0 freezes them, so the discriminator trains against a fixed generator
+    freeze_generator: bool = False  # RTD: the generator AND the shared embeddings stay fixed, so the generator runs
+    #   without gradients (about a third less work per step) and stays exactly the one measured
+    warmup: float = 0.05  # fraction of the budget spent in linear warmup, then linear decay to 0
+    weight_decay: float = 0.01  # AdamW, not on biases and LayerNorm
+    max_grad_norm: float = 1.0  # gradient clipping
+    mask_rate: float = 0.15  # fraction of non-special tokens selected per sequence
+    disc_weight: float = 50.0  # lambda: weight of the discriminator's BCE (paper: 50)
+    temperature: float = 1.0  # generator sampling temperature
+    generator_layers: int | None = None  # override the preset's generator depth
+    generator_hidden: int | None = None  # ... and width (heads: one per 64; feed-forward 4 x width)
+    generator_warm_start: str | None = None  # "minilm": the generator's layers from MiniLM's lower layers and a
+    #   new MLM head, whatever --warm-start gave the discriminator and the shared embeddings
+    max_steps: int | None = None  # budget in optimizer steps ...
+    max_flops: float | None = None  # ... or in training FLOPs (measured, forward + backward) ...
+    max_minutes: float | None = None  # ... or in wall-clock minutes; the first limit reached ends the run
+    log_every: int = 10  # steps between events
+    checkpoint_every: int = 100  # steps between checkpoints (a killed run loses at most this many)
+    seed: int = 0
+    device: str = "auto"  # "auto" (CUDA with bf16 when present), "cpu" or "cuda"
+    threads: int | None = None  # torch CPU threads; None leaves torch's default
+
+    def __post_init__(self) -> None:
+        if self.objective not in ("rtd", "mlm"):
+            raise ValueError(f"objective must be 'rtd' or 'mlm', not {self.objective!r}")
+        if not (self.max_steps or self.max_flops or self.max_minutes):
+            raise ValueError("give a budget: max_steps, max_flops or max_minutes")
+        if not 0 < self.mask_rate < 1:
+            raise ValueError("mask_rate must be between 0 and 1")
+        if self.seq_len < 8:
+            raise ValueError("seq_len must be at least 8")
+        if self.disc_weight < 0:
+            raise ValueError("disc_weight must be 0 or more (0 trains the generator alone)")
+        if self.generator_lr_scale < 0:
+            raise ValueError("generator_lr_scale must be 0 or more")
+        if self.mixed_seq_len is not None:
+            if self.mixed_seq_len < 8 or self.seq_len % self.mixed_seq_len:
+                raise ValueError(f"mixed_seq_len must be at least 8 and divide seq_len ({self.seq_len}), "
+                                 f"not {self.mixed_seq_len}")
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "TrainConfig":
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in values.items() if k in names})
