@@ -406,11 +406,11 @@ def test_the_tab_says_busy_and_reattaches_to_the_managers_race(tmp_path, monkeyp
 def test_the_race_cli_takes_the_presets_budget_when_none_is_given():
     import argparse
 
-    from training.__main__ import _add_race_arguments, race_settings
+    from training.cli.race import add_race_arguments, race_settings
     from training.race.settings import CPU_RACE_FLOPS
 
     parser = argparse.ArgumentParser()
-    _add_race_arguments(parser)
+    add_race_arguments(parser)
     mini = race_settings(parser.parse_args(["--preset", "mini", "--device", "cpu"]))
     assert (mini.budget, mini.amount, mini.temperature) == ("flops", CPU_RACE_FLOPS, 2.0)  # the tab's default race
     tiny = race_settings(parser.parse_args(["--preset", "tiny", "--budget-minutes", "2", "--lr", "0.01"]))
