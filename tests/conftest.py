@@ -103,7 +103,7 @@ def app_url(tiny_pair_dir):
     os.environ["ELECTRA_MODEL_ROOTS"] = str(tiny_pair_dir)
     import app  # built at import: reads the default model from the environment set just above
 
-    _, url, _ = app.demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1")
+    _, url, _ = app.demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1", **app.LAUNCH)
     yield url
     app.demo.close()
     for key, value in previous.items():

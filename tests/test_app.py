@@ -72,8 +72,9 @@ def test_page_handlers_render_results_and_errors(app_url, tiny_pair_dir):
     assert "[MASK]" in generator_input and 'class="ee-chip"' in verdict and proposals is not None
     assert target["value"] == explanation.most_suspicious
     assert download.endswith(".json")
-    html, figure, download, attribution = explore.run_attribute(explanation, None, "integrated_gradients", 10,
-                                                                  "pad", True, True)
+    html, figure, download, attribution, svg, card, why_svg = explore.run_attribute(
+        explanation, None, "integrated_gradients", 10, "pad", True, True)
+    assert svg["value"].endswith(".svg") and card["value"].endswith(".html") and why_svg["value"].endswith(".svg")
     assert "convergence delta" in html and figure["visible"] and attribution.target == explanation.most_suspicious
     assert f"{attribution.points} integration points; completeness error {attribution.error:.2%}" in html
     *partial, (heatmap, note) = list(explore.run_matrix(explanation, "integrated_gradients", 16, "pad", True))

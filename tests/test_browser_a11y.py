@@ -1,7 +1,7 @@
 """axe-core in Debian's Chromium (Playwright, axe-playwright-python): each tab as a visitor opens it has
-no accessibility violation rated serious or critical, except the known ones in gradio's theme (`KNOWN`:
-the tab is then an expected failure that names them); the Explore chips and the Classroom's Detect step
-(the shared chips) have none at all.
+no accessibility violation rated serious or critical (gradio's default theme misses AA contrast on its
+buttons and subdued text: app.THEME fixes it); the Explore chips and the Classroom's Detect step (the
+shared chips) have none at all.
 
 Needs `apt-get install -y chromium` (never `playwright install`). Set A11Y_REPORT=path to keep axe's
 full report of every scan (JSON, one entry per tab).
@@ -21,22 +21,6 @@ pytestmark = pytest.mark.browser  # the `browser` fixture (conftest) skips when 
 
 SEVERE = ("serious", "critical")
 REPORTS: dict[str, list[dict]] = {}
-
-# Violations found by this test in code its author does not own: gradio's default theme (primary
-# buttons white on #f97316, 2.8:1; stop buttons white on #ef4444, 3.76:1; subdued text #bbbbc2 on white,
-# 1.9:1, in the footer, the slider's maximum, upload's "- or -", a textbox's info; the selected inner tab
-# #f97316 on white, 2.8:1). They are the theme's, set in app.py; reported, to be fixed there.
-# (rule, target) pairs; a tab with known ones left is an expected failure (xfail) naming them, and a
-# pair that is no longer found fails the test, so that the list is pruned as they are fixed.
-FOOTER = {("color-contrast", ".show-api"), ("color-contrast", ".built-with"), ("color-contrast", ".settings")}
-KNOWN: dict[str, set[tuple[str, str]]] = {
-    "Explore": FOOTER | {("color-contrast", t) for t in ("#explore-run", "#explore-why", "#explore-stop",
-                                                         ".max_value")},
-    "Classroom": FOOTER | {("color-contrast", t) for t in ("#classroom-run", "#walk-next")},
-    "Training": FOOTER | {("color-contrast", t) for t in ("#race-live-tab-button", ".or", ".info-text", "#race-start",
-                                                          "#race-stop")},
-}
-
 
 def violations(page, name: str, context: str | None = None) -> list[dict]:
     """axe's violations on the page (or inside the `context` selector): rule, impact, targets, summary."""
@@ -95,13 +79,7 @@ def test_explore_chips_keep_their_names_in_the_page_and_have_no_violation(page):
 def test_no_serious_or_critical_violation_in_the_tab(page, tab):
     open_tab(page, tab)
     severe = [v for v in violations(page, tab) if v["impact"] in SEVERE]
-    found = {(v["rule"], target) for v in severe for target in v["targets"]}
-    unknown = [v for v in severe if any((v["rule"], t) not in KNOWN[tab] for t in v["targets"])]
-    assert not unknown, describe(unknown)
-    fixed = KNOWN[tab] - found
-    assert not fixed, f"fixed, remove from KNOWN: {sorted(fixed)}"
-    if found:
-        pytest.xfail("known, in gradio's theme (app.py): " + ", ".join(f"{r} {t}" for r, t in sorted(found)))
+    assert not severe, describe(severe)  # gradio's own contrast shortfalls are fixed by app.THEME
 
 
 def test_classroom_detect_step_has_no_serious_violation(page):

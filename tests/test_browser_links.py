@@ -51,3 +51,25 @@ def test_a_bad_link_shows_a_message_and_runs_with_the_defaults(new_page, app_url
     note = page.locator("#explore-link-note").inner_text()
     assert "“seed” must be a whole number" in note and "“top_k”" in note and "“mode”" in note
     assert page.locator("#explore-link-note b").count() == 0  # the link's text stays text
+
+
+def test_the_exported_picture_and_card_are_written_and_open(new_page, app_url, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    page = new_page(app_url)
+    settled(page)
+    words = [word for word, _ in verdict(page)]
+    files = {}
+    for button, name in (("#explore-verdict-svg", "verdict.svg"), ("#explore-card", "card.html")):
+        with page.expect_download(timeout=30_000) as download:
+            page.locator(button).click()
+        files[name] = tmp_path / name
+        download.value.save_as(files[name])
+    svg = ET.parse(files["verdict.svg"]).getroot()
+    assert svg.tag.endswith("svg") and len(svg.findall(".//{http://www.w3.org/2000/svg}rect")) == len(words)
+    for name, path in files.items():  # each opens on its own, offline, and shows every word
+        viewer = new_page(path.as_uri())
+        shown = viewer.locator("body").inner_text() if name.endswith(".html") else path.read_text(encoding="utf-8")
+        assert all(word in shown for word in words), name
+    card = new_page(files["card.html"].as_uri())
+    assert card.locator("script").count() == 0 and card.locator(".ee-chip, [role=img]").count() >= len(words)

@@ -157,7 +157,7 @@ def test_attribution_svg_colours_shares_and_marks_their_sign(attribution, explan
     assert sum(n.startswith("▼ -") for n in notes) == sum(s < 0 for _, s, _ in units)
     lines = " ".join(notes)
     assert lines.startswith("Why is “") and "towards replaced ▲" in lines and "▼ towards original" in lines
-    assert "integrated gradients, PAD baseline, 4 steps" in lines and "within" in lines
+    assert "integrated gradients, PAD baseline, 4 points" in lines and "within" in lines
 
 
 # --- the HTML card ----------------------------------------------------------------------------------------

@@ -208,7 +208,7 @@ def attribution_html(attribution: Attribution, explanation: Explanation, merged:
         name = f"“{esc(word.corrupted)}” (its piece “{esc(target.corrupted)}”)"
     delta = "" if attribution.delta is None else (
         f" Integrated gradients from a {attribution.settings.baseline.upper()} baseline with "
-        f"{attribution.settings.n_steps} steps: the shares add up to logit(sentence) − logit(baseline) = "
+        f"{attribution.points or attribution.settings.n_steps} points: the shares add up to logit(sentence) − logit(baseline) = "
         f"{attribution.logit - attribution.baseline_logit:+.3f} within {abs(attribution.delta):.1e} "
         f"(convergence delta).")
     head = (f'<p style="{FONT}">Why is <b>{name}</b> (outlined) rated {attribution.p_replaced:.0%} '

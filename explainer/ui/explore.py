@@ -20,7 +20,7 @@ from explainer.core import links, models
 from explainer.core.attributions import TOLERANCE, AttributionSettings, attribute, iter_matrix, matrix_targets
 from explainer.core.pipeline import Explanation, Settings
 from explainer.core.text import InputError, encode, group_words, visible
-from explainer.render import completeness, style
+from explainer.render import completeness, export, style
 from explainer.render import explore as render
 from explainer.ui import api, queues
 
@@ -52,21 +52,42 @@ def _settings(mode, mask_rate, seed, temperature, top_k, mask_words) -> Settings
                     tuple(int(w) for w in mask_words or ()))
 
 
-def _export(explanation: Explanation | None, extra: dict | None = None) -> str | None:
-    """Write the results to a JSON file for the download button; None when there is nothing."""
-    if explanation is None:
-        return None
+def _write(content: str, suffix: str) -> str:
+    """One export file for a download button (files older than an hour are deleted on the way)."""
     EXPORT_DIR.mkdir(exist_ok=True)
     now = time.time()
-    for old in EXPORT_DIR.glob("electra-*.json"):
+    for old in EXPORT_DIR.glob("electra-*"):
         try:
             if now - old.stat().st_mtime > EXPORT_MAX_AGE_S:
                 old.unlink()
         except OSError:  # another request removed it first
             pass
-    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="electra-", dir=EXPORT_DIR, delete=False) as f:
-        json.dump({"explanation": explanation.to_dict(), **(extra or {})}, f, indent=1, ensure_ascii=False)
+    with tempfile.NamedTemporaryFile("w", suffix=suffix, prefix="electra-", dir=EXPORT_DIR, delete=False,
+                                     encoding="utf-8") as f:
+        f.write(content)
     return f.name
+
+
+def _export(explanation: Explanation | None, extra: dict | None = None) -> str | None:
+    """Write the results to a JSON file for the download button; None when there is nothing."""
+    if explanation is None:
+        return None
+    return _write(json.dumps({"explanation": explanation.to_dict(), **(extra or {})}, indent=1, ensure_ascii=False),
+                  ".json")
+
+
+def _pictures(explanation: Explanation | None, attribution, merged: bool, palette: str):
+    """The verdict as a picture (SVG), the HTML card (with the attribution when there is one), and the
+    attribution as a picture: updates for the three download buttons."""
+    if explanation is None:
+        return gr.update(value=None, visible=False), gr.update(value=None, visible=False), \
+            gr.update(value=None, visible=False)
+    svg = _write(export.sentence_svg(explanation, merged, palette), ".svg")
+    card = _write(export.card_html(explanation, attribution, merged, palette), ".html")
+    why = None if attribution is None else _write(export.attribution_svg(attribution, explanation, merged, palette),
+                                                  ".svg")
+    return (gr.update(value=svg, visible=True), gr.update(value=card, visible=True),
+            gr.update(value=why, visible=why is not None))
 
 
 def model_status(model: str, progress=gr.Progress(track_tqdm=True)):
@@ -131,20 +152,20 @@ def apply_link(request: gr.Request):
     return (link.text, link.model, link.mode, link.mask_rate, link.seed, link.temperature, link.top_k, picker, note)
 
 
-def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_words, merged,
+def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_words, merged, palette=style.DEFAULT_PALETTE,
                 progress=gr.Progress(track_tqdm=True)):
     empty = gr.update(choices=[], value=None)
     try:
         explanation = api.make_explanation(text, model, _settings(mode, mask_rate, seed, temperature, top_k, mask_words))
     except gr.Error as error:
         return (style.message_html(error.message), "", None, "", None, empty, None, "", gr.update(visible=False),
-                None, gr.update(visible=False))
+                None, gr.update(visible=False), *_pictures(None, None, merged, palette))
     targets = [(_target_label(explanation, t), t.position) for t in explanation.tokens if not t.special]
     return (
         render.notices_html(explanation.notices),
         render.generator_input_html(explanation, merged),
         render.proposals_figure(explanation),
-        render.score_html(explanation) + render.sentence_html(explanation, merged),
+        render.score_html(explanation) + render.sentence_html(explanation, merged, palette),
         explanation,
         gr.update(choices=targets, value=explanation.most_suspicious),
         _export(explanation),
@@ -152,6 +173,7 @@ def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_wor
         gr.update(value=None, visible=False),
         None,
         gr.update(value=None, visible=False),
+        *_pictures(explanation, None, merged, palette),
     )
 
 
@@ -162,42 +184,49 @@ def _target_label(explanation: Explanation, token) -> str:
     return f"{name}  ({token.p_replaced:.0%} replaced)"
 
 
-def rerender(explanation: Explanation | None, attribution, merged: bool):
-    """Words <-> subword tokens without running the models again."""
+def rerender(explanation: Explanation | None, attribution, merged: bool, palette: str = style.DEFAULT_PALETTE):
+    """Words <-> subword tokens, or another palette, without running the models again."""
     if explanation is None:
-        return gr.update(), gr.update(), gr.update(), gr.update()
+        return (gr.update(),) * 7
     views = (render.generator_input_html(explanation, merged),
-             render.score_html(explanation) + render.sentence_html(explanation, merged))
+             render.score_html(explanation) + render.sentence_html(explanation, merged, palette))
+    pictures = _pictures(explanation, attribution, merged, palette)
     if attribution is None:
-        return *views, gr.update(), gr.update()
-    return (*views, render.attribution_html(attribution, explanation, merged),
-            render.attribution_figure(attribution, explanation, merged))
+        return *views, gr.update(), gr.update(), *pictures
+    return (*views, _attribution_view(attribution, explanation, merged, palette),
+            render.attribution_figure(attribution, explanation, merged, palette), *pictures)
+
+
+def _attribution_view(attribution, explanation: Explanation, merged: bool, palette: str) -> str:
+    return render.attribution_html(attribution, explanation, merged, palette) + completeness.attribution_note_html(attribution)
 
 
 def _attribution_settings(method, n_steps, baseline, adaptive) -> AttributionSettings:
     return AttributionSettings(method, int(n_steps), baseline, tolerance=TOLERANCE if adaptive else 0.0)
 
 
-def run_attribute(explanation: Explanation | None, target, method, n_steps, baseline, adaptive, merged):
+def run_attribute(explanation: Explanation | None, target, method, n_steps, baseline, adaptive, merged,
+                  palette=style.DEFAULT_PALETTE):
+    keep = (gr.skip(),) * 3  # the picture buttons stay as they were
     if explanation is None:
         message = style.message_html("Run the generator and discriminator first (the button above).")
-        return message, gr.update(visible=False), None, None
+        return message, gr.update(visible=False), None, None, *keep
     settings = _attribution_settings(method, n_steps, baseline, adaptive)
     pair = api.load_pair(explanation.model)
     try:
         result = attribute(pair, explanation, None if target is None else int(target), settings)
     except ValueError as error:  # a bad target, or a request over the server's compute budget
-        return style.message_html(str(error)), gr.update(visible=False), None, None
+        return style.message_html(str(error)), gr.update(visible=False), None, None, *keep
     extra = {"attribution": {**dataclasses.asdict(result), "p_replaced": result.p_replaced, "error": result.error}}
-    return (render.attribution_html(result, explanation, merged) + completeness.attribution_note_html(result),
-            gr.update(value=render.attribution_figure(result, explanation, merged), visible=True),
-            _export(explanation, extra), result)
+    return (_attribution_view(result, explanation, merged, palette),
+            gr.update(value=render.attribution_figure(result, explanation, merged, palette), visible=True),
+            _export(explanation, extra), result, *_pictures(explanation, result, merged, palette))
 
 
 MATRIX_REDRAW_S = 0.5  # the heatmap is redrawn at most this often while its rows arrive
 
 
-def run_matrix(explanation: Explanation | None, method, n_steps, baseline, adaptive):
+def run_matrix(explanation: Explanation | None, method, n_steps, baseline, adaptive, palette=style.DEFAULT_PALETTE):
     """Rows appear as they are computed (a generator: a cancelled or closed page stops the work)."""
     if explanation is None:
         yield gr.update(visible=False), style.message_html("Run the generator and discriminator first (the button above).")
@@ -216,7 +245,7 @@ def run_matrix(explanation: Explanation | None, method, n_steps, baseline, adapt
             note = completeness.matrix_note_html(matrix, total, now - start)
             if matrix.done and total < words:
                 note += render.notices_html([f"Only the first {total} tokens are explained in this view."])
-            yield gr.update(value=render.matrix_figure(matrix, explanation), visible=True), note
+            yield gr.update(value=render.matrix_figure(matrix, explanation, palette), visible=True), note
     except ValueError as error:  # over the server's compute budget even reduced
         yield gr.update(visible=False), style.message_html(str(error))
 
@@ -234,6 +263,8 @@ def build_explore(demo: gr.Blocks) -> tuple:
     with gr.Row():
         mode = gr.Radio(MODES, value="auto", label="What gets corrupted", scale=3)
         merged = gr.Checkbox(value=True, label="Show whole words (untick to see subword tokens)", scale=1)
+        palette = gr.Radio(list(style.PALETTES), value=style.DEFAULT_PALETTE, label="Colours", scale=1,
+                           elem_id="explore-palette")
     mask_words = gr.CheckboxGroup([], label="Words to mask (tick them, then press the button)", visible=False,
                                   elem_id="explore-mask-words")
     with gr.Accordion("Settings: model, mask rate, seed, temperature", open=False):
@@ -261,6 +292,11 @@ def build_explore(demo: gr.Blocks) -> tuple:
         link = gr.Textbox(label="Link (opens this sentence with these settings: the same corruption and verdict)",
                           interactive=False, buttons=["copy"], scale=3, elem_id="explore-link", visible=False)
     link_query_box = gr.Textbox(visible=False)
+    with gr.Row():
+        verdict_svg = gr.DownloadButton("The verdict as a picture (SVG)", size="sm", scale=0, min_width=240,
+                                        visible=False, elem_id="explore-verdict-svg")
+        card = gr.DownloadButton("A card to share (HTML, works offline)", size="sm", scale=0, min_width=240,
+                                 visible=False, elem_id="explore-card")
 
     gr.Markdown("### ⑤ Why? Ask the discriminator to explain one word\nIntegrated gradients (captum) trace the "
                 "word's score back to every word it read.")
@@ -279,12 +315,15 @@ def build_explore(demo: gr.Blocks) -> tuple:
     attribution = gr.State(None)
     attribution_text = gr.HTML(elem_id="explore-attribution")
     attribution_plot = gr.Plot(show_label=False, visible=False)
+    attribution_svg = gr.DownloadButton("This explanation as a picture (SVG)", size="sm", visible=False,
+                                        elem_id="explore-attribution-svg")
     matrix_note = gr.HTML()
     matrix_plot = gr.Plot(show_label=False, visible=False)
 
-    inputs = [text, active_model, mode, mask_rate, seed, temperature, top_k, mask_words, merged]
+    inputs = [text, active_model, mode, mask_rate, seed, temperature, top_k, mask_words, merged, palette]
+    pictures = [verdict_svg, card, attribution_svg]
     outputs = [notices, generator_input, proposals, verdict, explanation, target, download, attribution_text,
-               attribution_plot, attribution, matrix_plot]
+               attribution_plot, attribution, matrix_plot, *pictures]
     for trigger in (run.click, text.submit):
         trigger(run_explain, inputs, outputs, api_visibility="private", **queues.EXPLAIN)
     # A load that fails leaves the last good model active and puts the dropdown back to it.
@@ -296,13 +335,13 @@ def build_explore(demo: gr.Blocks) -> tuple:
                     [text, active_model, mode, mask_rate, seed, temperature, top_k, mask_words],
                     [link_query_box, link], api_visibility="private").then(
         None, [link_query_box], [link], js=COPY_LINK_JS)
-    merged.change(rerender, [explanation, attribution, merged],
-                  [generator_input, verdict, attribution_text, attribution_plot], api_visibility="private")
-    single = why.click(run_attribute, [explanation, target, method, n_steps, baseline, adaptive, merged],
-                       [attribution_text, attribution_plot, download, attribution], api_visibility="private",
+    gr.on([merged.change, palette.change], rerender, [explanation, attribution, merged, palette],
+          [generator_input, verdict, attribution_text, attribution_plot, *pictures], api_visibility="private")
+    single = why.click(run_attribute, [explanation, target, method, n_steps, baseline, adaptive, merged, palette],
+                       [attribution_text, attribution_plot, download, attribution, *pictures], api_visibility="private",
                        **queues.ATTRIBUTE)
-    every = why_all.click(run_matrix, [explanation, method, n_steps, baseline, adaptive], [matrix_plot, matrix_note],
-                          api_visibility="private", **queues.ATTRIBUTE)
+    every = why_all.click(run_matrix, [explanation, method, n_steps, baseline, adaptive, palette],
+                          [matrix_plot, matrix_note], api_visibility="private", **queues.ATTRIBUTE)
     stop.click(None, cancels=[single, every], api_visibility="private")
     controls = [text, model, mode, mask_rate, seed, temperature, top_k, mask_words, link_note]
     demo.load(apply_link, None, controls, api_visibility="private").then(
