@@ -17,6 +17,7 @@ import pytest
 from training import data, english
 from training.data import Corpus, load_corpus
 from training.english import Source
+from training.offensive import ALLOWED, _blocked, is_offensive
 
 SOURCE = {s.name: s for s in english.SOURCES}
 
@@ -303,13 +304,13 @@ def test_a_document_is_cleaned_line_by_line():
     ("", False),
 ])
 def test_offensive_words_and_allowed_ones(text, offensive):
-    assert english.is_offensive(text) is offensive
+    assert is_offensive(text) is offensive
 
 
 def test_allowed_words_really_are_in_the_list_they_are_taken_from():
-    single, _ = english._blocked()
-    assert {"kill", "seaman", "god", "hell"} <= english.ALLOWED
-    assert single.isdisjoint(english.ALLOWED) and "fuck" in single
+    single, _ = _blocked()
+    assert {"kill", "seaman", "god", "hell"} <= ALLOWED
+    assert single.isdisjoint(ALLOWED) and "fuck" in single
 
 
 # --- the split, and the whole corpus ---------------------------------------------------------------

@@ -9,8 +9,7 @@ filtered for offensive words, deduplicated, and split 95/5 by a hash of each doc
 held-out documents are fixed whatever the order of the files and never trained on.
 
 Offensive text: a line (a chat message, a paragraph) that contains a word of better-profanity
-0.7.0's list is dropped, except the ordinary words that list also holds (`ALLOWED`: "god",
-"kill", "hell"...), which State of the Union speeches and 19th-century books use innocently.
+0.7.0's list is dropped, except the ordinary words that list also holds (training/offensive.py).
 
 Left out on purpose: npm `nlp-corpus` (it mixes in movie-review sentences that could leak into
 the IMDB held-out split, repeats State of the Union text, and ships slurs by design) and the
@@ -32,6 +31,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from training.offensive import is_offensive
 
 HELDOUT_PERCENT = 5  # of each source's documents
 SECTION_WORDS = 1000  # a book is cut into sections of about this many words (its documents)
@@ -80,20 +81,6 @@ SOURCES: tuple[Source, ...] = (
            r"\./usr/share/wordnet/data\.(noun|verb|adj|adv)$"),
 )
 SOURCE_NAMES = tuple(s.name for s in SOURCES)
-
-# better-profanity's list holds these ordinary words too; dropping every line with "god" or
-# "kill" would strip speeches and books of whole topics, so they are kept.
-ALLOWED = frozenset({
-    "arian", "aryan", "drunk", "dummy", "erect", "facial", "fanny", "fat", "flange", "gay", "god", "hebe",
-    "hell", "hemp", "heroin", "herpes", "hitler", "hiv", "hoar", "hump", "jerk", "jerked", "kill", "klan", "knob",
-    "leper", "loin", "loins", "lust", "lusty", "murder", "naked", "napalm", "nazi", "nazism", "niggle",
-    "opiate", "opium", "oral", "orally", "organ", "ovum", "ovary", "paddy", "pawn", "pot", "prick", "prig",
-    "prude", "queer", "reich", "revue", "rum", "rump", "screw", "seaman", "seamen", "seduce", "sex", "sexual",
-    "slave", "slope", "snatch", "sniper", "snuff", "steamy", "stoned", "strip", "stroke", "stupid", "suck",
-    "sucked", "tawdry", "thrust", "thug", "tinkle", "tramp", "trashy", "ugly", "unwed", "urine", "uterus",
-    "virgin", "vixen", "vodka", "vomit", "vulgar", "wad", "wang", "weed", "weirdo", "wench", "whiz", "willy",
-    "womb", "woody", "racy", "nude", "pasty", "potty", "junkie", "junky", "moron", "nimrod", "ninny", "sissy",
-})
 
 
 def cache_root() -> Path:
@@ -234,31 +221,6 @@ PARSERS: dict[str, Callable[[dict[str, str]], Iterator[list[str]]]] = {
 
 
 # --- cleaning ---------------------------------------------------------------------------------
-@lru_cache(maxsize=1)
-def _blocked() -> tuple[frozenset[str], tuple[str, ...]]:
-    """better-profanity's list less ALLOWED: single words, and multi-word phrases."""
-    from importlib.resources import files
-
-    import better_profanity  # only its word list is used
-
-    listed = files(better_profanity).joinpath("profanity_wordlist.txt").read_text(encoding="utf-8").split("\n")
-    words = {w.strip().lower() for w in listed if w.strip()} - ALLOWED
-    return frozenset(w for w in words if " " not in w), tuple(sorted(w for w in words if " " in w))
-
-
-_WORD = re.compile(r"[\w$@!+.'-]+")
-
-
-def is_offensive(text: str) -> bool:
-    single, phrases = _blocked()
-    lowered = text.lower()
-    words = {w.strip(".'-!") for w in _WORD.findall(lowered)}
-    if not single.isdisjoint(words) or not single.isdisjoint(_WORD.findall(lowered)):
-        return True
-    spaced = " " + " ".join(re.findall(r"\w+", lowered)) + " "
-    return any(f" {p} " in spaced for p in phrases)
-
-
 def clean_document(lines: list[str]) -> str:
     """One document from its lines: offensive lines dropped, whitespace normalised."""
     from training.data import clean_text
