@@ -1,7 +1,14 @@
 """Many users at once: the served app under `--clients` concurrent gradio_client users, `--calls` /explain each.
 
-Starts `python app.py` in a subprocess exactly as a Space does (GRADIO_SERVER_NAME / GRADIO_SERVER_PORT
-on a free port, offline), then prints:
+Side by side in one run, three servers one after another (`--scenarios`), each started in a
+subprocess exactly as a Space does (`python app.py`, GRADIO_SERVER_NAME / GRADIO_SERVER_PORT on a free
+port, offline):
+- before: one sentence per forward, 4 requests at a time (ELECTRA_EXPLAIN_BATCH=1,
+  ELECTRA_EXPLAIN_CONCURRENCY=4: the previous server);
+- now: the defaults, concurrent requests micro-batched (explainer.core.batching);
+- race: the defaults while a default race (mini, 10 minutes) runs in the server's Training tab.
+First it prints the compute-bound ceiling: calls/s if only model time counted (one sentence per
+forward, and 16), measured in this process. Then, per server:
 - cold start: from starting the process to the page being served, and to the first /explain answer
   (imports, launch, loading the model);
 - the load: every client connects first, then all start together; each call's wall time as the
@@ -54,6 +61,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--sample-ms", type=float, default=50, help="memory sampling interval (default: 50)")
     p.add_argument("--threads", type=int, help="the server's torch threads (OMP_NUM_THREADS); default: torch's own")
     p.add_argument("--startup-timeout", type=float, default=300, help="seconds to wait for the page (default: 300)")
+    p.add_argument("--scenarios", nargs="+", default=list(SCENARIOS), choices=list(SCENARIOS),
+                   help="servers to load, one after another (default: all, side by side)")
     p.add_argument("--json", help="also write the figures to this file")
     return p.parse_args(argv)
 
@@ -195,23 +204,62 @@ def percentile(values: list[float], q: float) -> float | None:
     return statistics.quantiles(values, n=100, method="inclusive")[round(q) - 1]
 
 
-def main(argv=None) -> int:
-    args = parse_args(argv)
-    scratch = Path(tempfile.mkdtemp(prefix="electra-load-"))
+# A server with a default race running in its Training tab: the race is started on the app's own
+# manager (as the tab's Start button does), then the app is served exactly as `python app.py` does.
+RACE_BOOT = """
+import runpy, sys
+sys.path.insert(0, ".")
+from explainer.ui import races
+from training.race.settings import RaceSettings
+races.MANAGER.start(RaceSettings())
+runpy.run_path("app.py", run_name="__main__")
+"""
+SCENARIOS = {  # name -> (what it is, server environment, boot with a race)
+    "before": ("one sentence per forward, 4 at a time (the previous server)",
+               {"ELECTRA_EXPLAIN_BATCH": "1", "ELECTRA_EXPLAIN_CONCURRENCY": "4"}, False),
+    "now": ("micro-batched: up to 16 sentences per forward, 16 at a time", {}, False),
+    "race": ("micro-batched, while a default race runs in the Training tab", {}, True),
+}
+
+
+def ceiling(model_env: dict, sentences: int = 64) -> dict:
+    """Calls/s if only model time counted, measured in this process: one sentence per forward, and 16."""
+    os.environ.update(model_env)
+    sys.path.insert(0, str(PROJECT))
+    from explainer.core import models
+    from explainer.core.pipeline import Settings, explain, explain_many
+
+    pair = models.load(model_env["ELECTRA_MODEL"], roots=models.allowed_roots())
+    requests = [(SENTENCES[i % len(SENTENCES)], Settings(seed=i)) for i in range(sentences)]
+    explain(pair, *requests[0])  # warm-up
+    began = time.perf_counter()
+    for text, settings in requests:
+        explain(pair, text, settings)
+    alone = time.perf_counter() - began
+    began = time.perf_counter()
+    for start in range(0, sentences, 16):
+        explain_many(pair, requests[start:start + 16])
+    batched = time.perf_counter() - began
+    return {"ceiling_alone_calls_per_s": round(sentences / alone, 1),
+            "ceiling_batched_calls_per_s": round(sentences / batched, 1)}
+
+
+def serve_and_load(args, model_env: dict, scratch: Path, extra_env: dict, race: bool) -> tuple[dict, list[str]]:
+    """Start the server, time its cold start, drive the load, stop it: (figures, errors)."""
     server = None
     try:
-        model_env, described = prepare_model(args.model, scratch)
         port = free_port()
         url = f"http://127.0.0.1:{port}/"
-        env = {**os.environ, **model_env, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
-               "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, **model_env, **extra_env, "GRADIO_SERVER_NAME": "127.0.0.1",
+               "GRADIO_SERVER_PORT": str(port), "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False",
+               "PYTHONUNBUFFERED": "1", "ELECTRA_RACE_DIR": str(scratch / "races")}
         if args.threads:
             env["OMP_NUM_THREADS"] = str(args.threads)
         log = scratch / "server.log"
         began = time.perf_counter()
+        command = [sys.executable, "-c", RACE_BOOT] if race else [sys.executable, "app.py"]
         with open(log, "wb") as out:
-            server = subprocess.Popen([sys.executable, "app.py"], cwd=PROJECT, env=env, stdout=out,
-                                      stderr=subprocess.STDOUT)
+            server = subprocess.Popen(command, cwd=PROJECT, env=env, stdout=out, stderr=subprocess.STDOUT)
         memory = PeakMemory(server.pid, args.sample_ms / 1000)
         wait_for_page(url, server, args.startup_timeout, log)
         page_s = time.perf_counter() - began
@@ -222,7 +270,6 @@ def main(argv=None) -> int:
         first_s = time.perf_counter() - began
         assert first["tokens"][0]["original"] == "[CLS]"
         idle_rss = memory.rss()
-
         latencies, errors, wall = drive(url, args.clients, args.calls, args.mode)
         peak = memory.stop()
     finally:
@@ -232,36 +279,48 @@ def main(argv=None) -> int:
                 server.wait(30)
             except subprocess.TimeoutExpired:
                 server.kill()
-        shutil.rmtree(scratch, ignore_errors=True)
-
-    total = args.clients * args.calls
     ms = lambda s: None if s is None else round(1000 * s, 1)  # noqa: E731
-    figures = {
-        "model": described, "clients": args.clients, "calls_per_client": args.calls, "mode": args.mode,
-        "server_threads": args.threads, "cold_start_page_s": round(page_s, 2), "cold_start_first_explain_s": round(first_s, 2),
-        "calls": total, "ok": len(latencies), "errors": len(errors), "wall_s": round(wall, 2),
+    return {
+        "cold_start_page_s": round(page_s, 2), "cold_start_first_explain_s": round(first_s, 2),
+        "calls": args.clients * args.calls, "ok": len(latencies), "errors": len(errors), "wall_s": round(wall, 2),
         "throughput_calls_per_s": round(len(latencies) / wall, 2) if wall else None,
         "p50_ms": ms(percentile(latencies, 50)), "p95_ms": ms(percentile(latencies, 95)),
         "max_ms": ms(max(latencies, default=None)), "idle_rss_mib": round(idle_rss / 2**20, 1),
         "peak_rss_mib": round(peak / 2**20, 1),
-    }
-    print(f"model: {described}")
-    print(f"server: python app.py on 127.0.0.1 (torch threads: {args.threads or 'default'}), cpus here: {os.cpu_count()}")
-    print(f"cold start: page served after {page_s:.1f} s, first /explain answered after {first_s:.1f} s")
-    print(f"load: {args.clients} clients x {args.calls} /explain calls = {total} calls in {wall:.1f} s "
-          f"({figures['throughput_calls_per_s']} calls/s)")
-    print(f"errors: {len(errors)}")
-    for error in errors[:20]:
-        print(f"  {error}")
-    if len(errors) > 20:
-        print(f"  ... and {len(errors) - 20} more")
-    print(f"latency per call (queueing included): p50 {figures['p50_ms']} ms, p95 {figures['p95_ms']} ms, "
-          f"max {figures['max_ms']} ms")
-    print(f"server memory: peak {figures['peak_rss_mib']} MiB RSS (after the first answer: {figures['idle_rss_mib']} MiB)")
+    }, errors
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    scratch = Path(tempfile.mkdtemp(prefix="electra-load-"))
+    rows, failed = {}, False
+    try:
+        model_env, described = prepare_model(args.model, scratch)
+        limits = ceiling(model_env)
+        for name in args.scenarios:
+            rows[name], errors = serve_and_load(args, model_env, scratch, SCENARIOS[name][1], SCENARIOS[name][2])
+            failed |= bool(errors)
+            for error in errors[:10]:
+                print(f"  {name}: {error}")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    print(f"model: {described}; server: python app.py on 127.0.0.1 (torch threads: {args.threads or 'default'}), "
+          f"cpus here: {os.cpu_count()}; the clients run on this machine too")
+    print(f"load: {args.clients} clients x {args.calls} /explain calls each, all at once")
+    print(f"compute-bound ceiling (model time only, this process): {limits['ceiling_alone_calls_per_s']} calls/s one "
+          f"sentence per forward, {limits['ceiling_batched_calls_per_s']} calls/s 16 per forward")
+    print(f"{'scenario':8s} {'calls/s':>8s} {'p50 ms':>8s} {'p95 ms':>8s} {'max ms':>8s} {'errors':>6s} "
+          f"{'cold start s':>12s} {'peak MiB':>8s}  what")
+    for name, row in rows.items():
+        print(f"{name:8s} {row['throughput_calls_per_s']:8} {row['p50_ms']:8} {row['p95_ms']:8} {row['max_ms']:8} "
+              f"{row['errors']:6} {row['cold_start_first_explain_s']:12} {row['peak_rss_mib']:8}  {SCENARIOS[name][0]}")
+    figures = {"model": described, "clients": args.clients, "calls_per_client": args.calls, "mode": args.mode,
+               "server_threads": args.threads, **limits, "scenarios": rows}
     print(json.dumps(figures))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2))
-    return 1 if errors else 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -95,4 +95,12 @@ def test_concurrent_api_calls_all_succeed_with_the_sequential_answers(app_url):
 
     with ThreadPoolExecutor(6) as pool:
         results = list(pool.map(call, texts))
-    assert results == expected
+    # Concurrent calls may run as one padded batch: the same masks, samples and words; the
+    # probabilities the same to the last float bits padding changes.
+    for result, alone in zip(results, expected):
+        assert result["corrupted_ids"] == alone["corrupted_ids"]
+        assert [(m["position"], m["sampled_id"]) for m in result["masked"]] == \
+            [(m["position"], m["sampled_id"]) for m in alone["masked"]]
+        assert [t["corrupted"] for t in result["tokens"]] == [t["corrupted"] for t in alone["tokens"]]
+        assert [t["p_replaced"] for t in result["tokens"]] == pytest.approx([t["p_replaced"] for t in alone["tokens"]],
+                                                                             abs=1e-5)

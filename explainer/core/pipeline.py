@@ -12,7 +12,8 @@
 
 Everything lands in one frozen `Explanation`, read by the renderer, the UI, the JSON export and
 the CLI alike. Pure apart from the models it is handed; the same seed gives the same result.
-Left out: batching several texts, attention maps.
+`explain_many` runs several sentences in one batch (the server's micro-batching, explainer.core.batching).
+Left out: attention maps.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Literal
 
 import torch
 
-from explainer.core.text import Encoded, Word, encode, group_words
+from explainer.core.text import Encoded, InputError, Word, encode, group_words
 from training.objectives import ELECTRA_MASKING, corrupt, detect, mask_tokens, masked_lm_logits
 
 Mode = Literal["auto", "manual", "detect"]
@@ -152,64 +153,134 @@ def _select(encoded: Encoded, words: tuple[Word, ...], settings: Settings, mask_
     return batch.masked[0], batch.is_masked[0], notices
 
 
-@torch.no_grad()
-def explain(pair, text: str, settings: Settings = Settings()) -> Explanation:
-    """Run the whole game on `text` with `pair` (an `explainer.core.models.ModelPair`)."""
-    tokenizer = pair.tokenizer
+@dataclass
+class _Prepared:
+    """One sentence between tokenizing and the models: its masks drawn, its generator input ready."""
+
+    encoded: Encoded
+    words: tuple[Word, ...]
+    settings: Settings
+    rng: torch.Generator  # the sentence's own: its masks, then its samples
+    original: torch.Tensor  # (T,)
+    generator_input: torch.Tensor  # (T,)
+    selected: torch.Tensor  # (T,) bool
+    notices: list[str]
+
+
+def _check(pair, settings: Settings) -> None:
     if settings.mode != "detect" and pair.generator is None:
         raise ValueError(f"{pair.name} has no generator: only detect-only mode works with it")
     if not settings.temperature > 0 or settings.top_k < 1 or not 0 <= settings.mask_rate <= 1:  # NaN fails too
         raise ValueError("temperature must be > 0, top-k >= 1 and the mask rate within 0-1")
     if not -2**63 <= settings.seed < 2**63:  # torch's generator takes a 64-bit seed
         raise ValueError("the seed must be a whole number between -2**63 and 2**63 - 1")
+
+
+def _prepare(pair, text: str, settings: Settings) -> _Prepared:
+    _check(pair, settings)
+    tokenizer = pair.tokenizer
+    encoded = encode(tokenizer, text, pair.max_tokens)
+    words = group_words(encoded.text, encoded.offsets, encoded.special)
+    rng = torch.Generator().manual_seed(settings.seed)
+    generator_input, selected, notices = _select(encoded, words, settings, tokenizer.mask_token_id, len(tokenizer), rng)
+    return _Prepared(encoded, words, settings, rng, torch.tensor(encoded.input_ids), generator_input, selected, notices)
+
+
+def _padded(rows: list[torch.Tensor], fill) -> tuple[torch.Tensor, torch.Tensor]:
+    """Rows of different lengths as one (B, T) batch, and its attention mask (1 = a real token)."""
+    width = max(len(r) for r in rows)
+    batch = torch.full((len(rows), width), fill, dtype=rows[0].dtype)
+    attention = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, row in enumerate(rows):
+        batch[i, :len(row)], attention[i, :len(row)] = row, 1
+    return batch, attention
+
+
+def _generate(pair, batch: list[_Prepared]) -> list[tuple[torch.Tensor, list[MaskedPosition]]]:
+    """The generator over every sentence with masks at once; each draws its samples with its own rng."""
+    tokenizer = pair.tokenizer
+    out = [(p.original.clone(), []) for p in batch]
+    todo = [i for i, p in enumerate(batch) if p.selected.any()]
+    if not todo:
+        return out
+    inputs, attention = _padded([batch[i].generator_input for i in todo], tokenizer.pad_token_id)
+    selected, _ = _padded([batch[i].selected for i in todo], False)
+    logits, _ = masked_lm_logits(pair.generator, inputs, attention, selected)  # (M, V), sentence by sentence
+    rows = torch.split(logits, [int(batch[i].selected.sum()) for i in todo])
+    for i, sentence_logits in zip(todo, rows):
+        p = batch[i]
+        fake = corrupt(p.original[None], p.selected[None], sentence_logits, p.settings.temperature, p.rng)
+        probs, samples, corrupted = fake.probs, fake.samples, fake.ids[0]  # (M, V), (M,), (T,)
+        top = probs.topk(min(p.settings.top_k, probs.shape[-1]), dim=-1)  # (M, k)
+        masked = []
+        for row, position in enumerate(p.selected.nonzero().squeeze(-1).tolist()):
+            original_id, sample_id = int(p.original[position]), int(samples[row])
+            proposals = tuple(
+                Proposal(tokenizer.convert_ids_to_tokens(t), t, q, t == original_id)
+                for t, q in zip(top.indices[row].tolist(), top.values[row].tolist())
+            )
+            masked.append(MaskedPosition(
+                position, tokenizer.convert_ids_to_tokens(original_id),
+                int(p.generator_input[position]) == tokenizer.mask_token_id, proposals,
+                tokenizer.convert_ids_to_tokens(sample_id), sample_id, float(probs[row, sample_id]),
+                sample_id != original_id,
+            ))
+        out[i] = (corrupted, masked)
+    return out
+
+
+@torch.no_grad()
+def explain_many(pair, requests: list[tuple[str, Settings]]) -> list[Explanation | Exception]:
+    """Several sentences through the game at once: one generator and one discriminator forward over the
+    padded batch. Each keeps its own seed, so its masks and samples are the ones `explain` draws alone;
+    its probabilities may differ from a lone run in the last float bits (padding changes the sums' order).
+    A sentence that cannot run (empty, bad settings) gets its exception in its place; the others run."""
     # The models and the tokenizer are shared: captum may hold hooks on the models in another thread,
     # and a fast tokenizer keeps its truncation/padding settings in the shared Rust object (set per
     # call), so a concurrent call with other settings (the Classroom's sweep) could truncate this text.
+    results: list[Explanation | Exception | None] = [None] * len(requests)
+    ready, generated, disc_logits = [], [], None
     with pair.lock:
-        encoded = encode(tokenizer, text, pair.max_tokens)
-        words = group_words(encoded.text, encoded.offsets, encoded.special)
-        rng = torch.Generator().manual_seed(settings.seed)
-        original = torch.tensor(encoded.input_ids)  # (T,)
-        attention = torch.ones_like(original)[None]  # (1, T): one sentence, no padding
-        generator_input, selected, notices = _select(encoded, words, settings, tokenizer.mask_token_id,
-                                                     len(tokenizer), rng)
-        corrupted = original.clone()
-        masked = []
-        if selected.any():
-            logits, _ = masked_lm_logits(pair.generator, generator_input[None], attention, selected[None])  # (M, V)
-            fake = corrupt(original[None], selected[None], logits, settings.temperature, rng)
-            probs, samples, corrupted = fake.probs, fake.samples, fake.ids[0]  # (M, V), (M,), (T,)
-            top = probs.topk(min(settings.top_k, probs.shape[-1]), dim=-1)  # (M, k)
-            positions = selected.nonzero().squeeze(-1).tolist()
-            for row, position in enumerate(positions):
-                original_id = int(original[position])
-                sample_id = int(samples[row])
-                proposals = tuple(
-                    Proposal(tokenizer.convert_ids_to_tokens(i), i, p, i == original_id)
-                    for i, p in zip(top.indices[row].tolist(), top.values[row].tolist())
-                )
-                masked.append(MaskedPosition(
-                    position, tokenizer.convert_ids_to_tokens(original_id),
-                    int(generator_input[position]) == tokenizer.mask_token_id, proposals,
-                    tokenizer.convert_ids_to_tokens(sample_id), sample_id, float(probs[row, sample_id]),
-                    sample_id != original_id,
-                ))
-        disc_logits = detect(pair.discriminator, corrupted[None], attention)[0][0].float()  # (T,)
+        for index, (text, settings) in enumerate(requests):
+            try:
+                ready.append((index, _prepare(pair, text, settings)))
+            except (InputError, ValueError) as error:
+                results[index] = error
+        if ready:
+            prepared = [p for _, p in ready]
+            generated = _generate(pair, prepared)
+            corrupted, attention = _padded([ids for ids, _ in generated], pair.tokenizer.pad_token_id)
+            disc_logits = detect(pair.discriminator, corrupted, attention)[0].float()  # (B, T)
+    for row, ((index, p), (ids, masked)) in enumerate(zip(ready, generated)):
+        results[index] = _assemble(pair, p, ids, masked, disc_logits[row, :len(ids)])
+    return results
 
+
+def explain(pair, text: str, settings: Settings = Settings()) -> Explanation:
+    """Run the whole game on `text` with `pair` (an `explainer.core.models.ModelPair`)."""
+    (result,) = explain_many(pair, [(text, settings)])
+    if isinstance(result, Exception):
+        raise result
+    return result
+
+
+def _assemble(pair, p: _Prepared, corrupted: torch.Tensor, masked: list[MaskedPosition],
+              disc_logits: torch.Tensor) -> Explanation:
+    tokenizer, encoded, words = pair.tokenizer, p.encoded, p.words
     p_replaced = torch.sigmoid(disc_logits).tolist()
-    truth = None if settings.mode == "detect" else (corrupted != original).tolist()  # 1 = replaced (paper)
-    word_of = {p: w.index for w in words for p in w.tokens}
+    truth = None if p.settings.mode == "detect" else (corrupted != p.original).tolist()  # 1 = replaced (paper)
+    word_of = {position: w.index for w in words for position in w.tokens}
     original_tokens = tokenizer.convert_ids_to_tokens(encoded.input_ids)
     corrupted_tokens = tokenizer.convert_ids_to_tokens(corrupted.tolist())
     tokens = tuple(
-        Token(i, original_tokens[i], corrupted_tokens[i], *encoded.offsets[i], encoded.special[i], bool(selected[i]),
+        Token(i, original_tokens[i], corrupted_tokens[i], *encoded.offsets[i], encoded.special[i], bool(p.selected[i]),
               None if truth is None else bool(truth[i]), p_replaced[i], float(disc_logits[i]), word_of.get(i))
         for i in range(len(original_tokens))
     )
     return Explanation(
-        encoded.text, pair.name, settings, tokens, tuple(_word_result(w, tokens, encoded.text) for w in words),
+        encoded.text, pair.name, p.settings, tokens, tuple(_word_result(w, tokens, encoded.text) for w in words),
         tuple(masked), encoded.input_ids, tuple(corrupted.tolist()), encoded.truncated,
-        encoded.notices + tuple(notices),
+        encoded.notices + tuple(p.notices),
     )
 
 

@@ -18,8 +18,8 @@ import gradio as gr
 from explainer.core import models
 from explainer.core.attributions import AttributionSettings, attribution_matrix
 from explainer.core.attributions import attribute as attribute_one
+from explainer.core.batching import explain as run_explain
 from explainer.core.pipeline import Explanation, Settings
-from explainer.core.pipeline import explain as run_explain
 from explainer.core.text import InputError
 
 

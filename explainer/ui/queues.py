@@ -7,7 +7,8 @@ rendering HTML and plotly figures, JSON) overlap, and keep cheap clicks from wai
 ones. Requests over a group's limit wait in gradio's queue, where the page shows their position,
 instead of piling up as threads blocked on the lock.
 
-    explain    /explain, Explore's button and page load, the Classroom's sentence  ELECTRA_EXPLAIN_CONCURRENCY (4)
+    explain    /explain, Explore's button and page load, the Classroom's sentence  ELECTRA_EXPLAIN_CONCURRENCY (16)
+               (requests waiting for the models are run together as one batch: explainer.core.batching)
     attribute  /attribute, "Explain this word", the heatmap (seconds each)          ELECTRA_ATTRIBUTE_CONCURRENCY (2)
     model      loading a model named in the model box (memory: one at a time per model in models.load)  4
     sweep      the Classroom's temperature sweep (cached per model after the first)  1
@@ -27,7 +28,7 @@ def _limit(name: str, default: int) -> int:
     return max(1, int(os.environ.get(name, default)))
 
 
-EXPLAIN = dict(concurrency_id="explain", concurrency_limit=_limit("ELECTRA_EXPLAIN_CONCURRENCY", 4))
+EXPLAIN = dict(concurrency_id="explain", concurrency_limit=_limit("ELECTRA_EXPLAIN_CONCURRENCY", 16))
 ATTRIBUTE = dict(concurrency_id="attribute", concurrency_limit=_limit("ELECTRA_ATTRIBUTE_CONCURRENCY", 2))
 MODEL = dict(concurrency_id="model", concurrency_limit=4)
 SWEEP = dict(concurrency_id="sweep", concurrency_limit=1)
