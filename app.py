@@ -20,7 +20,7 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 import gradio as gr  # noqa: E402
 
 from explainer.ui import api, queues  # noqa: E402
-from explainer.ui.classroom import build_classroom  # noqa: E402
+from explainer.ui.classroom import build_classroom, page_from_link  # noqa: E402
 from explainer.ui.explore import build_explore  # noqa: E402
 from explainer.ui.training_tab import MANAGER, build_training, latest_race, measured_gaps  # noqa: E402
 
@@ -38,12 +38,14 @@ THEME = gr.themes.Default().set(
 
 with gr.Blocks(title="ELECTRA Explainer", delete_cache=(CACHE_MAX_AGE_S, CACHE_MAX_AGE_S)) as demo:
     gr.Markdown("# ELECTRA Explainer")
-    with gr.Tab("Explore"):
-        explore_model = build_explore(demo)
-    with gr.Tab("Classroom"):
-        build_classroom(demo, latest_race=latest_race, measured_gaps=measured_gaps)
-    with gr.Tab("Training"):
-        build_training(demo, explore_model=explore_model)
+    with gr.Tabs() as tabs:
+        with gr.Tab("Explore", id="explore"):
+            explore_model = build_explore(demo)
+        with gr.Tab("Classroom", id="classroom"):
+            build_classroom(demo, latest_race=latest_race, measured_gaps=measured_gaps)
+        with gr.Tab("Training", id="training"):
+            build_training(demo, explore_model=explore_model)
+    demo.load(page_from_link, None, [tabs], api_visibility="private")  # ?tab=classroom, ?game=CODE
     gr.api(api.explain, api_name="explain", **queues.EXPLAIN)
     gr.api(api.attribute, api_name="attribute", **queues.ATTRIBUTE)
     gr.api(api.game, api_name="game", **queues.EXPLAIN)

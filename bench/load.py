@@ -222,14 +222,19 @@ SCENARIOS = {  # name -> (what it is, server environment, boot with a race)
 }
 
 
-def ceiling(model_env: dict, sentences: int = 64) -> dict:
-    """Calls/s if only model time counted, measured in this process: one sentence per forward, and 16."""
+def ceiling(model_env: dict, threads: int | None, sentences: int = 64) -> dict:
+    """Calls/s if only model time counted, measured in this process (with the server's torch threads):
+    one sentence per forward, and 16."""
     os.environ.update(model_env)
     sys.path.insert(0, str(PROJECT))
+    import torch
+
+    if threads:
+        torch.set_num_threads(threads)
     from explainer.core import models
     from explainer.core.pipeline import Settings, explain, explain_many
 
-    pair = models.load(model_env["ELECTRA_MODEL"], roots=models.allowed_roots())
+    pair = models.load(model_env.get("ELECTRA_MODEL", "bundled"), roots=models.allowed_roots())
     requests = [(SENTENCES[i % len(SENTENCES)], Settings(seed=i)) for i in range(sentences)]
     explain(pair, *requests[0])  # warm-up
     began = time.perf_counter()
@@ -296,7 +301,7 @@ def main(argv=None) -> int:
     rows, failed = {}, False
     try:
         model_env, described = prepare_model(args.model, scratch)
-        limits = ceiling(model_env)
+        limits = ceiling(model_env, args.threads)
         for name in args.scenarios:
             rows[name], errors = serve_and_load(args, model_env, scratch, SCENARIOS[name][1], SCENARIOS[name][2])
             failed |= bool(errors)

@@ -134,18 +134,18 @@ def test_the_adaptive_matrix_matches_300_points_within_its_tolerance(tiny_pair, 
     assert adaptive.targets == reference.targets and adaptive.done
     for row, truth, error, points in zip(adaptive.scores, reference.scores, adaptive.errors, adaptive.points):
         scale = sum(abs(v) for v in truth)
-        assert error <= TOLERANCE and points in (8, 16, 32, 64, 128)
+        assert error <= TOLERANCE and points in (16, 32, 64, 128)
         assert max(abs(a - b) for a, b in zip(row, truth)) <= TOLERANCE * scale
 
 
 def test_a_row_that_misses_the_tolerance_gets_more_points(tiny_pair, explanation):
-    """A tolerance (almost) no 8-point row meets forces the rows up the levels, to the cap."""
-    strict = attribution_matrix(tiny_pair, explanation, AttributionSettings(n_steps=24, tolerance=1e-12),
+    """A tolerance (almost) no 16-point row meets forces the rows up the levels, to the cap."""
+    strict = attribution_matrix(tiny_pair, explanation, AttributionSettings(n_steps=48, tolerance=1e-12),
                                 limit=UNLIMITED)
-    assert strict.points.count(24) >= len(strict.points) // 2
-    assert all(points == 24 or error <= 1e-12 for points, error in zip(strict.points, strict.errors))
-    loose = attribution_matrix(tiny_pair, explanation, AttributionSettings(n_steps=24, tolerance=0.5), limit=UNLIMITED)
-    assert set(loose.points) == {8}
+    assert strict.points.count(48) >= len(strict.points) // 2
+    assert all(points == 48 or error <= 1e-12 for points, error in zip(strict.points, strict.errors))
+    loose = attribution_matrix(tiny_pair, explanation, AttributionSettings(n_steps=48, tolerance=0.5), limit=UNLIMITED)
+    assert set(loose.points) == {16}
 
 
 def test_the_error_shown_is_the_error_computed(tiny_pair, explanation):

@@ -92,3 +92,28 @@ def test_classroom_detect_step_has_no_serious_violation(page):
                            timeout=15_000)
     severe = [v for v in violations(page, "Classroom detect", "#walk-step") if v["impact"] in SEVERE]
     assert not severe, describe(severe)
+
+
+def test_the_explore_tab_works_from_the_keyboard_alone(new_page, app_url):
+    """Type; Tab to the run button, Enter; Tab reaches the next buttons in order; Enter on "Explain this word"
+    explains it."""
+    page = new_page(app_url)
+    page.locator("#explore-verdict .ee-chip").first.wait_for(timeout=60_000)
+    page.locator("#explore-text textarea").focus()
+    page.keyboard.press("Control+a")
+    page.keyboard.type("The quiet librarian sorted the returned books.")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.closest('[id]')?.id") == "explore-run"
+    page.keyboard.press("Enter")
+    wait_for_text(page, "#explore-verdict", "librarian", timeout=60_000)
+    visited = ["explore-run"]
+    for _ in range(120):  # walk the tab order until the attribution button has focus
+        page.keyboard.press("Tab")
+        here = page.evaluate("() => document.activeElement.closest('[id]')?.id || ''")
+        visited.append(here)
+        if here == "explore-why":
+            break
+    assert "explore-run" in visited and visited[-1] == "explore-why", visited
+    page.keyboard.press("Enter")
+    page.locator("#explore-attribution .ee-chip").first.wait_for(timeout=60_000)
+    assert "librarian" in page.locator("#explore-attribution").inner_text()

@@ -73,3 +73,21 @@ def test_the_exported_picture_and_card_are_written_and_open(new_page, app_url, t
         assert all(word in shown for word in words), name
     card = new_page(files["card.html"].as_uri())
     assert card.locator("script").count() == 0 and card.locator(".ee-chip, [role=img]").count() >= len(words)
+
+
+def test_a_lesson_link_opens_the_classroom_on_its_sentence_seed_and_view(new_page, app_url):
+    page = new_page(f"{app_url}?tab=classroom&text={quote(SENTENCE)}&seed=5&view=positions")
+    wait_for_text(page, "#classroom-positions", "RTD target", timeout=60_000)  # the view the link names, drawn
+    assert page.locator("#classroom-text textarea").input_value() == SENTENCE
+    assert page.locator("#classroom-seed input").input_value() == "5"
+    assert "Opened from a link" in page.locator("#classroom-link-note").inner_text()
+    page.get_by_role("tab", name="① Walk-through").click()
+    page.locator("#classroom-copy-link").click()
+    page.wait_for_function("() => document.querySelector('#classroom-link textarea, #classroom-link input')?.value"
+                           ".startsWith('http')", timeout=10_000)
+    url = page.locator("#classroom-link textarea, #classroom-link input").first.input_value()
+    assert "tab=classroom" in url and "seed=5" in url and "view=walk" in url
+
+    bad = new_page(f"{app_url}?tab=classroom&seed=x&view=slides")
+    wait_for_text(bad, "#classroom-link-note", "“view” must be one of")
+    assert "“seed” must be a whole number" in bad.locator("#classroom-link-note").inner_text()

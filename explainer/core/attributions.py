@@ -48,7 +48,10 @@ METHODS: tuple[str, ...] = ("integrated_gradients", "gradient_x_input")
 MATRIX_MAX_TARGETS = 64  # rows of the all-tokens view; beyond this it takes minutes on a CPU
 MAX_STEPS = 500  # integration points; the page offers 4-200. Bounded because one call holds the shared models
 TOLERANCE = 0.01  # the page's default: each row's completeness error within 1% of its sum |scores|
-LEVELS = (8, 16, 32, 64, 128, 256)  # adaptive point counts, tried in turn up to the request's n_steps
+# Adaptive point counts, tried in turn up to the request's n_steps. Not below 16: at 8 points a row's
+# completeness error can pass by luck (errors of opposite sign cancel in the sum) while single shares are
+# still 5% of the row's scale off the 300-point result (bench/explain_latency.py on the bundled model).
+LEVELS = (16, 32, 64, 128, 256)
 FIRST_CHUNK, CHUNK = 4, 8  # matrix rows per step of `iter_matrix` (the first ones show within a second)
 BATCH_FLOATS = 2**25  # gradient floats held at once by a batched backward (128 MB)
 

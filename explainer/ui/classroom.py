@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from explainer.core import models
+from explainer.core import links, models
 from explainer.core.pipeline import Settings
 from explainer.lesson import classroom, difficulty, quiz
 from explainer.lesson.walkthrough import walkthrough
@@ -29,7 +29,7 @@ from explainer.render.difficulty import sweep_figure, sweep_summary_html
 from explainer.render.efficiency import efficiency_figure
 from explainer.render.walkthrough import walk_step_html
 from explainer.ui import api, queues
-from explainer.ui.explore import EXAMPLES
+from explainer.ui.explore import COPY_LINK_JS, EXAMPLES
 from explainer.ui.game import build_game
 from training import paper
 
@@ -84,6 +84,33 @@ def run_lesson(text: str, seed, model: str):
         message = style.message_html(getattr(error, "message", None) or str(error))
         return message, None, 0, message, message
     return render.notices_html(explanation.notices), steps, 0, walk_step_html(steps[0]), table
+
+
+def lesson_link_query(text, seed, view) -> str:
+    if len(text or "") > links.MAX_TEXT:
+        return f"The sentence is too long for a link (over {links.MAX_TEXT:,} characters)."
+    try:
+        return links.classroom_query(links.ClassroomLink(text, int(seed), view))
+    except (TypeError, ValueError):
+        return "The seed must be a whole number for a link."
+
+
+def apply_lesson_link(request: gr.Request):
+    """?tab=classroom&text=...&seed=...&view=... opens the lesson there (bad values: a message, the defaults)."""
+    params = dict(getattr(request, "query_params", None) or {})
+    link, problems = links.parse_classroom(params, links.ClassroomLink(EXAMPLES[0]))
+    if link is None:
+        game = "game" in params  # a class code: the game's view
+        return gr.skip(), gr.skip(), gr.Tabs(selected="game") if game else gr.skip(), "game" if game else gr.skip(), ""
+    note = render.notices_html(["Opened from a link: the lesson's sentence, seed and view are the link's.", *problems])
+    return link.text, link.seed, gr.Tabs(selected=link.view), link.view, note
+
+
+def page_from_link(request: gr.Request):
+    """The app's tab a link names: ?tab=classroom (or training), or a class code (?game=CODE) -> Classroom."""
+    params = dict(getattr(request, "query_params", None) or {})
+    tab = params.get("tab") or ("classroom" if "game" in params else None)
+    return gr.Tabs(selected=tab) if tab in ("explore", "classroom", "training") else gr.skip()
 
 
 def move(steps, index: int, delta: int):
@@ -227,28 +254,41 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
         run = gr.Button("Use this sentence", variant="primary", scale=1, elem_id="classroom-run")
         toy = gr.Button(f"Toy: “{classroom.TOY_TEXT}”", scale=1, elem_id="classroom-toy")
     notices = gr.HTML()
-    with gr.Tabs(overflow_behavior="wrap"):  # on a phone every view stays one tap away
-        with gr.Tab("① Walk-through", elem_id="classroom-walk-tab"):
+    with gr.Row(equal_height=True):
+        copy_link = gr.Button("Copy a link to this lesson (sentence, seed, view)", size="sm", scale=0, min_width=320,
+                              elem_id="classroom-copy-link")
+        link = gr.Textbox(label="Lesson link", interactive=False, buttons=["copy"], scale=3, visible=False,
+                          elem_id="classroom-link")
+    link_query_box = gr.Textbox(visible=False)
+    link_note = gr.HTML(elem_id="classroom-link-note")
+    view_id = gr.State("walk")
+    with gr.Tabs(overflow_behavior="wrap", elem_id="classroom-views") as views:  # on a phone every view stays one tap away
+        with gr.Tab("① Walk-through", id="walk", elem_id="classroom-walk-tab"):
             walk = _build_walk()
-        with gr.Tab("② Supervised positions", elem_id="classroom-positions-tab"):
+        with gr.Tab("② Supervised positions", id="positions", elem_id="classroom-positions-tab"):
             gr.Markdown("What each objective is trained on, position by position, for the lesson's sentence "
                         "(the same masking as the walk-through).")
             positions = gr.HTML(elem_id="classroom-positions")
-        with gr.Tab("③ Generator difficulty", elem_id="classroom-sweep-tab") as sweep_tab:
+        with gr.Tab("③ Generator difficulty", id="difficulty", elem_id="classroom-sweep-tab") as sweep_tab:
             gr.Markdown("The generator sets the discriminator's exam. Here it corrupts a fixed set of held-out "
                         "sentences at several sampling temperatures (and a weaker copy of it, cut after its first layer): "
                         "how many tokens end up really replaced, and how well the discriminator spots them.")
             sweep_plot = gr.Plot(show_label=False)
             sweep_note = gr.HTML(elem_id="classroom-sweep-note")
-        with gr.Tab("④ Efficiency", elem_id="classroom-efficiency-tab") as efficiency_tab:
+        with gr.Tab("④ Efficiency", id="efficiency", elem_id="classroom-efficiency-tab") as efficiency_tab:
             efficiency_plot = _build_efficiency()
-        with gr.Tab("⑤ Use it in Hugging Face", elem_id="classroom-hf-tab"):
+        with gr.Tab("⑤ Use it in Hugging Face", id="hf", elem_id="classroom-hf-tab"):
             _build_hugging_face()
-        with gr.Tab("⑥ Knowledge check", elem_id="classroom-quiz-tab"):
+        with gr.Tab("⑥ Knowledge check", id="quiz", elem_id="classroom-quiz-tab"):
             quiz_parts = _build_quiz()
-        with gr.Tab("⑦ Can you beat ELECTRA?", elem_id="classroom-game-tab"):
+        with gr.Tab("⑦ Can you beat ELECTRA?", id="game", elem_id="classroom-game-tab"):
             build_game(demo, model)
 
+    for tab in views.children:  # the view a copied link opens
+        tab.select(lambda name=tab.id: name, None, [view_id], api_visibility="private", show_progress="hidden")
+    copy_link.click(lambda *values: (lesson_link_query(*values), gr.update(visible=True)), [text, seed, view_id],
+                    [link_query_box, link], api_visibility="private").then(
+        None, [link_query_box], [link], js=COPY_LINK_JS)
     lesson_outputs = [notices, steps, step_index, walk.step, positions]
     for trigger in (run.click, text.submit):
         trigger(run_lesson, [text, seed, model], lesson_outputs, api_visibility="private", **queues.EXPLAIN)
@@ -264,4 +304,10 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
     _wire_quiz(quiz_parts)
 
     demo.load(None, None, None, js=KEYS_JS)
-    demo.load(run_lesson, [text, seed, model], lesson_outputs, api_visibility="private", **queues.EXPLAIN)
+    opened = demo.load(apply_lesson_link, None, [text, seed, views, view_id, link_note], api_visibility="private")
+    opened.then(run_lesson, [text, seed, model], lesson_outputs, api_visibility="private", **queues.EXPLAIN)
+    # A view opened by a link, not by a click, gets no select event: draw it here.
+    opened.then(lambda view, m: run_sweep(m) if view == "difficulty" else (gr.skip(), gr.skip()), [view_id, model],
+                [sweep_plot, sweep_note], api_visibility="private", **queues.SWEEP)
+    opened.then(lambda view: efficiency_figure(latest_race(), measured_gaps()) if view == "efficiency" else gr.skip(),
+                [view_id], [efficiency_plot], api_visibility="private")
