@@ -261,13 +261,13 @@ def test_old_json_exports_are_deleted_so_a_hosts_disk_does_not_fill(tmp_path, mo
     import os
 
     from explainer.core.pipeline import explain
-    from explainer.ui import explore
+    from explainer.ui import explore_share
 
-    monkeypatch.setattr(explore, "EXPORT_DIR", tmp_path)
+    monkeypatch.setattr(explore_share, "EXPORT_DIR", tmp_path)
     old, recent = tmp_path / "electra-old.json", tmp_path / "electra-recent.json"
     for path in (old, recent):
         path.write_text("{}")
-    hour_ago = time.time() - explore.EXPORT_MAX_AGE_S - 1
+    hour_ago = time.time() - explore_share.EXPORT_MAX_AGE_S - 1
     os.utime(old, (hour_ago, hour_ago))
-    new = explore._export(explain(tiny_pair, "the chef cooked a meal"))
+    new = explore_share.export_json(explain(tiny_pair, "the chef cooked a meal"))
     assert not old.exists() and recent.exists() and Path(new).parent == tmp_path

@@ -4,15 +4,13 @@ Thin wiring only: each handler calls `explainer.ui.api` / `explainer.core.pipeli
 and hands the frozen results to `explainer.render.explore`. The last explanation is kept in a `gr.State`
 so attributions explain exactly the sentence on screen. Handlers here are private to the page;
 the scriptable endpoints are `/explain` and `/attribute` (explainer.ui.api, registered in app.py).
+The copied link and the download buttons' files are `explainer.ui.explore_share`'s.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-import tempfile
 import time
-from pathlib import Path
 
 import gradio as gr
 
@@ -20,9 +18,11 @@ from explainer.core import links, models
 from explainer.core.attributions import TOLERANCE, AttributionSettings, attribute, iter_matrix, matrix_targets
 from explainer.core.pipeline import Explanation, Settings
 from explainer.core.text import InputError, encode, group_words, visible
-from explainer.render import completeness, export, style
+from explainer.render import completeness, style
 from explainer.render import explore as render
 from explainer.ui import api, queues
+from explainer.ui import explore_share as share
+from explainer.ui.explore_share import COPY_LINK_JS, link_query
 
 INTRO = """
 ## Watch ELECTRA's game on your own sentence
@@ -43,51 +43,11 @@ DETECT_EXAMPLE = "The chef ate the meal and then he drank the car."  # for detec
 MODELS = ["bundled", *models.HUB_PAIRS]
 MODES = [("Automatic: mask 15% at random", "auto"), ("I choose the words to mask", "manual"),
          ("Detect only: judge my sentence as it is", "detect")]
-EXPORT_DIR = Path(tempfile.gettempdir()) / "electra-explainer-exports"
-EXPORT_MAX_AGE_S = 3600  # older exports are deleted (gradio serves its own copy; a host's /tmp must not fill up)
 
 
 def _settings(mode, mask_rate, seed, temperature, top_k, mask_words) -> Settings:
     return Settings(mode, float(mask_rate), int(seed), float(temperature), int(top_k),
                     tuple(int(w) for w in mask_words or ()))
-
-
-def _write(content: str, suffix: str) -> str:
-    """One export file for a download button (files older than an hour are deleted on the way)."""
-    EXPORT_DIR.mkdir(exist_ok=True)
-    now = time.time()
-    for old in EXPORT_DIR.glob("electra-*"):
-        try:
-            if now - old.stat().st_mtime > EXPORT_MAX_AGE_S:
-                old.unlink()
-        except OSError:  # another request removed it first
-            pass
-    with tempfile.NamedTemporaryFile("w", suffix=suffix, prefix="electra-", dir=EXPORT_DIR, delete=False,
-                                     encoding="utf-8") as f:
-        f.write(content)
-    return f.name
-
-
-def _export(explanation: Explanation | None, extra: dict | None = None) -> str | None:
-    """Write the results to a JSON file for the download button; None when there is nothing."""
-    if explanation is None:
-        return None
-    return _write(json.dumps({"explanation": explanation.to_dict(), **(extra or {})}, indent=1, ensure_ascii=False),
-                  ".json")
-
-
-def _pictures(explanation: Explanation | None, attribution, merged: bool, palette: str):
-    """The verdict as a picture (SVG), the HTML card (with the attribution when there is one), and the
-    attribution as a picture: updates for the three download buttons."""
-    if explanation is None:
-        return gr.update(value=None, visible=False), gr.update(value=None, visible=False), \
-            gr.update(value=None, visible=False)
-    svg = _write(export.sentence_svg(explanation, merged, palette), ".svg")
-    card = _write(export.card_html(explanation, attribution, merged, palette), ".html")
-    why = None if attribution is None else _write(export.attribution_svg(attribution, explanation, merged, palette),
-                                                  ".svg")
-    return (gr.update(value=svg, visible=True), gr.update(value=card, visible=True),
-            gr.update(value=why, visible=why is not None))
 
 
 def model_status(model: str, progress=gr.Progress(track_tqdm=True)):
@@ -119,26 +79,6 @@ def word_choices(text: str, model: str, mode: str, current=None):
     return gr.update(choices=[(visible(w.text), w.index) for w in words], value=kept, visible=True)
 
 
-def link_query(text, model, mode, mask_rate, seed, temperature, top_k, mask_words) -> str:
-    """The query string of a link that restores these settings (the page adds its own address)."""
-    if len(text or "") > links.MAX_TEXT:
-        return f"The text is too long for a link (over {links.MAX_TEXT:,} characters): use the JSON download."
-    return links.explore_query(links.ExploreLink(text, model, mode, float(mask_rate), int(seed), float(temperature),
-                                                 int(top_k), tuple(int(w) for w in mask_words or ())))
-
-
-# The page's own address + the query, put in the address bar and on the clipboard (where the browser allows).
-COPY_LINK_JS = """
-(query) => {
-  if (!query.startsWith("?")) return query;
-  const url = window.location.origin + window.location.pathname + query;
-  window.history.replaceState(null, "", url);
-  navigator.clipboard?.writeText(url).catch(() => {});
-  return url;
-}
-"""
-
-
 def apply_link(request: gr.Request):
     """A link's settings into the controls at page load (bad values: a message and the defaults)."""
     params = dict(getattr(request, "query_params", None) or {})
@@ -159,7 +99,7 @@ def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_wor
         explanation = api.make_explanation(text, model, _settings(mode, mask_rate, seed, temperature, top_k, mask_words))
     except gr.Error as error:
         return (style.message_html(error.message), "", None, "", None, empty, None, "", gr.update(visible=False),
-                None, gr.update(visible=False), *_pictures(None, None, merged, palette))
+                None, gr.update(visible=False), *share.pictures(None, None, merged, palette))
     targets = [(_target_label(explanation, t), t.position) for t in explanation.tokens if not t.special]
     return (
         render.notices_html(explanation.notices),
@@ -168,12 +108,12 @@ def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_wor
         render.score_html(explanation) + render.sentence_html(explanation, merged, palette),
         explanation,
         gr.update(choices=targets, value=explanation.most_suspicious),
-        _export(explanation),
+        share.export_json(explanation),
         "",  # a new sentence clears the previous attributions
         gr.update(value=None, visible=False),
         None,
         gr.update(value=None, visible=False),
-        *_pictures(explanation, None, merged, palette),
+        *share.pictures(explanation, None, merged, palette),
     )
 
 
@@ -190,7 +130,7 @@ def rerender(explanation: Explanation | None, attribution, merged: bool, palette
         return (gr.update(),) * 7
     views = (render.generator_input_html(explanation, merged),
              render.score_html(explanation) + render.sentence_html(explanation, merged, palette))
-    pictures = _pictures(explanation, attribution, merged, palette)
+    pictures = share.pictures(explanation, attribution, merged, palette)
     if attribution is None:
         return *views, gr.update(), gr.update(), *pictures
     return (*views, _attribution_view(attribution, explanation, merged, palette),
@@ -220,7 +160,7 @@ def run_attribute(explanation: Explanation | None, target, method, n_steps, base
     extra = {"attribution": {**dataclasses.asdict(result), "p_replaced": result.p_replaced, "error": result.error}}
     return (_attribution_view(result, explanation, merged, palette),
             gr.update(value=render.attribution_figure(result, explanation, merged, palette), visible=True),
-            _export(explanation, extra), result, *_pictures(explanation, result, merged, palette))
+            share.export_json(explanation, extra), result, *share.pictures(explanation, result, merged, palette))
 
 
 MATRIX_REDRAW_S = 0.5  # the heatmap is redrawn at most this often while its rows arrive

@@ -1,0 +1,80 @@
+"""The Explore tab's sharing: the link that restores a result, and the files its download buttons
+offer (the results as JSON, the verdict and the attribution as SVG pictures, the HTML card).
+
+Export files go to one folder in the system's temporary directory; files older than
+EXPORT_MAX_AGE_S are deleted whenever a new one is written.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import gradio as gr
+
+from explainer.core import links
+from explainer.core.pipeline import Explanation
+from explainer.render import export
+
+EXPORT_DIR = Path(tempfile.gettempdir()) / "electra-explainer-exports"
+EXPORT_MAX_AGE_S = 3600  # older exports are deleted (gradio serves its own copy; a host's /tmp must not fill up)
+
+
+def write_file(content: str, suffix: str) -> str:
+    """One export file for a download button (files older than an hour are deleted on the way)."""
+    EXPORT_DIR.mkdir(exist_ok=True)
+    now = time.time()
+    for old in EXPORT_DIR.glob("electra-*"):
+        try:
+            if now - old.stat().st_mtime > EXPORT_MAX_AGE_S:
+                old.unlink()
+        except OSError:  # another request removed it first
+            pass
+    with tempfile.NamedTemporaryFile("w", suffix=suffix, prefix="electra-", dir=EXPORT_DIR, delete=False,
+                                     encoding="utf-8") as f:
+        f.write(content)
+    return f.name
+
+
+def export_json(explanation: Explanation | None, extra: dict | None = None) -> str | None:
+    """Write the results to a JSON file for the download button; None when there is nothing."""
+    if explanation is None:
+        return None
+    return write_file(json.dumps({"explanation": explanation.to_dict(), **(extra or {})}, indent=1, ensure_ascii=False),
+                  ".json")
+
+
+def pictures(explanation: Explanation | None, attribution, merged: bool, palette: str):
+    """The verdict as a picture (SVG), the HTML card (with the attribution when there is one), and the
+    attribution as a picture: updates for the three download buttons."""
+    if explanation is None:
+        return gr.update(value=None, visible=False), gr.update(value=None, visible=False), \
+            gr.update(value=None, visible=False)
+    svg = write_file(export.sentence_svg(explanation, merged, palette), ".svg")
+    card = write_file(export.card_html(explanation, attribution, merged, palette), ".html")
+    why = None if attribution is None else write_file(export.attribution_svg(attribution, explanation, merged, palette),
+                                                  ".svg")
+    return (gr.update(value=svg, visible=True), gr.update(value=card, visible=True),
+            gr.update(value=why, visible=why is not None))
+
+
+def link_query(text, model, mode, mask_rate, seed, temperature, top_k, mask_words) -> str:
+    """The query string of a link that restores these settings (the page adds its own address)."""
+    if len(text or "") > links.MAX_TEXT:
+        return f"The text is too long for a link (over {links.MAX_TEXT:,} characters): use the JSON download."
+    return links.explore_query(links.ExploreLink(text, model, mode, float(mask_rate), int(seed), float(temperature),
+                                                 int(top_k), tuple(int(w) for w in mask_words or ())))
+
+
+# The page's own address + the query, put in the address bar and on the clipboard (where the browser allows).
+COPY_LINK_JS = """
+(query) => {
+  if (!query.startsWith("?")) return query;
+  const url = window.location.origin + window.location.pathname + query;
+  window.history.replaceState(null, "", url);
+  navigator.clipboard?.writeText(url).catch(() => {});
+  return url;
+}
+"""
