@@ -20,7 +20,8 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 import gradio as gr  # noqa: E402
 
 from explainer.ui import api, queues  # noqa: E402
-from explainer.ui.classroom import build_classroom, page_from_link  # noqa: E402
+from explainer.ui.classroom import build_classroom  # noqa: E402
+from explainer.ui.classroom_links import page_from_link  # noqa: E402
 from explainer.ui.explore import build_explore  # noqa: E402
 from explainer.ui.training_tab import MANAGER, build_training, latest_race, measured_gaps  # noqa: E402
 

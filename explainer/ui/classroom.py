@@ -6,7 +6,7 @@ efficiency (the paper's points, and the user's race), Hugging Face code, and a k
 Thin wiring only: the sentence runs through `explainer.ui.api.make_explanation`, exactly as in Explore
 (same model, masking and seed, so both tabs show the same game), and everything else is
 `explainer.lesson` (classroom, walkthrough, difficulty, quiz) and `training.paper`, rendered by `explainer.render`
-(classroom, walkthrough, difficulty, efficiency).
+(classroom, walkthrough, difficulty, efficiency). The lesson's links: `explainer.ui.classroom_links`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from explainer.core import links, models
+from explainer.core import models
 from explainer.core.pipeline import Settings
 from explainer.lesson import classroom, difficulty, quiz
 from explainer.lesson.walkthrough import walkthrough
@@ -29,7 +29,9 @@ from explainer.render.difficulty import sweep_figure, sweep_summary_html
 from explainer.render.efficiency import efficiency_figure
 from explainer.render.walkthrough import walk_step_html
 from explainer.ui import api, queues
-from explainer.ui.explore import COPY_LINK_JS, EXAMPLES
+from explainer.ui.classroom_links import apply_lesson_link, lesson_link_query
+from explainer.ui.explore import EXAMPLES
+from explainer.ui.explore_share import COPY_LINK_JS
 from explainer.ui.game import build_game
 from training import paper
 
@@ -84,33 +86,6 @@ def run_lesson(text: str, seed, model: str):
         message = style.message_html(getattr(error, "message", None) or str(error))
         return message, None, 0, message, message
     return render.notices_html(explanation.notices), steps, 0, walk_step_html(steps[0]), table
-
-
-def lesson_link_query(text, seed, view) -> str:
-    if len(text or "") > links.MAX_TEXT:
-        return f"The sentence is too long for a link (over {links.MAX_TEXT:,} characters)."
-    try:
-        return links.classroom_query(links.ClassroomLink(text, int(seed), view))
-    except (TypeError, ValueError):
-        return "The seed must be a whole number for a link."
-
-
-def apply_lesson_link(request: gr.Request):
-    """?tab=classroom&text=...&seed=...&view=... opens the lesson there (bad values: a message, the defaults)."""
-    params = dict(getattr(request, "query_params", None) or {})
-    link, problems = links.parse_classroom(params, links.ClassroomLink(EXAMPLES[0]))
-    if link is None:
-        game = "game" in params  # a class code: the game's view
-        return gr.skip(), gr.skip(), gr.Tabs(selected="game") if game else gr.skip(), "game" if game else gr.skip(), ""
-    note = render.notices_html(["Opened from a link: the lesson's sentence, seed and view are the link's.", *problems])
-    return link.text, link.seed, gr.Tabs(selected=link.view), link.view, note
-
-
-def page_from_link(request: gr.Request):
-    """The app's tab a link names: ?tab=classroom (or training), or a class code (?game=CODE) -> Classroom."""
-    params = dict(getattr(request, "query_params", None) or {})
-    tab = params.get("tab") or ("classroom" if "game" in params else None)
-    return gr.Tabs(selected=tab) if tab in ("explore", "classroom", "training") else gr.skip()
 
 
 def move(steps, index: int, delta: int):
