@@ -6,7 +6,7 @@ self-contained HTML card. No gradio, no torch.
   score line, a legend line and the model/settings line. Flagged words are bold and underlined here
   too, so the image reads in greyscale. Widths are estimated from the characters (no font metrics in
   Python): wide (CJK, emoji) characters count double, combining marks nothing; a word longer than
-  `MAX_SHOWN` characters is cut with "…" (the whole word stays in the rectangle's <title> tooltip).
+  `MAX_SHOWN` (export_text) characters is cut with "…" (the whole word stays in the rectangle's <title> tooltip).
 - `attribution_svg`: the same for the attribution chips (shares, ▲/▼, the explained word outlined).
 - `card_html`: one .html string, inline CSS only (a Content-Security-Policy that forbids anything
   else), no script, no external URL: the chips row with its legend, the score line, optionally the
@@ -15,17 +15,17 @@ self-contained HTML card. No gradio, no torch.
 Every string from the user or a vocabulary goes through `xml_text` (the app's `visible`: no invisible
 or direction-changing characters; then the characters XML 1.0 forbids removed; then escaped), so the
 SVG always parses as XML and shows hostile text as text. Only the rectangles of words are <rect>
-elements (one per word or token); every other shape is a <path>.
+elements (one per word or token); every other shape is a <path>. The cleaning, the width estimates,
+shortening and wrapping are `explainer.render.export_text`'s.
 """
 
 from __future__ import annotations
 
 import html
-import unicodedata
 from typing import TYPE_CHECKING
 
-from explainer.core.text import visible
 from explainer.render import explore
+from explainer.render.export_text import clean, fit, shorten, text_width, wrap, xml_text
 from explainer.render.style import (
     DEFAULT_PALETTE,
     FLAG_THRESHOLD,
@@ -48,89 +48,8 @@ WORD_SIZE, NOTE_SIZE, TITLE_SIZE, SMALL_SIZE = 18, 12, 17, 12
 CHIP_HEIGHT = 32
 ROW_HEIGHT = CHIP_HEIGHT + 30  # chip, its note, the gap
 GAP = 6  # between chips
-MAX_SHOWN = 30  # characters of a word drawn; longer words end in "…"
 SVG_FONT = "ui-sans-serif, system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif"
 INK, NOTE_INK = "#111", "#444"  # 18.9:1 and 9.7:1 on the white background
-
-
-# --- text ------------------------------------------------------------------------------------------------
-
-def _xml_char(char: str) -> str:
-    code = ord(char)
-    if char in "\t\n\r" or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or code >= 0x10000:
-        return char
-    return " " if char.isspace() else ""  # \v, \f, \x1c-\x1f: spaces XML 1.0 does not allow; lone surrogates
-
-
-def clean(text: str) -> str:
-    """Text as the app shows it (`visible`), minus the characters XML 1.0 forbids."""
-    return "".join(_xml_char(c) for c in visible(text or ""))
-
-
-def xml_text(text: str) -> str:
-    """Escaped for XML and HTML text and attribute values alike."""
-    return html.escape(clean(text), quote=True)
-
-
-NARROW = set("fijlrtIJ!'(),-./:;[\\]|` \"")
-WIDE = set("mwMW@%")
-SYMBOL = set("<>=+~^#&")
-
-
-def char_width(char: str) -> float:
-    """Estimated advance of one character, in em: about the widest common sans-serif (DejaVu Sans)."""
-    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
-        return 0.0
-    if unicodedata.east_asian_width(char) in ("W", "F") or ord(char) >= 0x1F000:
-        return 1.0  # CJK, emoji
-    if char in NARROW:
-        return 0.42
-    if char in WIDE:
-        return 1.0
-    if char in SYMBOL:
-        return 0.84
-    if char.isupper():
-        return 0.78
-    return 0.64
-
-
-def text_width(text: str, size: float, bold: bool = False) -> float:
-    return sum(char_width(c) for c in text) * size * (1.12 if bold else 1.0)
-
-
-def shorten(text: str, limit: int = MAX_SHOWN) -> str:
-    """At most `limit` characters (combining marks stay with their letter), "…" when cut."""
-    if len(text) <= limit:
-        return text
-    cut = limit - 1
-    while cut < len(text) and unicodedata.combining(text[cut]):
-        cut += 1
-    return text[:cut] + "…"
-
-
-def fit(text: str, size: float, width: float, bold: bool = False) -> str:
-    """`text` cut with "…" until its estimated width is at most `width`."""
-    if text_width(text, size, bold) <= width:
-        return text
-    while text and text_width(text + "…", size, bold) > width:
-        text = text[:-1]
-    return text + "…"
-
-
-def wrap(text: str, size: float, width: float) -> list[str]:
-    """Lines of at most `width` (estimated) px, split at spaces; an overlong word is cut."""
-    lines, line = [], ""
-    for word in text.split():
-        candidate = f"{line} {word}" if line else word
-        if text_width(candidate, size) <= width:
-            line = candidate
-            continue
-        if line:
-            lines.append(line)
-        line = fit(word, size, width)
-    if line:
-        lines.append(line)
-    return lines or [""]
 
 
 # --- what the lines say ----------------------------------------------------------------------------------

@@ -1,0 +1,93 @@
+"""Text for the exports (`explainer.render.export`): cleaned so that XML accepts it, its width
+estimated from its characters (no font metrics in Python), shortened with "…" and wrapped onto lines.
+
+Wide (CJK, emoji) characters count double, combining marks nothing; `shorten` keeps combining marks
+with their letter. No gradio, no torch.
+"""
+
+from __future__ import annotations
+
+import html
+import unicodedata
+
+from explainer.core.text import visible
+
+MAX_SHOWN = 30  # characters of a word drawn; longer words end in "…"
+
+
+def _xml_char(char: str) -> str:
+    code = ord(char)
+    if char in "\t\n\r" or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or code >= 0x10000:
+        return char
+    return " " if char.isspace() else ""  # \v, \f, \x1c-\x1f: spaces XML 1.0 does not allow; lone surrogates
+
+
+def clean(text: str) -> str:
+    """Text as the app shows it (`visible`), minus the characters XML 1.0 forbids."""
+    return "".join(_xml_char(c) for c in visible(text or ""))
+
+
+def xml_text(text: str) -> str:
+    """Escaped for XML and HTML text and attribute values alike."""
+    return html.escape(clean(text), quote=True)
+
+
+NARROW = set("fijlrtIJ!'(),-./:;[\\]|` \"")
+WIDE = set("mwMW@%")
+SYMBOL = set("<>=+~^#&")
+
+
+def char_width(char: str) -> float:
+    """Estimated advance of one character, in em: about the widest common sans-serif (DejaVu Sans)."""
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0.0
+    if unicodedata.east_asian_width(char) in ("W", "F") or ord(char) >= 0x1F000:
+        return 1.0  # CJK, emoji
+    if char in NARROW:
+        return 0.42
+    if char in WIDE:
+        return 1.0
+    if char in SYMBOL:
+        return 0.84
+    if char.isupper():
+        return 0.78
+    return 0.64
+
+
+def text_width(text: str, size: float, bold: bool = False) -> float:
+    return sum(char_width(c) for c in text) * size * (1.12 if bold else 1.0)
+
+
+def shorten(text: str, limit: int = MAX_SHOWN) -> str:
+    """At most `limit` characters (combining marks stay with their letter), "…" when cut."""
+    if len(text) <= limit:
+        return text
+    cut = limit - 1
+    while cut < len(text) and unicodedata.combining(text[cut]):
+        cut += 1
+    return text[:cut] + "…"
+
+
+def fit(text: str, size: float, width: float, bold: bool = False) -> str:
+    """`text` cut with "…" until its estimated width is at most `width`."""
+    if text_width(text, size, bold) <= width:
+        return text
+    while text and text_width(text + "…", size, bold) > width:
+        text = text[:-1]
+    return text + "…"
+
+
+def wrap(text: str, size: float, width: float) -> list[str]:
+    """Lines of at most `width` (estimated) px, split at spaces; an overlong word is cut."""
+    lines, line = [], ""
+    for word in text.split():
+        candidate = f"{line} {word}" if line else word
+        if text_width(candidate, size) <= width:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+        line = fit(word, size, width)
+    if line:
+        lines.append(line)
+    return lines or [""]
