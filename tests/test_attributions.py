@@ -178,18 +178,6 @@ def test_rows_arrive_in_order_and_a_closed_iterator_stops(tiny_pair, explanation
     assert everything[0].scores == everything[-1].scores[:4]  # a shown row never changes afterwards
 
 
-def test_the_batched_backward_equals_one_backward_per_target(tiny_pair, explanation):
-    from explainer.core.attributions import _path_forward
-
-    targets = matrix_targets(explanation)
-    with tiny_pair.lock:
-        graph = _path_forward(tiny_pair, explanation, AttributionSettings(n_steps=12))
-        with torch.enable_grad():
-            batched = graph.rows(targets)
-            one_by_one = torch.stack([graph.row(t) for t in targets])
-    assert torch.allclose(batched, one_by_one, atol=1e-7)
-
-
 PRICE = budget.Costs(forward=1e-4, backward=2e-4)  # seconds per point-token: the bundled model's order here
 
 

@@ -60,7 +60,7 @@ from explainer.core.attribution_types import (
     matrix_targets,
     relative_error,
 )
-from explainer.core.integration import BATCH_FLOATS, CHUNK, FIRST_CHUNK, _chunks, _Path, _path_forward, iter_matrix
+from explainer.core.integration import CHUNK, FIRST_CHUNK, _chunks, _Path, _path_forward, iter_matrix
 from explainer.core.pipeline import Explanation
 
 __all__ = [
@@ -69,7 +69,7 @@ __all__ = [
     "AttributionSettings", "Attribution", "AttributionMatrix", "relative_error", "baseline_ids", "check",
     "matrix_targets", "_levels", "_plan", "_matrix",
     # the shared-path engine (explainer.core.integration)
-    "FIRST_CHUNK", "CHUNK", "BATCH_FLOATS", "iter_matrix", "_chunks", "_Path", "_path_forward",
+    "FIRST_CHUNK", "CHUNK", "iter_matrix", "_chunks", "_Path", "_path_forward",
     # captum (here)
     "attribute", "attribution_matrix", "attribution_matrix_naive",
 ]

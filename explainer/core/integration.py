@@ -2,7 +2,7 @@
 
 The interpolation path from the baseline to the sentence is the same for every target, so the model
 runs forward once over it (at captum's own Gauss-Legendre points and weights) and each target costs
-one backward pass through that graph; backward passes are batched. `iter_matrix` yields the matrix
+one backward pass through that graph. `iter_matrix` yields the matrix
 as its rows are computed, adaptive when settings.tolerance > 0. `explainer.core.attributions`
 re-exports every name here (`attribution_matrix` calls `iter_matrix` for its "shared" engine).
 """
@@ -29,7 +29,6 @@ from explainer.core.attribution_types import (
 from explainer.core.pipeline import Explanation
 
 FIRST_CHUNK, CHUNK = 4, 8  # matrix rows per step of `iter_matrix` (the first ones show within a second)
-BATCH_FLOATS = 2**25  # gradient floats held at once by a batched backward (128 MB)
 
 
 def iter_matrix(pair, explanation: Explanation, settings: AttributionSettings = AttributionSettings(),
@@ -40,7 +39,7 @@ def iter_matrix(pair, explanation: Explanation, settings: AttributionSettings = 
     Each chunk of targets runs at the current start level of points; rows whose completeness error is
     over the tolerance are redone at the next level, while the server's limit allows (the first pass of
     the rows still to come is reserved). The next chunk starts at the median level the rows so far
-    needed. One forward per level is shared by every row at that level; backward passes are batched.
+    needed. One forward per level is shared by every row at that level.
     The lock is taken per chunk, so other requests' sentences run between chunks."""
     check(settings)
     targets = matrix_targets(explanation)
@@ -113,27 +112,10 @@ class _Path:
         return (self.difference * grad[:n].sum(0)).sum(-1).detach()
 
     def rows(self, targets: list[int]) -> torch.Tensor:
-        """Several targets' rows, (N, T): their backward passes batched (vmap), at most BATCH_FLOATS of
-        gradient at a time; one at a time where the batched rule is missing."""
-        n, (points, tokens, width) = len(self.weights), self.path.shape
-        size = max(1, BATCH_FLOATS // (points * tokens * width))
-        out = []
-        for begin in range(0, len(targets), size):
-            batch = targets[begin:begin + size]
-            if len(batch) == 1:
-                out.append(self.row(batch[0])[None])
-                continue
-            seeds = torch.zeros(len(batch), *self.logits.shape, dtype=self.logits.dtype)
-            for i, target in enumerate(batch):
-                seeds[i, :n, target] = self.weights.to(self.logits.dtype)
-            try:
-                (grad,) = torch.autograd.grad(self.logits, self.path, grad_outputs=seeds, retain_graph=True,
-                                              is_grads_batched=True)  # (B, S + 2, T, E)
-            except RuntimeError:  # an op without a batching rule: the loop is exact too
-                out.append(torch.stack([self.row(t) for t in batch]))
-                continue
-            out.append((self.difference * grad[:, :n].sum(1)).sum(-1).detach())
-        return torch.cat(out)
+        """Several targets' rows, (N, T), one backward pass each. (Batching them with vmap,
+        `is_grads_batched`, measured no faster on a CPU: 3.3 s against 3.1 s for 8 targets of the
+        bundled model at 16 points, 1 thread, and it holds N gradients of the whole path at once.)"""
+        return torch.stack([self.row(t) for t in targets])
 
     def deltas(self, scores: torch.Tensor, targets: list[int]) -> list[float] | None:
         """Completeness errors: sum(scores) - (logit(sentence) - logit(baseline)); None without a baseline."""
