@@ -223,3 +223,14 @@ def test_cli_runs_as_a_module_and_prints_json(tiny_pair_dir):
     command = [sys.executable, "-m", "explainer", SENTENCE, "--model", str(tiny_pair_dir), "--seed", "1", "--json"]
     data = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
     assert data["settings"]["seed"] == 1 and data["tokens"][0]["original"] == "[CLS]"
+
+
+def test_the_generator_never_proposes_or_draws_an_offensive_word(tiny_pair):
+    from training.offensive import blocked_token_ids, is_offensive
+
+    assert blocked_token_ids({"cat": 1, "shit": 2, "##fuck": 3, "class": 4}) == [2, 3]
+    for seed in range(4):
+        result = explain(tiny_pair, "The old fisherman repaired his boat before the storm arrived.",
+                         Settings(seed=seed, mask_rate=0.5, top_k=10, temperature=3.0))
+        shown = [p.token for m in result.masked for p in m.proposals] + [m.sampled for m in result.masked]
+        assert shown and not any(is_offensive(token.removeprefix("##")) for token in shown)

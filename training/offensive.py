@@ -47,3 +47,9 @@ def is_offensive(text: str) -> bool:
         return True
     spaced = " " + " ".join(re.findall(r"\w+", lowered)) + " "
     return any(f" {p} " in spaced for p in phrases)
+
+
+def blocked_token_ids(vocabulary: dict[str, int]) -> list[int]:
+    """The ids of the vocabulary's tokens that are offensive words on their own (a "##" piece read as its
+    text): the explainer's generator never proposes or draws them in front of a class."""
+    return sorted(i for token, i in vocabulary.items() if is_offensive(token.removeprefix("##")))
