@@ -24,9 +24,8 @@ from typing import Literal
 
 import torch
 
-from explainer.core.text import Encoded, InputError, Word, encode, group_words
+from explainer.core.text import Encoded, InputError, Word, blocked_ids, encode, group_words
 from training.objectives import ELECTRA_MASKING, corrupt, detect, mask_tokens, masked_lm_logits
-from training.offensive import blocked_token_ids
 
 Mode = Literal["auto", "manual", "detect"]
 
@@ -187,17 +186,6 @@ def _prepare(pair, text: str, settings: Settings) -> _Prepared:
     return _Prepared(encoded, words, settings, rng, torch.tensor(encoded.input_ids), generator_input, selected, notices)
 
 
-_BLOCKED: dict[tuple[int, int], torch.Tensor] = {}
-
-
-def _blocked(tokenizer) -> torch.Tensor:
-    """The vocabulary's offensive tokens (training.offensive), found once per tokenizer."""
-    key = (id(tokenizer), len(tokenizer))
-    if key not in _BLOCKED:
-        _BLOCKED[key] = torch.tensor(blocked_token_ids(tokenizer.get_vocab()), dtype=torch.long)
-    return _BLOCKED[key]
-
-
 def _padded(rows: list[torch.Tensor], fill) -> tuple[torch.Tensor, torch.Tensor]:
     """Rows of different lengths as one (B, T) batch, and its attention mask (1 = a real token)."""
     width = max(len(r) for r in rows)
@@ -218,7 +206,7 @@ def _generate(pair, batch: list[_Prepared]) -> list[tuple[torch.Tensor, list[Mas
     inputs, attention = _padded([batch[i].generator_input for i in todo], tokenizer.pad_token_id)
     selected, _ = _padded([batch[i].selected for i in todo], False)
     logits, _ = masked_lm_logits(pair.generator, inputs, attention, selected)  # (M, V), sentence by sentence
-    logits[:, _blocked(tokenizer)] = float("-inf")  # no offensive word is proposed or drawn
+    logits[:, blocked_ids(tokenizer)] = float("-inf")  # no offensive word is proposed or drawn
     rows = torch.split(logits, [int(batch[i].selected.sum()) for i in todo])
     for i, sentence_logits in zip(todo, rows):
         p = batch[i]

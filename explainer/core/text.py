@@ -17,6 +17,10 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
+import torch
+
+from training.offensive import blocked_token_ids
+
 MAX_CHARS = 20_000  # read at most this much text; far beyond any model's 512 tokens
 
 
@@ -110,3 +114,15 @@ def group_words(text: str, offsets: tuple[tuple[int, int], ...], special: tuple[
             end += 1
         words.append(Word(index, start, end, text[start:end], tuple(positions)))
     return tuple(words)
+
+
+_BLOCKED: dict[tuple[int, int], torch.Tensor] = {}
+
+
+def blocked_ids(tokenizer) -> torch.Tensor:
+    """The vocabulary's tokens the generator must never show (offensive words: training.offensive),
+    found once per tokenizer."""
+    key = (id(tokenizer), len(tokenizer))
+    if key not in _BLOCKED:
+        _BLOCKED[key] = torch.tensor(blocked_token_ids(tokenizer.get_vocab()), dtype=torch.long)
+    return _BLOCKED[key]
