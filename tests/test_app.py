@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -65,16 +67,21 @@ def test_api_errors_carry_the_message(client):
 
 def test_page_handlers_render_results_and_errors(app_url, tiny_pair_dir):
     from explainer.ui import explore
+    from explainer.ui import explore_share as share
 
     model = str(tiny_pair_dir)
     out = explore.run_explain(SENTENCE, model, "auto", 0.15, 0, 1.0, 5, [], True)
-    notices, generator_input, proposals, verdict, explanation, target, download, *_ = out
+    notices, generator_input, proposals, verdict, explanation, target, *_, svg, card, why_svg = out
     assert "[MASK]" in generator_input and 'class="ee-chip"' in verdict and proposals is not None
     assert target["value"] == explanation.most_suspicious
-    assert download.endswith(".json")
-    html, figure, download, attribution, svg, card, why_svg = explore.run_attribute(
+    assert svg["visible"] and card["visible"] and not why_svg["visible"]  # offered; written only when pressed
+    html, figure, attribution, svg, card, why_svg = explore.run_attribute(
         explanation, None, "integrated_gradients", 10, "pad", True, True)
-    assert svg["value"].endswith(".svg") and card["value"].endswith(".html") and why_svg["value"].endswith(".svg")
+    assert why_svg["visible"]
+    files = {kind: share.make_file(kind, explanation, attribution, True, "standard") for kind in share.DOWNLOADS}
+    assert [Path(files[k]).suffix for k in share.DOWNLOADS] == [".json", ".svg", ".html", ".svg"]
+    assert json.loads(Path(files["json"]).read_text())["attribution"]["target"] == attribution.target
+    assert share.make_file("why", explanation, None, True, "standard") is None  # nothing to draw yet: a warning
     assert "convergence delta" in html and figure["visible"] and attribution.target == explanation.most_suspicious
     assert f"{attribution.points} integration points; completeness error {attribution.error:.2%}" in html
     *partial, (heatmap, note) = list(explore.run_matrix(explanation, "integrated_gradients", 16, "pad", True))

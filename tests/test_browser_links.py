@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from urllib.parse import quote
 
 import pytest
@@ -60,13 +61,16 @@ def test_the_exported_picture_and_card_are_written_and_open(new_page, app_url, t
     settled(page)
     words = [word for word, _ in verdict(page)]
     files = {}
-    for button, name in (("#explore-verdict-svg", "verdict.svg"), ("#explore-card", "card.html")):
+    for button, name in (("#explore-verdict-svg", "verdict.svg"), ("#explore-card", "card.html"),
+                         ("#explore-json", "results.json")):  # each written when its button is pressed
         with page.expect_download(timeout=30_000) as download:
             page.locator(button).click()
         files[name] = tmp_path / name
         download.value.save_as(files[name])
     svg = ET.parse(files["verdict.svg"]).getroot()
     assert svg.tag.endswith("svg") and len(svg.findall(".//{http://www.w3.org/2000/svg}rect")) == len(words)
+    assert json.loads(files.pop("results.json").read_text())["explanation"]["text"] == page.locator(
+        "#explore-text textarea").input_value()
     for name, path in files.items():  # each opens on its own, offline, and shows every word
         viewer = new_page(path.as_uri())
         shown = viewer.locator("body").inner_text() if name.endswith(".html") else path.read_text(encoding="utf-8")

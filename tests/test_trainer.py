@@ -330,10 +330,23 @@ def test_a_fully_frozen_generator_and_its_embeddings_do_not_move_and_the_discrim
     assert all(e["disc_loss"] is not None for e in events)
 
 
+def test_a_frozen_generator_draws_without_dropout_while_the_discriminator_trains_with_it(rtd_run):
+    from training.trainer import _objective_and_optimizer
+
+    start, _ = rtd_run
+    tokenizer = AutoTokenizer.from_pretrained(start)
+    objective, _ = _objective_and_optimizer(config(warm_start=str(start), freeze_generator=True), tokenizer)
+    assert not any(m.training for m in objective.generator.modules())
+    shared = set(objective.discriminator.electra.embeddings.modules())  # one module, used by both networks
+    assert all(m.training for m in objective.discriminator.modules() if m not in shared)
+    objective, _ = _objective_and_optimizer(config(warm_start=str(start)), tokenizer)
+    assert all(m.training for m in objective.generator.modules())  # joint training: both learn, both drop out
+
+
 def test_disc_weight_zero_trains_the_generator_alone(tmp_path, rtd_run):
     start, _ = rtd_run
     events = list(train(config(warm_start=str(start), disc_weight=0.0, max_steps=3, log_every=1), tmp_path))
-    (_, old_discriminator), (generator, discriminator) = load_pair(start), load_pair(tmp_path)
+    (_, old_discriminator), (_, discriminator) = load_pair(start), load_pair(tmp_path)
     old = dict(old_discriminator.named_parameters())
     own = {n: p for n, p in discriminator.named_parameters() if not n.startswith("electra.embeddings.")}
     assert all(torch.equal(p, old[n]) for n, p in own.items())  # no discriminator loss: not even run
@@ -402,3 +415,20 @@ def test_lr_schedule_warms_up_then_decays_linearly():
 def test_config_from_dict_ignores_unknown_keys():
     values = {**dataclasses.asdict(BASE), "world_size": 2, "vocab_size": 1000}
     assert TrainConfig.from_dict(values) == BASE
+
+
+def test_a_dropout_setting_applies_while_training_and_the_saved_configs_keep_their_own(tmp_path, rtd_run):
+    from training.trainer import _objective_and_optimizer
+
+    start, _ = rtd_run
+    tokenizer = AutoTokenizer.from_pretrained(start)
+    objective, _ = _objective_and_optimizer(config(warm_start=str(start), dropout=0.0), tokenizer)
+    rates = {m.p for m in objective.modules() if isinstance(m, torch.nn.Dropout)}
+    assert rates == {0.0}
+    objective, _ = _objective_and_optimizer(config(warm_start=str(start)), tokenizer)
+    assert {m.p for m in objective.modules() if isinstance(m, torch.nn.Dropout)} == {0.1}  # the models' own
+    list(train(config(warm_start=str(start), dropout=0.0, max_steps=2), tmp_path))
+    saved = json.loads((tmp_path / "discriminator" / "config.json").read_text())
+    assert saved["hidden_dropout_prob"] == 0.1 and saved["attention_probs_dropout_prob"] == 0.1
+    with pytest.raises(ValueError, match="dropout"):
+        config(dropout=1.0)

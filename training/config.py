@@ -28,6 +28,9 @@ class TrainConfig:
     #   their lr x this; 0 freezes them, so the discriminator trains against a fixed generator
     freeze_generator: bool = False  # RTD: the generator AND the shared embeddings stay fixed, so the generator runs
     #   without gradients (about a third less work per step) and stays exactly the one measured
+    dropout: float | None = None  # dropout of the networks while they train; None keeps each model's own (0.1).
+    #   The saved configs keep their own value, so fine-tuning is unchanged. 0 makes a CPU step ~1.4x faster
+    #   and suits continued pretraining, which sees each block once and does not overfit
     warmup: float = 0.05  # fraction of the budget spent in linear warmup, then linear decay to 0
     weight_decay: float = 0.01  # AdamW, not on biases and LayerNorm
     max_grad_norm: float = 1.0  # gradient clipping
@@ -58,6 +61,8 @@ class TrainConfig:
             raise ValueError("seq_len must be at least 8")
         if self.disc_weight < 0:
             raise ValueError("disc_weight must be 0 or more (0 trains the generator alone)")
+        if self.dropout is not None and not 0 <= self.dropout < 1:
+            raise ValueError(f"dropout must be from 0 up to (not including) 1, not {self.dropout}")
         if self.generator_lr_scale < 0:
             raise ValueError("generator_lr_scale must be 0 or more")
         if self.mixed_seq_len is not None:

@@ -103,10 +103,18 @@ def _objective_and_optimizer(config: TrainConfig, tokenizer) -> tuple[torch.nn.M
     torch.manual_seed(config.seed)
     objective, warm_names = build_objective(config, len(tokenizer), tokenizer.pad_token_id)
     objective.train()
+    if config.dropout is not None:  # every dropout of the networks, the saved configs untouched
+        for module in objective.modules():
+            if isinstance(module, torch.nn.Dropout):
+                module.p = config.dropout
     if config.freeze_generator:
         if config.objective != "rtd":
             raise ValueError("freeze_generator applies to RTD only")
         objective.generator.requires_grad_(False)  # its embeddings are the discriminator's too
+        # A fixed generator draws as it is evaluated and used: without dropout. In training mode its
+        # draws would come from a noisier generator than the one the discriminator is measured against.
+        # The embedding module is shared, so the discriminator's input embeddings drop no units either.
+        objective.generator.eval()
     optimizer = torch.optim.AdamW(param_groups(objective, config, warm_names), lr=config.lr, eps=1e-6)
     return objective, optimizer
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
+from explainer.render import figures
 from explainer.render.style import (
     DEFAULT_PALETTE,
     FLAG_THRESHOLD,
@@ -133,9 +133,8 @@ def proposals_figure(explanation: Explanation) -> go.Figure | None:
         return None
     cols = min(3, len(shown))
     rows = -(-len(shown) // cols)
-    figure = make_subplots(rows=rows, cols=cols, subplot_titles=[_proposal_title(m) for m in shown],
-                           horizontal_spacing=0.12, vertical_spacing=min(0.25, 0.6 / rows))
-    for i, m in enumerate(shown):
+    data, layout, titles = [], {}, []
+    for m, cell in zip(shown, figures.grid(len(shown), cols, 0.12, min(0.25, 0.6 / rows))):
         bars = list(m.proposals)
         labels = [esc(p.token) + (" (original)" if p.is_original else "") for p in bars]
         values = [p.probability for p in bars]
@@ -146,19 +145,17 @@ def proposals_figure(explanation: Explanation) -> go.Figure | None:
             drawn.append(True)
         colours = ["#e6550d" if d else "#9ecae1" for d in drawn]
         text = [pct(v) + (" ← drawn" if d else "") for v, d in zip(values, drawn)]
-        figure.add_trace(
-            go.Bar(x=values[::-1], y=labels[::-1], orientation="h", marker_color=colours[::-1], text=text[::-1],
-                   textposition="auto", hovertemplate="%{y}: %{x:.2%}<extra></extra>", showlegend=False),
-            row=i // cols + 1, col=i % cols + 1,
-        )
-        peak = max(values)
-        figure.update_xaxes(range=[0, min(1.0, peak * 1.3)], row=i // cols + 1, col=i % cols + 1)
-    figure.update_xaxes(showticklabels=False)  # each chart scaled to its own largest guess; bars carry the numbers
-    figure.update_annotations(font_size=12)
-    figure.update_layout(height=70 + 190 * rows, margin=dict(l=10, r=10, t=50, b=10), template="plotly_white",
-                         title_text="The generator's top guesses at each masked position (orange = the one drawn)",
-                         title_font_size=14)
-    return figure
+        data.append({"type": "bar", "x": values[::-1], "y": labels[::-1], "orientation": "h",
+                     "marker": {"color": colours[::-1]}, "text": text[::-1], "textposition": "auto",
+                     "hovertemplate": "%{y}: %{x:.2%}<extra></extra>", "showlegend": False,
+                     "xaxis": cell.x, "yaxis": cell.y})
+        # Each chart scaled to its own largest guess; the bars carry the numbers.
+        layout.update(cell.axes(x={"range": [0, min(1.0, max(values) * 1.3)], "showticklabels": False}))
+        titles.append(cell.title(_proposal_title(m)))
+    layout.update(height=70 + 190 * rows, margin={"l": 10, "r": 10, "t": 50, "b": 10}, annotations=titles,
+                  title={"text": "The generator's top guesses at each masked position (orange = the one drawn)",
+                         "font": {"size": 14}})
+    return figures.figure(data, layout)
 
 
 def attribution_units(attribution: Attribution, explanation: Explanation, merged: bool):
@@ -224,17 +221,18 @@ def attribution_figure(attribution: Attribution, explanation: Explanation, merge
     units = attribution_units(attribution, explanation, merged)
     labels = [esc(text) for text, _, _ in units]
     scores = [share for _, share, _ in units]
-    figure = go.Figure(go.Bar(
-        x=list(range(len(units))), y=scores, marker_color=[positive if s >= 0 else negative for s in scores],
-        marker_line=dict(width=[3 if t else 0 for _, _, t in units], color="#111"),
-        customdata=labels, hovertemplate="%{customdata}: %{y:+.4f}<extra></extra>",
-    ))
-    figure.update_xaxes(tickvals=list(range(len(units))), ticktext=labels, tickangle=-45)
-    figure.update_layout(height=320, margin=dict(l=10, r=10, t=40, b=10), template="plotly_white",
-                         yaxis_title="share of the logit", title_font_size=14,
-                         title_text=f"Each {'word' if merged else 'token'}'s share of "
-                                    f"“{esc(explanation.tokens[attribution.target].corrupted)}”'s replaced-logit")
-    return figure
+    bars = {"type": "bar", "x": list(range(len(units))), "y": scores,
+            "marker": {"color": [positive if s >= 0 else negative for s in scores],
+                       "line": {"width": [3 if t else 0 for _, _, t in units], "color": "#111"}},
+            "customdata": labels, "hovertemplate": "%{customdata}: %{y:+.4f}<extra></extra>"}
+    target = esc(explanation.tokens[attribution.target].corrupted)
+    return figures.figure([bars], {
+        "xaxis": {"tickvals": list(range(len(units))), "ticktext": labels, "tickangle": -45},
+        "yaxis": {"title": {"text": "share of the logit"}},
+        "height": 320, "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+        "title": {"text": f"Each {'word' if merged else 'token'}'s share of “{target}”'s replaced-logit",
+                  "font": {"size": 14}},
+    })
 
 
 def _token_axis(explanation: Explanation, positions) -> list[str]:
@@ -251,19 +249,18 @@ def matrix_figure(matrix: AttributionMatrix, explanation: Explanation,
         values = [row[p] for p in columns]
         peak = max(abs(v) for v in values) or 1.0
         z.append([v / peak for v in values])
-    figure = go.Figure(go.Heatmap(
-        z=z, zmin=-1, zmax=1, colorscale=diverging_colourscale(chosen),
-        colorbar=dict(title="share", tickvals=[-1, 0, 1], ticktext=["→ original", "0", "→ replaced"]),
-        hovertemplate="judging %{y}, looking at %{x}: %{z:+.2f}<extra></extra>",
-        x=list(range(len(columns))), y=list(range(len(matrix.targets))),
-    ))
-    figure.update_xaxes(tickvals=list(range(len(columns))), ticktext=_token_axis(explanation, columns), tickangle=-45,
-                        side="top")
-    figure.update_yaxes(tickvals=list(range(len(matrix.targets))), ticktext=_token_axis(explanation, matrix.targets),
-                        autorange="reversed")
+    heatmap = {"type": "heatmap", "z": z, "zmin": -1, "zmax": 1, "colorscale": diverging_colourscale(chosen),
+               "colorbar": {"title": {"text": "share"}, "tickvals": [-1, 0, 1],
+                            "ticktext": ["→ original", "0", "→ replaced"]},
+               "hovertemplate": "judging %{y}, looking at %{x}: %{z:+.2f}<extra></extra>",
+               "x": list(range(len(columns))), "y": list(range(len(matrix.targets)))}
     size = 22 * max(len(columns), len(matrix.targets))
-    figure.update_layout(height=min(1400, 180 + size), margin=dict(l=10, r=10, t=90, b=10), template="plotly_white",
-                         title_text=f"Row = a word being judged; {chosen.replaced_word} columns pushed it towards "
-                                    f"replaced, {chosen.original_word} towards original (each row scaled to ±1)",
-                         title_font_size=14)
-    return figure
+    return figures.figure([heatmap], {
+        "xaxis": {"tickvals": list(range(len(columns))), "ticktext": _token_axis(explanation, columns),
+                  "tickangle": -45, "side": "top"},
+        "yaxis": {"tickvals": list(range(len(matrix.targets))), "ticktext": _token_axis(explanation, matrix.targets),
+                  "autorange": "reversed"},
+        "height": min(1400, 180 + size), "margin": {"l": 10, "r": 10, "t": 90, "b": 10},
+        "title": {"text": f"Row = a word being judged; {chosen.replaced_word} columns pushed it towards replaced, "
+                          f"{chosen.original_word} towards original (each row scaled to ±1)", "font": {"size": 14}},
+    })

@@ -9,7 +9,6 @@ The copied link and the download buttons' files are `explainer.ui.explore_share`
 
 from __future__ import annotations
 
-import dataclasses
 import time
 
 import gradio as gr
@@ -98,8 +97,8 @@ def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_wor
     try:
         explanation = api.make_explanation(text, model, _settings(mode, mask_rate, seed, temperature, top_k, mask_words))
     except gr.Error as error:
-        return (style.message_html(error.message), "", None, "", None, empty, None, "", gr.update(visible=False),
-                None, gr.update(visible=False), *share.pictures(None, None, merged, palette))
+        return (style.message_html(error.message), "", None, "", None, empty, "", gr.update(visible=False),
+                None, gr.update(visible=False), *share.shown(None, None))
     targets = [(_target_label(explanation, t), t.position) for t in explanation.tokens if not t.special]
     return (
         render.notices_html(explanation.notices),
@@ -108,12 +107,11 @@ def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_wor
         render.score_html(explanation) + render.sentence_html(explanation, merged, palette),
         explanation,
         gr.update(choices=targets, value=explanation.most_suspicious),
-        share.export_json(explanation),
         "",  # a new sentence clears the previous attributions
         gr.update(value=None, visible=False),
         None,
         gr.update(value=None, visible=False),
-        *share.pictures(explanation, None, merged, palette),
+        *share.shown(explanation, None),
     )
 
 
@@ -127,14 +125,13 @@ def _target_label(explanation: Explanation, token) -> str:
 def rerender(explanation: Explanation | None, attribution, merged: bool, palette: str = style.DEFAULT_PALETTE):
     """Words <-> subword tokens, or another palette, without running the models again."""
     if explanation is None:
-        return (gr.update(),) * 7
+        return (gr.update(),) * 4
     views = (render.generator_input_html(explanation, merged),
              render.score_html(explanation) + render.sentence_html(explanation, merged, palette))
-    pictures = share.pictures(explanation, attribution, merged, palette)
     if attribution is None:
-        return *views, gr.update(), gr.update(), *pictures
+        return *views, gr.update(), gr.update()
     return (*views, _attribution_view(attribution, explanation, merged, palette),
-            render.attribution_figure(attribution, explanation, merged, palette), *pictures)
+            render.attribution_figure(attribution, explanation, merged, palette))
 
 
 def _attribution_view(attribution, explanation: Explanation, merged: bool, palette: str) -> str:
@@ -147,20 +144,19 @@ def _attribution_settings(method, n_steps, baseline, adaptive) -> AttributionSet
 
 def run_attribute(explanation: Explanation | None, target, method, n_steps, baseline, adaptive, merged,
                   palette=style.DEFAULT_PALETTE):
-    keep = (gr.skip(),) * 3  # the picture buttons stay as they were
+    keep = (gr.skip(),) * 3  # the download buttons stay as they were
     if explanation is None:
         message = style.message_html("Run the generator and discriminator first (the button above).")
-        return message, gr.update(visible=False), None, None, *keep
+        return message, gr.update(visible=False), None, *keep
     settings = _attribution_settings(method, n_steps, baseline, adaptive)
     pair = api.load_pair(explanation.model)
     try:
         result = attribute(pair, explanation, None if target is None else int(target), settings)
     except ValueError as error:  # a bad target, or a request over the server's compute budget
-        return style.message_html(str(error)), gr.update(visible=False), None, None, *keep
-    extra = {"attribution": {**dataclasses.asdict(result), "p_replaced": result.p_replaced, "error": result.error}}
+        return style.message_html(str(error)), gr.update(visible=False), None, *keep
     return (_attribution_view(result, explanation, merged, palette),
             gr.update(value=render.attribution_figure(result, explanation, merged, palette), visible=True),
-            share.export_json(explanation, extra), result, *share.pictures(explanation, result, merged, palette))
+            result, *share.shown(explanation, result))
 
 
 MATRIX_REDRAW_S = 0.5  # the heatmap is redrawn at most this often while its rows arrive
@@ -227,15 +223,15 @@ def build_explore(demo: gr.Blocks) -> tuple:
     gr.Markdown("### ④ The discriminator's verdict on every word")
     verdict = gr.HTML(elem_id="explore-verdict")
     with gr.Row(equal_height=True):
-        download = gr.DownloadButton("Download the results (JSON)", size="sm", scale=0, min_width=240)
+        download = gr.Button("Download the results (JSON)", size="sm", scale=0, min_width=240, elem_id="explore-json")
         copy_link = gr.Button("Copy a link to this result", size="sm", scale=0, min_width=240, elem_id="explore-copy-link")
         link = gr.Textbox(label="Link (opens this sentence with these settings: the same corruption and verdict)",
                           interactive=False, buttons=["copy"], scale=3, elem_id="explore-link", visible=False)
     link_query_box = gr.Textbox(visible=False)
     with gr.Row():
-        verdict_svg = gr.DownloadButton("The verdict as a picture (SVG)", size="sm", scale=0, min_width=240,
+        verdict_svg = gr.Button("The verdict as a picture (SVG)", size="sm", scale=0, min_width=240,
                                         visible=False, elem_id="explore-verdict-svg")
-        card = gr.DownloadButton("A card to share (HTML, works offline)", size="sm", scale=0, min_width=240,
+        card = gr.Button("A card to share (HTML, works offline)", size="sm", scale=0, min_width=240,
                                  visible=False, elem_id="explore-card")
 
     gr.Markdown("### ⑤ Why? Ask the discriminator to explain one word\nIntegrated gradients (captum) trace the "
@@ -255,14 +251,14 @@ def build_explore(demo: gr.Blocks) -> tuple:
     attribution = gr.State(None)
     attribution_text = gr.HTML(elem_id="explore-attribution")
     attribution_plot = gr.Plot(show_label=False, visible=False)
-    attribution_svg = gr.DownloadButton("This explanation as a picture (SVG)", size="sm", visible=False,
+    attribution_svg = gr.Button("This explanation as a picture (SVG)", size="sm", visible=False,
                                         elem_id="explore-attribution-svg")
     matrix_note = gr.HTML()
     matrix_plot = gr.Plot(show_label=False, visible=False)
 
     inputs = [text, active_model, mode, mask_rate, seed, temperature, top_k, mask_words, merged, palette]
     pictures = [verdict_svg, card, attribution_svg]
-    outputs = [notices, generator_input, proposals, verdict, explanation, target, download, attribution_text,
+    outputs = [notices, generator_input, proposals, verdict, explanation, target, attribution_text,
                attribution_plot, attribution, matrix_plot, *pictures]
     for trigger in (run.click, text.submit):
         trigger(run_explain, inputs, outputs, api_visibility="private", **queues.EXPLAIN)
@@ -276,13 +272,14 @@ def build_explore(demo: gr.Blocks) -> tuple:
                     [link_query_box, link], api_visibility="private").then(
         None, [link_query_box], [link], js=COPY_LINK_JS)
     gr.on([merged.change, palette.change], rerender, [explanation, attribution, merged, palette],
-          [generator_input, verdict, attribution_text, attribution_plot, *pictures], api_visibility="private")
+          [generator_input, verdict, attribution_text, attribution_plot], api_visibility="private")
     single = why.click(run_attribute, [explanation, target, method, n_steps, baseline, adaptive, merged, palette],
-                       [attribution_text, attribution_plot, download, attribution, *pictures], api_visibility="private",
+                       [attribution_text, attribution_plot, attribution, *pictures], api_visibility="private",
                        **queues.ATTRIBUTE)
     every = why_all.click(run_matrix, [explanation, method, n_steps, baseline, adaptive, palette],
                           [matrix_plot, matrix_note], api_visibility="private", **queues.ATTRIBUTE)
     stop.click(None, cancels=[single, every], api_visibility="private")
+    share.wire_downloads(dict(zip(share.DOWNLOADS, [download, *pictures])), [explanation, attribution, merged, palette])
     controls = [text, model, mode, mask_rate, seed, temperature, top_k, mask_words, link_note]
     demo.load(apply_link, None, controls, api_visibility="private").then(
         model_status, [model], [status, active_model], api_visibility="private", **queues.MODEL).then(

@@ -7,6 +7,8 @@ EXPORT_MAX_AGE_S are deleted whenever a new one is written.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import tempfile
 import time
@@ -46,18 +48,47 @@ def export_json(explanation: Explanation | None, extra: dict | None = None) -> s
                   ".json")
 
 
-def pictures(explanation: Explanation | None, attribution, merged: bool, palette: str):
-    """The verdict as a picture (SVG), the HTML card (with the attribution when there is one), and the
-    attribution as a picture: updates for the three download buttons."""
-    if explanation is None:
-        return gr.update(value=None, visible=False), gr.update(value=None, visible=False), \
-            gr.update(value=None, visible=False)
-    svg = write_file(export.sentence_svg(explanation, merged, palette), ".svg")
-    card = write_file(export.card_html(explanation, attribution, merged, palette), ".html")
-    why = None if attribution is None else write_file(export.attribution_svg(attribution, explanation, merged, palette),
-                                                  ".svg")
-    return (gr.update(value=svg, visible=True), gr.update(value=card, visible=True),
-            gr.update(value=why, visible=why is not None))
+def attribution_extra(result) -> dict:
+    """The attribution's part of the JSON download."""
+    return {"attribution": {**dataclasses.asdict(result), "p_replaced": result.p_replaced, "error": result.error}}
+
+
+DOWNLOADS = ("json", "verdict", "card", "why")  # the results, the verdict picture, the card, the attribution picture
+
+
+def make_file(kind: str, explanation: Explanation | None, attribution, merged: bool, palette: str) -> str | None:
+    """Write one download when its button is pressed (most results are never downloaded, so nothing is
+    written while people explore). With the settings on screen now: whole words or tokens, the palette."""
+    if explanation is None or (kind == "why" and attribution is None):
+        gr.Warning("Nothing to download yet: run the generator and discriminator first.")
+        return None
+    if kind == "json":
+        return export_json(explanation, None if attribution is None else attribution_extra(attribution))
+    if kind == "verdict":
+        return write_file(export.sentence_svg(explanation, merged, palette), ".svg")
+    if kind == "card":
+        return write_file(export.card_html(explanation, attribution, merged, palette), ".html")
+    return write_file(export.attribution_svg(attribution, explanation, merged, palette), ".svg")
+
+
+def shown(explanation: Explanation | None, attribution) -> tuple:
+    """Which download buttons a result offers: the verdict picture and the card, and the attribution
+    picture once there is an attribution (updates for those three buttons)."""
+    return (gr.update(visible=explanation is not None), gr.update(visible=explanation is not None),
+            gr.update(visible=attribution is not None))
+
+
+FILE_ID = "explore-file"
+# The page presses the hidden download button once the server has written the file into it.
+DOWNLOAD_JS = f"(file) => {{ if (file) setTimeout(() => document.getElementById('{FILE_ID}')?.click(), 0); }}"
+
+
+def wire_downloads(buttons: dict, inputs: list) -> None:
+    """Each button writes its file on demand, into one hidden download button, which the page then presses."""
+    file = gr.DownloadButton(visible="hidden", elem_id=FILE_ID)
+    for kind, button in buttons.items():
+        button.click(functools.partial(make_file, kind), inputs, [file], api_visibility="private").then(
+            None, [file], None, js=DOWNLOAD_JS)
 
 
 def link_query(text, model, mode, mask_rate, seed, temperature, top_k, mask_words) -> str:
