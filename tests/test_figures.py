@@ -12,7 +12,7 @@ from explainer.render import explore as render
 from explainer.render import figures
 
 
-@pytest.mark.parametrize("n, cols", [(1, 1), (2, 2), (3, 3), (4, 3), (5, 3), (6, 3), (8, 3)])
+@pytest.mark.parametrize("n, cols", [(1, 1), (2, 2), (3, 3), (4, 3), (5, 3), (6, 3), (8, 3), (12, 3)])
 def test_the_grid_lays_charts_out_as_make_subplots_does(n, cols):
     rows = -(-n // cols)
     spacing = min(0.25, 0.6 / rows)
@@ -23,6 +23,8 @@ def test_the_grid_lays_charts_out_as_make_subplots_does(n, cols):
         assert x_axis["domain"] == pytest.approx(list(reference[x_name].domain))
         assert y_axis["domain"] == pytest.approx(list(reference[y_name].domain))
         assert (x_axis["anchor"], y_axis["anchor"]) == (reference[x_name].anchor, reference[y_name].anchor)
+        assert all(0 <= edge <= 1 for edge in (*x_axis["domain"], *y_axis["domain"]))  # plotly refuses a hair below 0
+        go.Figure({"layout": axes})  # and the validating constructor agrees
 
 
 @pytest.fixture(scope="module")

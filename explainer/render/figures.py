@@ -66,5 +66,6 @@ def grid(n: int, cols: int, horizontal_spacing: float, vertical_spacing: float) 
         row, col = divmod(i, cols)
         x0 = col * (width + horizontal_spacing)
         top = 1 - row * (height + vertical_spacing)
-        cells.append(Cell(i, (x0, x0 + width), (top - height, top)))
+        # Clamped: the bottom row's float sum can land a hair below 0, which plotly refuses.
+        cells.append(Cell(i, (x0, min(1.0, x0 + width)), (max(0.0, top - height), min(1.0, top))))
     return cells

@@ -260,8 +260,6 @@ def build_explore(demo: gr.Blocks) -> tuple:
     pictures = [verdict_svg, card, attribution_svg]
     outputs = [notices, generator_input, proposals, verdict, explanation, target, attribution_text,
                attribution_plot, attribution, matrix_plot, *pictures]
-    for trigger in (run.click, text.submit):
-        trigger(run_explain, inputs, outputs, api_visibility="private", **queues.EXPLAIN)
     # A load that fails leaves the last good model active and puts the dropdown back to it.
     model.input(model_status, [model], [status, active_model], api_visibility="private", **queues.MODEL).then(
         lambda m: m, [active_model], [model], api_visibility="private")
@@ -281,8 +279,11 @@ def build_explore(demo: gr.Blocks) -> tuple:
     stop.click(None, cancels=[single, every], api_visibility="private")
     share.wire_downloads(dict(zip(share.DOWNLOADS, [download, *pictures])), [explanation, attribution, merged, palette])
     controls = [text, model, mode, mask_rate, seed, temperature, top_k, mask_words, link_note]
-    demo.load(apply_link, None, controls, api_visibility="private").then(
+    first = demo.load(apply_link, None, controls, api_visibility="private").then(
         model_status, [model], [status, active_model], api_visibility="private", **queues.MODEL).then(
         lambda m: m, [active_model], [model], api_visibility="private").then(
         run_explain, inputs, outputs, api_visibility="private", **queues.EXPLAIN)
+    # The user's own sentence wins: a run they start cancels the first example's if that is still going.
+    for trigger in (run.click, text.submit):
+        trigger(run_explain, inputs, outputs, api_visibility="private", cancels=[first], **queues.EXPLAIN)
     return model, status, active_model  # for other tabs that open a model here (app.py passes them on)
