@@ -1,12 +1,17 @@
 """The Explore page's own work per "Corrupt it and judge every word": the server time of the page's
 handler, side by side with the way it was before, in one run.
 
-- before: the handler built the guesses chart through plotly's validating API (`make_subplots`,
-  `update_xaxes` per chart, the template looked up by name: `validating_guesses_figure` below, the
-  app's code as it was) and wrote the download files (the results as JSON, the verdict as SVG, the
-  HTML card) on every run, whether anyone downloaded them or not;
-- now: the chart is built from plain dicts (`explainer.render.figures`), and a download file is
-  written when its button is pressed (`explainer.ui.explore_share.make_file`).
+- before: the handler drew the generator's guesses as a plotly chart through plotly's validating
+  API (`make_subplots`, `update_xaxes` per chart, the template looked up by name:
+  `validating_guesses_figure` below, the app's code as it was) and wrote the download files (the
+  results as JSON, the verdict as SVG, the HTML card) on every run, whether anyone downloaded them;
+- now: the guesses are HTML bars (`explainer.render.guesses`), and a download file is written when
+  its button is pressed (`explainer.ui.explore_share.make_file`).
+
+The server's side only. In the browser the plotly chart also cost the page several seconds on
+this machine (plotly's script loaded and drew it before the next update could show: the first run
+after a page load took ~4.3 s, against ~0.7 s without the chart; measured with Playwright, see
+bench/README.md).
 
 Both run the same models on the same sentence and settings (`explainer.ui.explore.run_explain`, the
 bundled pair unless `--model`), `--repeats` times each, interleaved, after one warm-up; p50 and p95.
@@ -55,10 +60,14 @@ def validating_guesses_figure(explanation):
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
-    from explainer.render.explore import MAX_PROPOSAL_PLOTS, _proposal_title
+    from explainer.render.guesses import MAX_CARDS
     from explainer.render.style import esc, pct
 
-    shown = explanation.masked[:MAX_PROPOSAL_PLOTS]
+    def _proposal_title(m) -> str:
+        verdict = "= the original → label ORIGINAL" if not m.replaced else "→ label REPLACED"
+        return f"was “{esc(m.original)}”, drew “{esc(m.sampled)}” {verdict}"
+
+    shown = explanation.masked[:MAX_CARDS]
     if not shown:
         return None
     cols = min(3, len(shown))
@@ -111,16 +120,14 @@ def main() -> None:
     def now() -> None:
         explore.run_explain(SENTENCE, model, *settings)
 
-    from explainer.render import explore as render
-
-    fast_figure = render.proposals_figure
+    html_guesses = explore.guesses_html
 
     def before() -> None:  # the handler as it was: a validating chart, every download file written on every run
-        render.proposals_figure = validating_guesses_figure
+        explore.guesses_html = validating_guesses_figure
         try:
             out = explore.run_explain(SENTENCE, model, *settings)
         finally:
-            render.proposals_figure = fast_figure
+            explore.guesses_html = html_guesses
         explanation = out[4]
         for kind in ("json", "verdict", "card"):
             share.make_file(kind, explanation, None, True, "standard")
@@ -134,10 +141,11 @@ def main() -> None:
             times[name].append(time.perf_counter() - start)
     explanation = explore.run_explain(SENTENCE, model, *settings)[4]
     charts = {}
-    for name, build in (("validating", validating_guesses_figure), ("from dicts", fast_figure)):
+    for name, build in (("plotly chart", lambda e: validating_guesses_figure(e).to_json()),  # what gr.Plot sent
+                        ("HTML bars", html_guesses)):
         start = time.perf_counter()
         for _ in range(args.repeats):
-            build(explanation).to_json()  # what gr.Plot sends
+            build(explanation)
         charts[name] = (time.perf_counter() - start) / args.repeats
     on_demand = {}
     for kind in ("json", "verdict", "card"):
@@ -149,11 +157,11 @@ def main() -> None:
     print(f"page handler, {len(explanation.tokens)} tokens, model {args.model}, torch threads {torch.get_num_threads()}, "
           f"{args.repeats} runs each")
     print(f"{'handler':<44} {'p50':>9} {'p95':>9}")
-    for name, label in (("before", "before (validating chart, files every run)"), ("now", "now (chart from dicts, files on demand)")):
+    for name, label in (("before", "before (plotly chart, files every run)"), ("now", "now (HTML bars, files on demand)")):
         print(f"{label:<44} {1e3 * statistics.median(times[name]):>7.1f}ms {1e3 * percentile(times[name], 0.95):>7.1f}ms")
     saved = statistics.median(times["before"]) - statistics.median(times["now"])
     print(f"saved per run: {1e3 * saved:.1f} ms ({saved / statistics.median(times['before']):.0%} of the handler)")
-    print(f"the guesses chart ({len(explanation.masked)} masked words), built and serialised: "
+    print(f"the guesses ({len(explanation.masked)} masked words), built and serialised: "
           + ", ".join(f"{k} {1e3 * v:.1f} ms" for k, v in charts.items()))
     print("one download written on demand: " + ", ".join(f"{k} {1e3 * v:.1f} ms" for k, v in on_demand.items()))
 

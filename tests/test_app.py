@@ -72,7 +72,7 @@ def test_page_handlers_render_results_and_errors(app_url, tiny_pair_dir):
     model = str(tiny_pair_dir)
     out = explore.run_explain(SENTENCE, model, "auto", 0.15, 0, 1.0, 5, [], True)
     notices, generator_input, proposals, verdict, explanation, target, *_, svg, card, why_svg = out
-    assert "[MASK]" in generator_input and 'class="ee-chip"' in verdict and proposals is not None
+    assert "[MASK]" in generator_input and 'class="ee-chip"' in verdict and "ee-guess-card" in proposals
     assert target["value"] == explanation.most_suspicious
     assert svg["visible"] and card["visible"] and not why_svg["visible"]  # offered; written only when pressed
     html, figure, attribution, svg, card, why_svg = explore.run_attribute(

@@ -12,6 +12,7 @@ from explainer.core.attributions import AttributionSettings, attribute, attribut
 from explainer.core.pipeline import Settings, explain
 from explainer.render import explore as render
 from explainer.render import style
+from explainer.render.guesses import guesses_html
 
 HOSTILE = [
     '<script>alert("x")</script>',
@@ -87,7 +88,8 @@ def test_hostile_text_is_escaped_in_figure_labels(tiny_pair, explanation):
     evil = hostile(explanation)
     result = attribute(tiny_pair, explanation, settings=AttributionSettings(n_steps=4))
     matrix = attribution_matrix(tiny_pair, explanation, AttributionSettings(n_steps=4))
-    for figure in (render.proposals_figure(evil), render.attribution_figure(result, evil), render.matrix_figure(matrix, evil)):
+    assert_inert(guesses_html(evil))
+    for figure in (render.attribution_figure(result, evil), render.matrix_figure(matrix, evil)):
         dumped = json.dumps(figure.to_plotly_json(), default=str)
         assert "<script" not in dumped and "<img" not in dumped and "<a href" not in dumped
         assert "&lt;" in dumped
@@ -123,20 +125,40 @@ def test_generator_view_shows_masks(explanation):
     assert markup.count("[MASK]") == sum(m.shown_as_mask for m in explanation.masked)
 
 
-def test_proposal_plot_labels_the_original_and_the_drawn_sample(tiny_pair):
+def test_the_guesses_label_the_original_and_the_drawn_sample(tiny_pair):
     from tests.test_explain import forcing_generator
 
     pair = forcing_generator(tiny_pair, "the")
     result = explain(pair, "the movie was good", Settings(mode="manual", mask_words=(0,)))
-    figure = render.proposals_figure(result)
-    (bar,) = figure.data
-    assert "the (original)" in bar.y and "ORIGINAL" in figure.layout.annotations[0].text
-    drawn = [label for label, colour in zip(bar.y, bar.marker.color) if colour == "#e6550d"]
-    assert drawn == ["the (original)"]
+    html = guesses_html(result)
+    cards = parse(html)
+    assert html.count('class="ee-guess-card"') == 1 and "label ORIGINAL" in html
+    words = [w for w, _ in _guess_rows(html)]
+    numbers = dict(_guess_rows(html))
+    assert "the (original)" in words and numbers["the (original)"].endswith("← drawn")
+    assert sum("← drawn" in n for n in numbers.values()) == 1  # one draw, marked in words, not only colour
+    assert cards.tags <= ALLOWED_TAGS
 
 
-def test_nothing_masked_draws_no_proposal_plot(tiny_pair):
-    assert render.proposals_figure(explain(tiny_pair, "the movie", Settings(mode="detect"))) is None
+def _guess_rows(html: str) -> list[tuple[str, str]]:
+    """(word, its number) per bar of the guesses view."""
+    import re
+
+    words = re.findall(r'class="ee-guess-word"[^>]*><bdi>(.*?)</bdi>', html)
+    numbers = re.findall(r'class="ee-guess-number"[^>]*>(.*?)</span>', html)
+    return list(zip(words, numbers))
+
+
+def test_every_masked_word_gets_a_card_with_bars_scaled_to_its_top_guess(tiny_pair, explanation):
+    html = guesses_html(explanation)
+    assert html.count('class="ee-guess-card"') == len(explanation.masked) >= 2
+    widths = [float(w) for w in __import__("re").findall(r"width: ([0-9.]+)%", html)]
+    assert max(widths) == 100.0 and all(0 <= w <= 100 for w in widths)
+
+
+def test_nothing_masked_says_so_instead_of_drawing_guesses(tiny_pair):
+    html = guesses_html(explain(tiny_pair, "the movie", Settings(mode="detect")))
+    assert "ee-guess-card" not in html and "Nothing was masked" in html
 
 
 def test_matrix_heatmap_rows_are_scaled(tiny_pair, explanation):

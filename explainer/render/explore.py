@@ -31,16 +31,14 @@ from explainer.render.style import (
     get_palette,
     legend_html,
     p_colour,
-    pct,
     share_colour,
     word_label,
 )
 
 if TYPE_CHECKING:  # types only: the views never run a model
     from explainer.core.attributions import Attribution, AttributionMatrix
-    from explainer.core.pipeline import Explanation, MaskedPosition
+    from explainer.core.pipeline import Explanation
 
-MAX_PROPOSAL_PLOTS = 12  # masked positions drawn; the JSON export has all of them
 
 
 
@@ -119,43 +117,6 @@ def notices_html(notices: tuple[str, ...] | list[str]) -> str:
     items = "".join(f"<li>{esc(n)}</li>" for n in notices)
     return (f'<div class="ee-notice" role="status" style="{FONT}; background: #fff4ce; border: 1px solid #e0c050; '
             f'border-radius: 6px; padding: 6px 12px; margin: 6px 0"><ul style="margin: 0">{items}</ul></div>')
-
-
-def _proposal_title(m: MaskedPosition) -> str:
-    verdict = "= the original → label ORIGINAL" if not m.replaced else "→ label REPLACED"
-    return f"was “{esc(m.original)}”, drew “{esc(m.sampled)}” {verdict}"
-
-
-def proposals_figure(explanation: Explanation) -> go.Figure | None:
-    """One bar chart per masked position: the generator's top-k, the drawn sample highlighted."""
-    shown = explanation.masked[:MAX_PROPOSAL_PLOTS]
-    if not shown:
-        return None
-    cols = min(3, len(shown))
-    rows = -(-len(shown) // cols)
-    data, layout, titles = [], {}, []
-    for m, cell in zip(shown, figures.grid(len(shown), cols, 0.12, min(0.25, 0.6 / rows))):
-        bars = list(m.proposals)
-        labels = [esc(p.token) + (" (original)" if p.is_original else "") for p in bars]
-        values = [p.probability for p in bars]
-        drawn = [p.token_id == m.sampled_id for p in bars]
-        if not any(drawn):  # the sample came from outside the top-k
-            labels.append(esc(m.sampled) + (" (original)" if not m.replaced else "") + " (outside top-k)")
-            values.append(m.sampled_probability)
-            drawn.append(True)
-        colours = ["#e6550d" if d else "#9ecae1" for d in drawn]
-        text = [pct(v) + (" ← drawn" if d else "") for v, d in zip(values, drawn)]
-        data.append({"type": "bar", "x": values[::-1], "y": labels[::-1], "orientation": "h",
-                     "marker": {"color": colours[::-1]}, "text": text[::-1], "textposition": "auto",
-                     "hovertemplate": "%{y}: %{x:.2%}<extra></extra>", "showlegend": False,
-                     "xaxis": cell.x, "yaxis": cell.y})
-        # Each chart scaled to its own largest guess; the bars carry the numbers.
-        layout.update(cell.axes(x={"range": [0, min(1.0, max(values) * 1.3)], "showticklabels": False}))
-        titles.append(cell.title(_proposal_title(m)))
-    layout.update(height=70 + 190 * rows, margin={"l": 10, "r": 10, "t": 50, "b": 10}, annotations=titles,
-                  title={"text": "The generator's top guesses at each masked position (orange = the one drawn)",
-                         "font": {"size": 14}})
-    return figures.figure(data, layout)
 
 
 def attribution_units(attribution: Attribution, explanation: Explanation, merged: bool):

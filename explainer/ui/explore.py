@@ -19,6 +19,7 @@ from explainer.core.pipeline import Explanation, Settings
 from explainer.core.text import InputError, encode, group_words, visible
 from explainer.render import completeness, style
 from explainer.render import explore as render
+from explainer.render.guesses import guesses_html
 from explainer.ui import api, queues
 from explainer.ui import explore_share as share
 from explainer.ui.explore_share import COPY_LINK_JS, link_query
@@ -97,13 +98,13 @@ def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_wor
     try:
         explanation = api.make_explanation(text, model, _settings(mode, mask_rate, seed, temperature, top_k, mask_words))
     except gr.Error as error:
-        return (style.message_html(error.message), "", None, "", None, empty, "", gr.update(visible=False),
+        return (style.message_html(error.message), "", "", "", None, empty, "", gr.update(visible=False),
                 None, gr.update(visible=False), *share.shown(None, None))
     targets = [(_target_label(explanation, t), t.position) for t in explanation.tokens if not t.special]
     return (
         render.notices_html(explanation.notices),
         render.generator_input_html(explanation, merged),
-        render.proposals_figure(explanation),
+        guesses_html(explanation),
         render.score_html(explanation) + render.sentence_html(explanation, merged, palette),
         explanation,
         gr.update(choices=targets, value=explanation.most_suspicious),
@@ -219,7 +220,7 @@ def build_explore(demo: gr.Blocks) -> tuple:
     gr.Markdown("### ② What the generator saw")
     generator_input = gr.HTML(elem_id="explore-generator-input")
     gr.Markdown("### ③ The generator's guesses, and the one it drew")
-    proposals = gr.Plot(show_label=False)
+    proposals = gr.HTML(elem_id="explore-proposals")
     gr.Markdown("### ④ The discriminator's verdict on every word")
     verdict = gr.HTML(elem_id="explore-verdict")
     with gr.Row(equal_height=True):

@@ -1,0 +1,75 @@
+"""The generator's guesses at each masked position, as HTML bars (no chart library).
+
+One card per masked word: what was there, what was drawn and the label that makes, then the top-k
+guesses as bars scaled to the card's largest, the drawn one in orange, bold and marked "← drawn"
+(a cue without colour). Plain HTML because this view is drawn for every sentence: as a plotly
+chart it cost the page several seconds of the browser's time on a slow machine before anything
+else could update (plotly's script loads and draws on first use), and text bars read on a
+projector and to a screen reader as they are.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from explainer.render.style import FONT, esc, pct
+
+if TYPE_CHECKING:
+    from explainer.core.pipeline import Explanation, MaskedPosition
+
+MAX_CARDS = 12  # masked positions drawn; the JSON export has all of them
+DRAWN, OTHER = "#e6550d", "#9ecae1"
+TITLE = "The generator's top guesses at each masked position (orange = the one drawn)"
+
+
+def card_title(m: MaskedPosition) -> str:
+    verdict = "= the original → label ORIGINAL" if not m.replaced else "→ label REPLACED"
+    return f"was “<bdi>{esc(m.original)}</bdi>”, drew “<bdi>{esc(m.sampled)}</bdi>” {verdict}"
+
+
+def rows(m: MaskedPosition) -> list[tuple[str, float, str]]:
+    """(label, probability, note) per bar: the top-k, and the draw when it came from outside them. The
+    note is "" or says the bar is the draw ("← drawn", "← drawn, not in the top k")."""
+    bars = [(p.token + (" (original)" if p.is_original else ""), p.probability,
+             "← drawn" if p.token_id == m.sampled_id else "") for p in m.proposals]
+    if not any(note for _, _, note in bars):
+        bars.append((m.sampled + (" (original)" if not m.replaced else ""), m.sampled_probability,
+                     f"← drawn, not in the top {len(m.proposals)}"))
+    return bars
+
+
+def _bar(label: str, probability: float, note: str, peak: float) -> str:
+    width = 100 * probability / peak if peak > 0 else 0
+    drawn = bool(note)
+    weight = "font-weight: 700; " if drawn else ""
+    number = pct(probability) + (f" {note}" if note else "")
+    return (f'<span class="ee-guess-word" style="{weight}text-align: right; overflow-wrap: anywhere">'
+            f"<bdi>{esc(label)}</bdi></span>"
+            f'<span style="background: #f0f0f0; height: 0.9em; border-radius: 2px">'
+            f'<span style="display: block; height: 100%; width: {width:.1f}%; background: {DRAWN if drawn else OTHER}; '
+            f'border-radius: 2px"></span></span>'
+            f'<span class="ee-guess-number" style="{weight}white-space: nowrap">{number}</span>')
+
+
+def card(m: MaskedPosition) -> str:
+    bars = rows(m)
+    peak = max(probability for _, probability, _ in bars)
+    body = "".join(_bar(label, probability, note, peak) for label, probability, note in bars)
+    return (f'<div class="ee-guess-card" style="flex: 1 1 250px; max-width: 420px; border: 1px solid #ccc; '
+            f'border-radius: 6px; padding: 6px 10px">'
+            f'<div style="font-size: 0.9em; margin-bottom: 4px">{card_title(m)}</div>'
+            f'<div style="display: grid; grid-template-columns: minmax(0, 2fr) 3fr auto; gap: 3px 8px; '
+            f'align-items: center; font-size: 0.95em">{body}</div></div>')
+
+
+def guesses_html(explanation: Explanation) -> str:
+    """Every masked position's card (up to MAX_CARDS), or a sentence saying why there are none."""
+    shown = explanation.masked[:MAX_CARDS]
+    if not shown:
+        return (f'<p style="{FONT}">Nothing was masked, so the generator made no guesses (detect-only, or no word '
+                "chosen).</p>")
+    more = len(explanation.masked) - len(shown)
+    note = f'<p style="font-size: 0.9em">{more} more masked positions are in the JSON download.</p>' if more else ""
+    cards = "".join(card(m) for m in shown)
+    return (f'<div class="ee-guesses" style="{FONT}"><p style="margin: 0 0 6px 0"><b>{TITLE}</b></p>'
+            f'<div style="display: flex; flex-wrap: wrap; gap: 10px">{cards}</div>{note}</div>')
