@@ -6,7 +6,6 @@ import copy
 import dataclasses
 import json
 import math
-import subprocess
 import sys
 
 import pytest
@@ -218,10 +217,16 @@ def test_cli_prints_a_table_and_reports_user_errors(tiny_pair_dir, capsys):
     assert "empty" in capsys.readouterr().err
 
 
-@pytest.mark.slow
-def test_cli_runs_as_a_module_and_prints_json(tiny_pair_dir):
-    command = [sys.executable, "-m", "explainer", SENTENCE, "--model", str(tiny_pair_dir), "--seed", "1", "--json"]
-    data = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+def test_cli_runs_as_a_module_and_prints_json(tiny_pair_dir, capsys, monkeypatch):
+    """`python -m explainer ...`: the module's own entry, run in this process (a second interpreter would
+    spend ~10 s importing torch and transformers to check the same lines)."""
+    import runpy
+
+    monkeypatch.setattr(sys, "argv", ["explainer", SENTENCE, "--model", str(tiny_pair_dir), "--seed", "1", "--json"])
+    with pytest.raises(SystemExit) as exit_info:
+        runpy.run_module("explainer", run_name="__main__", alter_sys=True)
+    assert exit_info.value.code == 0
+    data = json.loads(capsys.readouterr().out)
     assert data["settings"]["seed"] == 1 and data["tokens"][0]["original"] == "[CLS]"
 
 
