@@ -55,6 +55,7 @@ def test_bad_corpus_is_a_clean_error_from_the_command_line(tmp_path, monkeypatch
     empty.write_text("")
     argv = ["training", "pretrain", *SMALL, "--max-steps", "2", "--corpus", str(empty), "--out", str(tmp_path / "out")]
     monkeypatch.setattr(sys, "argv", argv)
+    monkeypatch.delitem(sys.modules, "training.__main__", raising=False)  # run it fresh, as `python -m` does
     with pytest.raises(SystemExit) as exit_info:
         runpy.run_module("training", run_name="__main__", alter_sys=True)
     assert exit_info.value.code == "error: empty.txt contains no text"  # printed to stderr; status 1

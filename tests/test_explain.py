@@ -223,6 +223,7 @@ def test_cli_runs_as_a_module_and_prints_json(tiny_pair_dir, capsys, monkeypatch
     import runpy
 
     monkeypatch.setattr(sys, "argv", ["explainer", SENTENCE, "--model", str(tiny_pair_dir), "--seed", "1", "--json"])
+    monkeypatch.delitem(sys.modules, "explainer.__main__", raising=False)  # run it fresh, as `python -m` does
     with pytest.raises(SystemExit) as exit_info:
         runpy.run_module("explainer", run_name="__main__", alter_sys=True)
     assert exit_info.value.code == 0
