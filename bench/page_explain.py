@@ -10,12 +10,13 @@ handler, side by side with the way it was before, in one run.
 
 The server's side only. In the browser the plotly chart also cost the page several seconds on
 this machine (plotly's script loaded and drew it before the next update could show: the first run
-after a page load took ~4.3 s, against ~0.7 s without the chart; measured with Playwright, see
-bench/README.md).
+after a page load took 3.9 s, against 0.7 s with the HTML bars: bench/page_load.py).
 
 Both run the same models on the same sentence and settings (`explainer.ui.explore.run_explain`, the
 bundled pair unless `--model`), `--repeats` times each, interleaved, after one warm-up; p50 and p95.
-The cost of writing one download on demand is printed too. The models' own time is the `explain`
+The cost of writing one download on demand is printed too, and the attribution bars built from
+plain dicts (`explainer.render.figures`) against the same figure through plotly's validating
+constructor. The models' own time is the `explain`
 line of bench/explain_latency.py; what is measured here is what the page adds around it.
 
     PYTHONPATH=. .venv/bin/python bench/page_explain.py
@@ -29,6 +30,9 @@ import os
 import statistics
 import tempfile
 import time
+from pathlib import Path
+
+from load import prepare_model  # bench/load.py: "bundled", "tiny", "small" or a folder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a benchmark never downloads
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -39,20 +43,6 @@ SENTENCE = "The old fisherman repaired his boat before the storm arrived, and th
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def tiny_pair_folder() -> str:
-    """A tiny random pair on the packaged vocabulary, saved to a temporary folder (smoke tests)."""
-    from training.models import PRESETS, build_electra
-    from training.tokenizer import load_tokenizer
-
-    tokenizer = load_tokenizer("bert-base-uncased", (), None)
-    generator, discriminator = build_electra(PRESETS["tiny"], len(tokenizer), tokenizer.pad_token_id, seed=0)
-    folder = tempfile.mkdtemp(prefix="bench-tiny-")
-    for name, model in (("generator", generator), ("discriminator", discriminator)):
-        model.save_pretrained(f"{folder}/{name}")
-        tokenizer.save_pretrained(f"{folder}/{name}")
-    return folder
 
 
 def validating_guesses_figure(explanation):
@@ -99,11 +89,12 @@ def validating_guesses_figure(explanation):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="bundled", help='"bundled", "tiny", or a folder with generator/ and discriminator/')
+    parser.add_argument("--model", default="bundled", help='"bundled", "tiny", "small", or a folder with generator/ and discriminator/')
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
     args = parser.parse_args()
 
+    import plotly.graph_objects as go
     import torch
 
     from explainer.core import models
@@ -112,9 +103,9 @@ def main() -> None:
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    model = tiny_pair_folder() if args.model == "tiny" else args.model
-    if model != "bundled":  # a folder the app may open
-        os.environ[models.ROOTS_ENV] = os.pathsep.join([os.environ.get(models.ROOTS_ENV, ""), os.path.dirname(os.path.abspath(model))])
+    model_env, _ = prepare_model(args.model, Path(tempfile.mkdtemp(prefix="electra-page-")))  # as bench/load.py
+    os.environ.update(model_env)  # the app's default model and the folder it may open
+    model = models.default_model()
     settings = ("auto", 0.15, 0, 1.0, 5, [], True, "standard")
 
     def now() -> None:
@@ -147,6 +138,19 @@ def main() -> None:
         for _ in range(args.repeats):
             build(explanation)
         charts[name] = (time.perf_counter() - start) / args.repeats
+    from explainer.core.attributions import AttributionSettings, attribute
+    from explainer.render import explore as render
+
+    pair = models.load(model, roots=models.allowed_roots())
+    attribution = attribute(pair, explanation, None, AttributionSettings("gradient_x_input"))
+    built = {}
+    for name, build in (("from dicts", lambda: render.attribution_figure(attribution, explanation)),
+                        ("validated", lambda: go.Figure(dict_figure.to_plotly_json()))):
+        dict_figure = render.attribution_figure(attribution, explanation)
+        start = time.perf_counter()
+        for _ in range(args.repeats):
+            build().to_json()
+        built[name] = (time.perf_counter() - start) / args.repeats
     on_demand = {}
     for kind in ("json", "verdict", "card"):
         start = time.perf_counter()
@@ -163,6 +167,8 @@ def main() -> None:
     print(f"saved per run: {1e3 * saved:.1f} ms ({saved / statistics.median(times['before']):.0%} of the handler)")
     print(f"the guesses ({len(explanation.masked)} masked words), built and serialised: "
           + ", ".join(f"{k} {1e3 * v:.1f} ms" for k, v in charts.items()))
+    print("the attribution bars, built and serialised: " + ", ".join(f"{k} {1e3 * v:.1f} ms" for k, v in built.items())
+          + " (the same figure through plotly's validating constructor)")
     print("one download written on demand: " + ", ".join(f"{k} {1e3 * v:.1f} ms" for k, v in on_demand.items()))
 
 

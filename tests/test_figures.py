@@ -27,8 +27,8 @@ def test_every_explore_figure_passes_plotlys_own_validation(drawn):
         assert checked.layout.template.layout.plot_bgcolor == "white", name  # the app's template (plotly_white)
 
 
-def test_figures_do_not_share_their_template(drawn):
-    first, second = drawn[1]["attribution"], drawn[1]["heatmap"]
+def test_figures_do_not_share_their_template():
+    first, second = figures.figure([], {}), figures.figure([], {})  # fresh ones: the module's stay untouched
     first.layout.template.layout.plot_bgcolor = "black"
     assert second.layout.template.layout.plot_bgcolor == "white"
     assert figures.figure([], {}).layout.template.layout.plot_bgcolor == "white"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from html.parser import HTMLParser
 
 import pytest
@@ -142,8 +143,6 @@ def test_the_guesses_label_the_original_and_the_drawn_sample(tiny_pair):
 
 def _guess_rows(html: str) -> list[tuple[str, str]]:
     """(word, its number) per bar of the guesses view."""
-    import re
-
     words = re.findall(r'class="ee-guess-word"[^>]*><bdi>(.*?)</bdi>', html)
     numbers = re.findall(r'class="ee-guess-number"[^>]*>(.*?)</span>', html)
     return list(zip(words, numbers))
@@ -152,7 +151,7 @@ def _guess_rows(html: str) -> list[tuple[str, str]]:
 def test_every_masked_word_gets_a_card_with_bars_scaled_to_its_top_guess(tiny_pair, explanation):
     html = guesses_html(explanation)
     assert html.count('class="ee-guess-card"') == len(explanation.masked) >= 2
-    widths = [float(w) for w in __import__("re").findall(r"width: ([0-9.]+)%", html)]
+    widths = [float(w) for w in re.findall(r"width: ([0-9.]+)%", html)]
     assert max(widths) == 100.0 and all(0 <= w <= 100 for w in widths)
 
 

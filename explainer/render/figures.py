@@ -2,9 +2,10 @@
 
 The Explore tab redraws the attribution heatmap up to twice a second while its rows arrive. Built
 through plotly's validating objects (`update_xaxes`, a template looked up by name) a figure took
-longer than the models themselves; from dicts it is about ten times faster (bench/page_explain.py
-measures the chart the page used to draw for every sentence both ways). The tests check every figure
-built here against plotly's schema instead (tests/test_figures.py).
+longer than the models themselves; from dicts it is several times faster (bench/page_explain.py
+prints the attribution bars both ways). The tests check every figure built here against plotly's
+schema instead (tests/test_figures.py). `_validate=False` is plotly's own switch for this (an
+underscore argument of `BaseFigure`, so the tests pin what it builds).
 """
 
 from __future__ import annotations
