@@ -131,8 +131,13 @@ def softmax(logits: torch.Tensor, temperature: float) -> torch.Tensor:
 
 
 def draw(probs: torch.Tensor, rng: torch.Generator) -> torch.Tensor:
-    """One token per row of `probs`, (M,)."""
-    return torch.multinomial(probs, 1, generator=rng).squeeze(-1)
+    """One token per row of `probs`, (M,), by inverse-CDF sampling: one uniform number per row against the
+    row's running sum (float64, so no token's share is lost to rounding; a zero-probability token is never
+    drawn). torch.multinomial draws even one sample per row as an exponential race: one random number per
+    vocabulary entry, which took a quarter of a training step at 25% masking (bench/discriminator_phase.py)."""
+    cdf = probs.cumsum(-1, dtype=torch.float64)  # (M, V)
+    u = torch.rand(probs.shape[0], 1, generator=rng, dtype=torch.float64, device=probs.device) * cdf[:, -1:]  # (M, 1)
+    return torch.searchsorted(cdf, u, right=True).squeeze(-1).clamp_(max=probs.shape[-1] - 1)
 
 
 def sample_replacements(logits: torch.Tensor, temperature: float, rng: torch.Generator) -> torch.Tensor:
@@ -170,7 +175,10 @@ class RTDObjective(nn.Module):
         frozen = not any(p.requires_grad for p in self.generator.parameters())  # nothing to learn: no graph
         with torch.set_grad_enabled(torch.is_grad_enabled() and not frozen):
             gen_logits, gen_hidden = masked_lm_logits(self.generator, batch.masked, batch.attention_mask, batch.is_masked)
-        gen_loss = F.cross_entropy(gen_logits.float(), targets)
+        if frozen and self.disc_weight > 0 and self.temperature == 1.0:
+            gen_loss = None  # nothing to learn: read it off the sampling distribution below, not a second softmax
+        else:
+            gen_loss = F.cross_entropy(gen_logits.float(), targets)
         if self.disc_weight == 0:
             # lambda = 0: the generator's MLM stage of two-stage training (paper, sec. 3.2); the
             # discriminator would get no gradient, so it is not run at all.
@@ -181,6 +189,8 @@ class RTDObjective(nn.Module):
         # (except through the shared embeddings, as in the paper).
         fake = corrupt(batch.original, batch.is_masked, gen_logits, self.temperature, rng, batch.attention_mask)
         labels = fake.labels  # (B, T); a sample equal to the original is labelled original
+        if gen_loss is None:  # the frozen generator's cross-entropy: -log softmax(logits)[target], at T = 1
+            gen_loss = -fake.probs.gather(1, targets[:, None]).clamp_min(1e-30).log().mean()
         disc_logits, hidden = detect(self.discriminator, fake.ids, batch.attention_mask)  # (B, T), (B, T, H)
         real = batch.attention_mask.bool()
         disc_loss = F.binary_cross_entropy_with_logits(disc_logits[real].float(), labels[real].float())

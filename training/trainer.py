@@ -30,6 +30,7 @@ from typing import NamedTuple
 
 import torch
 from accelerate import Accelerator
+from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils.flop_counter import FlopCounterMode
 from transformers import AutoTokenizer
 
@@ -42,10 +43,13 @@ from training.runfiles import MetricsLog, load_checkpoint, save_checkpoint, save
 from training.tokenizer import load_tokenizer
 
 
-def lr_factor(progress: float, warmup: float) -> float:
-    """Linear warmup to 1 over the first `warmup` of the budget, then linear decay to 0 at its end."""
+def lr_factor(progress: float, warmup: float, schedule: str = "linear") -> float:
+    """Linear warmup to 1 over the first `warmup` of the budget, then linear decay to 0 at its end
+    ("linear") or the peak held to the end ("constant")."""
     if progress < warmup:
         return progress / warmup
+    if schedule == "constant":
+        return 1.0
     return max(0.0, (1.0 - progress) / (1.0 - warmup))
 
 
@@ -76,11 +80,24 @@ def _step_rng(seed: int, step: int, rank: int, device: torch.device) -> torch.Ge
 
 
 def _accelerator(config: TrainConfig) -> Accelerator:
-    """CUDA with bf16 when asked for (or "auto" and present), else the CPU; torch's CPU threads as configured."""
+    """CUDA when asked for (or "auto" and present), else the CPU; bf16 autocast on CUDA unless fp32 is asked
+    for; torch's CPU threads as configured."""
     if config.threads:
         torch.set_num_threads(config.threads)
     use_cuda = config.device == "cuda" or (config.device == "auto" and torch.cuda.is_available())
-    return Accelerator(cpu=not use_cuda, mixed_precision="bf16" if use_cuda else "no")
+    return Accelerator(cpu=not use_cuda, mixed_precision="no" if config.precision == "fp32" or not use_cuda else "bf16")
+
+
+def _cpu_autocast(config: TrainConfig, accelerator: Accelerator):
+    """bf16 on the CPU, when asked for: autocast around the step's forward (Accelerate's own CPU bf16 is a
+    process-wide setting that cannot change between runs in one process), with PyTorch's composite ("math")
+    attention: the CPU flash kernel's bf16 backward took ~10x its forward here (bench/train_throughput.py)."""
+    if accelerator.device.type != "cpu" or config.precision != "bf16":
+        return contextlib.nullcontext()
+    stack = contextlib.ExitStack()
+    stack.enter_context(torch.autocast("cpu", dtype=torch.bfloat16))
+    stack.enter_context(sdpa_kernel(SDPBackend.MATH))
+    return stack
 
 
 def _tokenizer_and_streams(config: TrainConfig, out_dir: Path, resume: bool, accelerator: Accelerator):
@@ -184,7 +201,7 @@ class _Run:
     def train_step(self, elapsed: float) -> tuple:
         """One optimizer step; (its output, its lr factor, the positions it supervised on this rank)."""
         config, step, device = self.config, self.step, self.accelerator.device
-        factor = lr_factor(self.progress(step + 1, elapsed), config.warmup)  # the lr this step moves towards
+        factor = lr_factor(self.progress(step + 1, elapsed), config.warmup, config.schedule)  # the lr this step moves towards
         for group in self.optimizer.param_groups:
             group["lr"] = group["base_lr"] * factor
         length, batch_size, blocks = self.streams[step % len(self.streams)]
@@ -196,7 +213,8 @@ class _Run:
 
         counter = FlopCounterMode(display=False) if length not in self.flops_per_shape else None
         with counter if counter is not None else contextlib.nullcontext():
-            out = self.objective(masked, rng)
+            with _cpu_autocast(config, self.accelerator):  # the forward only, as torch.autocast asks
+                out = self.objective(masked, rng)
             self.accelerator.backward(out.loss)
         if counter is not None:  # one measured step prices every step of its block length
             self.flops_per_shape[length] = float(counter.get_total_flops()) * self.world
