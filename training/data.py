@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import html
 import json
 import os
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -31,42 +29,17 @@ import numpy as np
 import torch
 from transformers import PreTrainedTokenizerBase
 
+from training.corpus import Corpus, _in_percent, _split, cache_dir, clean_text  # noqa: F401  (data_lib.* names)
+
 HELDOUT_PERCENT = 5  # of IMDB documents, for evaluation
 SENTIMENT_TEST_PERCENT = 20  # of Rotten Tomatoes sentences
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("ELECTRA_CACHE", Path.home() / ".cache" / "electra-explainer"))
-
-
-@dataclass(frozen=True)
-class Corpus:
-    name: str
-    train: tuple[str, ...]
-    heldout: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class SentimentTask:
     train: tuple[tuple[str, int], ...]  # (sentence, label) with 1 = positive
     test: tuple[tuple[str, int], ...]
-
-
-def clean_text(text: str) -> str:
-    text = re.sub(r"<br\s*/?>", " ", text, flags=re.IGNORECASE)
-    text = html.unescape(text)
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def _in_percent(text: str, percent: int) -> bool:
-    """Stable pseudo-random membership: the same text always lands on the same side."""
-    return int(hashlib.sha1(text.encode("utf-8")).hexdigest()[:8], 16) % 100 < percent
-
-
-def _split(texts: list[str], percent: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    unique = list(dict.fromkeys(texts))  # drop exact duplicates, keep order
-    return tuple(t for t in unique if not _in_percent(t, percent)), tuple(t for t in unique if _in_percent(t, percent))
 
 
 def _package_rows(source: str) -> list[tuple[str, int]]:
