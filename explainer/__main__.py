@@ -4,6 +4,7 @@
     python -m explainer "the chef ate the car" --detect --json
     python -m explainer "the chef cooked a meal" --mask-words 1 4 --attribute
     python -m explainer "..." --model runs/rtd          # any folder with generator/ + discriminator/
+    python -m explainer --sentences assets/check_sentences.json --seeds 5   # the classroom measure
 
 The local user owns the machine, so any local folder may be named here (the web app limits
 folders to assets/, runs/ and $ELECTRA_MODEL_ROOTS). Exit status 2 on a user error.
@@ -22,7 +23,11 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m explainer", description=__doc__.split("\n\n")[0])
-    parser.add_argument("text", help="the sentence; '-' reads standard input")
+    parser.add_argument("text", nargs="?", help="the sentence; '-' reads standard input")
+    parser.add_argument("--sentences", metavar="FILE", help="instead of one text: a JSON list of sentences (or an "
+                        "object with a 'sentences' list), each played under --seeds seeds; prints the classroom "
+                        "measure (explainer.lesson.measure)")
+    parser.add_argument("--seeds", type=int, default=5, help="with --sentences: seeds SEED, SEED+1, ... (default 5)")
     parser.add_argument("--model", default=None, help="bundled (default), a hub id like google/electra-small, or a folder")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--detect", action="store_true", help="detect only: judge the text as it is")
@@ -37,7 +42,36 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--n-steps", type=int, default=50, help="integration steps")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if (args.text is None) == (args.sentences is None):
+        parser.error("give one text, or --sentences FILE")
+    return args
+
+
+def read_sentences(path: str) -> list[str]:
+    """A JSON list of strings, or an object whose 'sentences' is one; a clear error otherwise."""
+    try:
+        data = json.loads(open(path, encoding="utf-8").read())
+    except OSError as error:
+        raise ValueError(f"cannot read {path}: {error.strerror or error}") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path} is not JSON ({error.msg}, line {error.lineno})") from None
+    sentences = data.get("sentences") if isinstance(data, dict) else data
+    if not isinstance(sentences, list) or not sentences or not all(isinstance(s, str) for s in sentences):
+        raise ValueError(f"{path} must hold a non-empty list of sentences (strings), or an object with one under 'sentences'")
+    return sentences
+
+
+def measure_table(measure) -> str:
+    m = measure
+    return "\n".join([
+        f"{m.sentences} sentences x {len(m.seeds)} seeds = {m.scenes} scenes ({m.scenes_with_fakes} with a replaced word)",
+        f"replaced words flagged (P > 50%):   {m.recall:7.1%}  of {m.replaced_words}",
+        f"false alarms (original flagged):    {m.false_alarm_rate:7.1%}  of {m.original_words}",
+        f"top-rated word is a replaced one:   {m.top_word_replaced:7.1%}  of {m.scenes_with_fakes} scenes",
+        f"draws outside the generator's top 5: {m.draws_outside_top5:6.1%}",
+        f"mean P(replaced): replaced words {m.mean_p_replaced:.1%}, original words {m.mean_p_original:.1%}",
+    ])
 
 
 def table(explanation, attribution=None) -> str:
@@ -77,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     hf_logging.disable_progress_bar()  # no "Loading weights" bars in a terminal tool
     if args.threads:
         torch.set_num_threads(args.threads)
+    if args.sentences is not None:
+        return run_measure(args)
     text = sys.stdin.read() if args.text == "-" else args.text
     mode = "detect" if args.detect else "manual" if args.mask_words else "auto"
     settings = Settings(mode, args.mask_rate, args.seed, args.temperature, args.top_k, tuple(args.mask_words or ()))
@@ -97,6 +133,27 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out, indent=1, ensure_ascii=False))
     else:
         print(table(explanation, attribution))
+    return 0
+
+
+def run_measure(args: argparse.Namespace) -> int:
+    """--sentences: the classroom measure at the given settings, as a table or JSON."""
+    from explainer.core import models
+    from explainer.core.pipeline import Settings
+    from explainer.core.text import InputError
+    from explainer.lesson.measure import classroom_measure
+
+    try:
+        if args.seeds < 1:
+            raise ValueError("--seeds must be 1 or more")
+        sentences = read_sentences(args.sentences)
+        pair = models.load(args.model or "")
+        settings = Settings("auto", args.mask_rate, args.seed, args.temperature, max(args.top_k, 5))
+        measure = classroom_measure(pair, sentences, range(args.seed, args.seed + args.seeds), settings)
+    except (models.ModelLoadError, InputError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps({"model": pair.name, **measure.to_dict()}, indent=1) if args.json else measure_table(measure))
     return 0
 
 

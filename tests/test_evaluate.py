@@ -51,7 +51,7 @@ def test_detection_scores_every_non_special_token_against_the_generators_samples
     # [CLS] and [SEP] are left out: two per block, plus a [SEP] where one review ends inside a block
     assert 16 * 58 < result["tokens"] <= 16 * 62
     assert 0.0 < result["replaced_fraction"] <= 0.15  # only masked positions can be replaced
-    assert 0.0 <= result["auc"] <= 1.0 and 0.0 <= result["generator_top1"] <= 1.0
+    assert 0.0 <= result["auc"] <= 1.0 and 0.0 <= result["generator_top1_at_mask"] <= 1.0
     again = detection(tiny_pair.generator, tiny_pair.discriminator, tiny_pair.tokenizer, imdb_texts[:50],
                       seq_len=64, n_blocks=16, seed=0, batch_size=8)
     assert again == result  # seeded masks and samples

@@ -1,4 +1,4 @@
-"""CLI: python -m training pretrain | compare | race | record | finetune | evaluate | export | corpus  (--help on each)."""
+"""CLI: python -m training pretrain | compare | race | record | finetune | evaluate | watch | export | corpus  (--help on each)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m training", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     for add in (pretrain.add_pretrain, pretrain.add_compare, race.add_race, trained.add_finetune, trained.add_export,
-                trained.add_evaluate, race.add_record, corpus.add_corpus):  # the order --help lists them in
+                trained.add_evaluate, trained.add_watch, race.add_record, corpus.add_corpus):  # the order --help lists them in
         add(sub)
     args = parser.parse_args(argv)
     try:

@@ -17,10 +17,17 @@ from transformers import AutoTokenizer
 from training.models import load_pair
 
 
-def export_pair(run_dir: str | Path, out_dir: str | Path, dtype: str = "float16") -> dict[str, float]:
+def export_pair(run_dir: str | Path, out_dir: str | Path, dtype: str = "float16", calibrate: bool = False) -> dict:
+    """Save the run's pair in `dtype`; with `calibrate`, the discriminator's logit first gets the scale and
+    bias that make P(replaced) calibrated at Explore's 15% (training.calibrate), written to calibration.json."""
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     generator, discriminator = load_pair(run_dir)
     tokenizer = AutoTokenizer.from_pretrained(run_dir / "discriminator")
+    fit = None
+    if calibrate:
+        from training.calibrate import calibrate_pair
+
+        fit = calibrate_pair(generator, discriminator, tokenizer)
     sizes = {}
     for name, model in (("generator", generator), ("discriminator", discriminator)):
         model.to(getattr(torch, dtype)).save_pretrained(out_dir / name)
@@ -32,4 +39,8 @@ def export_pair(run_dir: str | Path, out_dir: str | Path, dtype: str = "float16"
         config_path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
         tokenizer.save_pretrained(out_dir / name)
         sizes[name] = sum(f.stat().st_size for f in (out_dir / name).iterdir()) / 2**20
-    return {f"{name}_mb": round(size, 1) for name, size in sizes.items()}
+    result = {f"{name}_mb": round(size, 1) for name, size in sizes.items()}
+    if fit is not None:
+        (out_dir / "discriminator" / "calibration.json").write_text(json.dumps(fit, indent=2) + "\n")
+        result["calibration"] = fit
+    return result

@@ -55,7 +55,8 @@ def sweep_summary_html(sweep: Sweep) -> str:
     compare = ""
     if weak and set(at_one) == {"full", WEAKER}:
         f, w = at_one["full"], at_one[WEAKER]
-        compare = (f" The generator guesses {f.generator_top1:.0%} of the masked words right (top-1); cut after its "
+        compare = (f" Where it sees [MASK], the generator's top guess is the hidden word {f.generator_top1:.0%} of the "
+                   f"time; cut after its "
                    f"first layer, {w.generator_top1:.0%}. At temperature 1 the discriminator's AUC is {f.auc:.2f} "
                    f"against the full generator and {w.auc:.2f} against the weaker one.")
     return (f'<div class="ee-c" style="{FONT}"><p>{sweep.sentences} held-out sentences ({sweep.tokens} tokens, '

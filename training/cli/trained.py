@@ -23,16 +23,31 @@ def cmd_finetune(args: argparse.Namespace) -> None:
 def cmd_evaluate(args: argparse.Namespace) -> None:
     from training.downstream.evaluate import evaluate_pair
 
-    result = evaluate_pair(args.model, n_blocks=args.blocks, seed=args.seed, temperature=args.temperature)
+    if args.seeds < 1:
+        raise ValueError("--seeds must be 1 or more")
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    result = evaluate_pair(args.model, n_blocks=args.blocks or None, seed=args.seed, temperature=args.temperature,
+                           seeds=args.seeds)
     print(json.dumps(result, indent=2))
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=2))
 
 
+def cmd_watch(args: argparse.Namespace) -> None:
+    from training.watch import watch
+
+    if not (Path(args.run) / "config.json").exists():
+        raise FileNotFoundError(f"{args.run} is not a run folder (no config.json)")
+    watch(args.run, every_minutes=args.every_minutes, threads=args.threads, once=args.once)
+
+
 def cmd_export(args: argparse.Namespace) -> None:
     from training.export import export_pair
 
-    print(json.dumps(export_pair(args.run, args.out, args.dtype), indent=2))
+    print(json.dumps(export_pair(args.run, args.out, args.dtype, calibrate=args.calibrate), indent=2))
 
 
 def add_finetune(sub) -> None:
@@ -54,14 +69,27 @@ def add_export(sub) -> None:
     p.add_argument("run", help="run folder with generator/ and discriminator/")
     p.add_argument("--out", required=True)
     p.add_argument("--dtype", choices=["float16", "bfloat16", "float32"], default="float16", help="storage; loads as float32")
+    p.add_argument("--calibrate", action="store_true", help="fit a scale and bias on the discriminator's logit so that "
+                   "P(replaced) is calibrated at Explore's 15%% (held-out text; rankings unchanged) and fold them in")
     p.set_defaults(func=cmd_export)
 
 
 def add_evaluate(sub) -> None:
     p = sub.add_parser("evaluate", help="discriminator vs its own generator on held-out text, and swap pairs")
     p.add_argument("model", help="folder with generator/ and discriminator/")
-    p.add_argument("--blocks", type=int, default=200)
+    p.add_argument("--blocks", type=int, default=200, help="held-out blocks per text (0: the whole split)")
     p.add_argument("--temperature", type=float, default=1.0)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="the first seed of masks and samples")
+    p.add_argument("--seeds", type=int, default=1, help="seeds SEED, SEED+1, ...: figures are their mean")
+    p.add_argument("--threads", type=int, default=None)
     p.add_argument("--out")
     p.set_defaults(func=cmd_evaluate)
+
+
+def add_watch(sub) -> None:
+    p = sub.add_parser("watch", help="evaluate a running run's checkpoints on a fixed held-out slice; keep the best")
+    p.add_argument("run", help="the run folder (its checkpoint.pt is read, never its model folders)")
+    p.add_argument("--every-minutes", type=float, default=30.0)
+    p.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1: the run keeps the rest)")
+    p.add_argument("--once", action="store_true", help="measure the latest checkpoint once and stop")
+    p.set_defaults(func=cmd_watch)

@@ -1,0 +1,170 @@
+"""The long run's tools: the constant schedule, bf16 on the CPU, the watcher, calibration folded into the
+head, and the evaluation's figures (generator at [MASK], false alarms, top-rated token)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+import torch
+
+from tests.conftest import N_DOCUMENTS, WORDPIECE
+from training import watch
+from training.calibrate import fit_scale_bias, fold_into_head
+from training.config import TrainConfig
+from training.downstream import evaluate
+from training.downstream.evaluate import detection, over_seeds
+from training.objectives import ELECTRA_MASKING
+from training.trainer import lr_factor, train
+
+TINY = TrainConfig(objective="rtd", preset="tiny", corpus="imdb", tokenizer=WORDPIECE, max_documents=N_DOCUMENTS,
+                   seq_len=64, batch_size=8, lr=2e-3, max_steps=6, log_every=2, checkpoint_every=3, seed=0,
+                   device="cpu")
+
+
+def test_the_constant_schedule_warms_up_then_holds_the_peak():
+    assert lr_factor(0.05, 0.1, "constant") == pytest.approx(0.5)
+    assert lr_factor(0.1, 0.1, "constant") == lr_factor(0.9, 0.1, "constant") == lr_factor(1.0, 0.1, "constant") == 1.0
+    assert lr_factor(0.55, 0.1, "linear") == pytest.approx(0.5)
+
+
+def test_schedule_and_precision_are_checked():
+    with pytest.raises(ValueError, match="schedule must be"):
+        dataclasses.replace(TINY, schedule="cosine")
+    with pytest.raises(ValueError, match="precision must be"):
+        dataclasses.replace(TINY, precision="fp16")
+
+
+@pytest.mark.slow
+def test_bf16_on_the_cpu_trains_with_float32_weights_and_close_losses(tmp_path):
+    fp32 = list(train(TINY, tmp_path / "fp32"))
+    bf16 = list(train(dataclasses.replace(TINY, precision="bf16", schedule="constant"), tmp_path / "bf16"))
+    assert [e["step"] for e in bf16] == [2, 4, 6]
+    first32, first16 = fp32[0]["loss"], bf16[0]["loss"]
+    # The first step's forward is the same function of the same weights, only rounded differently.
+    assert first16 != first32 and first16 == pytest.approx(first32, rel=0.02)
+    assert all(e["lr"] == TINY.lr for e in bf16[1:])  # constant after the 5% warmup
+    state = torch.load(tmp_path / "bf16" / "checkpoint.pt", weights_only=False)["model"]
+    assert {v.dtype for v in state.values() if v.is_floating_point()} == {torch.float32}
+
+
+def test_fit_scale_bias_recovers_a_known_calibration():
+    g = torch.Generator().manual_seed(0)
+    logits = 2 * torch.randn(200_000, generator=g)
+    labels = torch.rand(200_000, generator=g) < torch.sigmoid(0.5 * logits - 1.0)
+    scale, bias = fit_scale_bias(logits, labels)
+    assert scale == pytest.approx(0.5, abs=0.02) and bias == pytest.approx(-1.0, abs=0.03)
+    with pytest.raises(ValueError, match="both replaced and original"):
+        fit_scale_bias(logits, torch.zeros_like(labels))
+
+
+def test_folding_the_calibration_into_the_head_maps_every_logit_exactly(tiny_pair):
+    import copy
+
+    discriminator = copy.deepcopy(tiny_pair.discriminator).eval()
+    ids = torch.tensor([[2, 40, 41, 42, 43, 3]])
+    before = discriminator(ids).logits
+    fold_into_head(discriminator, 0.7, -1.3)
+    after = discriminator(ids).logits
+    torch.testing.assert_close(after, 0.7 * before - 1.3, rtol=1e-5, atol=1e-5)
+
+
+def oracle(monkeypatch):
+    """Make `detection`'s discriminator an oracle: logit +10 on replaced tokens, -10 on the others."""
+    seen = {}
+    corrupt, detect = evaluate.corrupt, evaluate.detect
+
+    def remember(*args, **kwargs):
+        fake = corrupt(*args, **kwargs)
+        seen["labels"] = fake.labels
+        return fake
+
+    def perfect(discriminator, ids, attention_mask):
+        _, hidden = detect(discriminator, ids, attention_mask)
+        return 20.0 * seen["labels"].float() - 10.0, hidden
+
+    monkeypatch.setattr(evaluate, "corrupt", remember)
+    monkeypatch.setattr(evaluate, "detect", perfect)
+
+
+def test_detection_figures_for_a_perfect_discriminator(tiny_pair, imdb_texts, monkeypatch):
+    oracle(monkeypatch)
+    r = detection(tiny_pair.generator, tiny_pair.discriminator, tiny_pair.tokenizer, imdb_texts[:50], seq_len=64,
+                  n_blocks=20, seed=0, batch_size=8)
+    assert r["blocks"] == 20  # two full batches and a part one
+    assert r["auc"] == 1.0 and r["recall"] == 1.0 and r["precision"] == 1.0
+    assert r["false_alarm_rate"] == 0.0 and r["top_rated_replaced"] == 1.0
+
+
+def test_the_generator_is_counted_at_mask_first_and_over_every_selected_position_second(tiny_pair, imdb_texts):
+    args = (tiny_pair.generator, tiny_pair.discriminator, tiny_pair.tokenizer, imdb_texts[:50])
+    r = detection(*args, seq_len=64, n_blocks=16, seed=0, batch_size=8)
+    assert list(r)[:3] == ["generator_top1_at_mask", "generator_top5_at_mask", "draws_outside_top5_at_mask"]
+    assert 0 <= r["generator_top1_at_mask"] <= r["generator_top5_at_mask"] <= 1
+    # Every selected position shown as [MASK]: the two counts are the same positions.
+    all_masked = detection(*args, seq_len=64, n_blocks=16, seed=0, batch_size=8,
+                           masking=dataclasses.replace(ELECTRA_MASKING, mask_frac=1.0))
+    assert all_masked["generator_top1_at_mask"] == all_masked["generator_top1_selected"]
+    # A random tiny generator draws almost every sample outside its own top 5 (1,000 tokens, flat softmax).
+    assert r["draws_outside_top5_at_mask"] > 0.9
+
+
+def test_over_seeds_averages_each_figure_and_keeps_every_seed():
+    summary = over_seeds(lambda s: {"auc": 0.5 + s / 10, "tokens": 100}, range(3))
+    assert summary["auc"] == pytest.approx(0.6) and summary["auc_range"] == [0.5, 0.7]
+    assert summary["seeds"] == [0, 1, 2] and len(summary["per_seed"]) == 3
+
+
+@pytest.mark.slow
+def test_the_watcher_measures_each_new_checkpoint_once_and_keeps_the_best(tmp_path, imdb_texts, monkeypatch):
+    run = tmp_path / "run"
+    list(train(TINY, run))
+    monkeypatch.setattr(watch, "SLICES", (("english", "english", 64, 8), ("imdb", "imdb", 64, 8),
+                                          ("english_short", "english", 32, 8)))
+    texts = {"english": imdb_texts[100:150], "imdb": imdb_texts[:50]}
+    first = watch.watch_once(run, texts, None)
+    assert first["step"] == 6 and first["best"] is True
+    assert first["score"] == pytest.approx((first["english"]["auc"] + first["imdb"]["auc"]) / 2, abs=1e-5)
+    assert watch.watch_once(run, texts, 6) is None  # nothing new
+    (line,) = (run / "watch.jsonl").read_text().splitlines()
+    assert json.loads(line)["step"] == 6
+    assert json.loads((run / "best" / "measured.json").read_text())["step"] == 6
+    from training.models import load_pair
+
+    generator, discriminator = load_pair(run / "best")  # plain folders, loadable alone
+    assert discriminator.config.num_hidden_layers == 2
+
+
+def test_draw_follows_the_distribution_and_never_draws_an_impossible_token():
+    from training.objectives import draw
+
+    probs = torch.tensor([[0.5, 0.0, 0.3, 0.2], [0.0, 0.0, 1.0, 0.0]]).repeat(50_000, 1)  # (100k, 4)
+    samples = draw(probs, torch.Generator().manual_seed(0))
+    first, second = samples[0::2], samples[1::2]
+    shares = torch.bincount(first, minlength=4).float() / len(first)
+    torch.testing.assert_close(shares, torch.tensor([0.5, 0.0, 0.3, 0.2]), atol=0.01, rtol=0)
+    assert (shares[1] == 0) and (second == 2).all()
+    assert draw(torch.empty(0, 4), torch.Generator()).shape == (0,)
+
+
+def test_a_frozen_generators_loss_is_its_cross_entropy(tiny_pair, imdb_texts):
+    import copy
+
+    import torch.nn.functional as F
+
+    from training.objectives import RTDObjective, mask_tokens, masked_lm_logits
+
+    generator, discriminator = copy.deepcopy(tiny_pair.generator), copy.deepcopy(tiny_pair.discriminator)
+    generator.requires_grad_(False)
+    objective = RTDObjective(generator, discriminator).eval()
+    ids = torch.tensor([[2] + list(range(40, 70)) + [3]])
+    special = torch.zeros_like(ids)
+    special[0, [0, -1]] = 1
+    batch = mask_tokens(ids, special, torch.ones_like(ids), tiny_pair.tokenizer.mask_token_id,
+                        len(tiny_pair.tokenizer), ELECTRA_MASKING, torch.Generator().manual_seed(0))
+    out = objective(batch, torch.Generator().manual_seed(1))
+    logits, _ = masked_lm_logits(generator, batch.masked, batch.attention_mask, batch.is_masked)
+    expected = F.cross_entropy(logits, batch.original[batch.is_masked])
+    assert out.mlm_loss.item() == pytest.approx(expected.item(), rel=1e-5)
+    assert out.loss.item() == pytest.approx(expected.item() + 50 * out.disc_loss.item(), rel=1e-5)

@@ -1,0 +1,86 @@
+"""The classroom measure (explainer.lesson.measure) and its CLI (`python -m explainer --sentences`)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from explainer.__main__ import main
+from explainer.core.pipeline import Settings, explain
+from explainer.lesson.measure import classroom_measure, score_scenes
+from tests.test_explain import forcing_generator
+
+SENTENCES = ["The chef cooked a delicious meal for the guests.", "We walked along the river before dinner.",
+             "Please close the window when it rains."]
+
+
+def test_the_measure_counts_what_the_scenes_show(tiny_pair):
+    measure = classroom_measure(tiny_pair, SENTENCES, seeds=range(3))
+    scenes = [explain(tiny_pair, text, Settings(seed=seed)) for seed in range(3) for text in SENTENCES]
+    words = [w for s in scenes for w in s.words]
+    fakes = [w for w in words if w.replaced]
+    originals = [w for w in words if w.replaced is False]
+    assert (measure.scenes, measure.sentences, measure.seeds) == (9, 3, (0, 1, 2))
+    assert measure.replaced_words == len(fakes) and measure.original_words == len(originals)
+    assert measure.recall == pytest.approx(sum(w.p_replaced > 0.5 for w in fakes) / len(fakes))
+    assert measure.false_alarm_rate == pytest.approx(sum(w.p_replaced > 0.5 for w in originals) / len(originals))
+    with_fakes = [s for s in scenes if any(w.replaced for w in s.words)]
+    top = sum(max(s.words, key=lambda w: w.p_replaced).replaced for s in with_fakes)
+    assert measure.scenes_with_fakes == len(with_fakes) and measure.top_word_replaced == pytest.approx(top / len(with_fakes))
+    assert measure == score_scenes(scenes, 3, (0, 1, 2))  # batched scenes are the lone ones
+
+
+def test_draws_of_the_top_guess_are_inside_the_top_5_and_replace_nothing_when_original(tiny_pair):
+    # A generator that always proposes "the": every draw is its top guess, never outside its top 5.
+    forced = forcing_generator(tiny_pair, "the")
+    measure = classroom_measure(forced, SENTENCES, seeds=range(2))
+    assert measure.draws_outside_top5 == 0.0
+    # A sentence made only of "the": every draw equals the original, so nothing is replaced.
+    nothing = classroom_measure(forced, ["the the the the the the the the"], seeds=range(2))
+    assert nothing.replaced_words == 0 and nothing.scenes_with_fakes == 0
+    assert math.isnan(nothing.recall) and math.isnan(nothing.top_word_replaced)
+
+
+def test_the_cli_prints_the_measure_and_json(tiny_pair_dir, tmp_path, capsys):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"sentences": SENTENCES}))
+    assert main(["--sentences", str(path), "--seeds", "2", "--model", str(tiny_pair_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "3 sentences x 2 seeds = 6 scenes" in out and "replaced words flagged (P > 50%)" in out
+    assert main(["--sentences", str(path), "--seeds", "2", "--model", str(tiny_pair_dir), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["scenes"] == 6 and data["seeds"] == [0, 1]
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "cannot read"),
+    ("not json", "is not JSON"),
+    ("[]", "non-empty list of sentences"),
+    ('{"sentences": [1, 2]}', "non-empty list of sentences"),
+])
+def test_the_cli_explains_a_bad_sentences_file(tiny_pair_dir, tmp_path, capsys, content, message):
+    path = tmp_path / "s.json"
+    if content is not None:
+        path.write_text(content)
+    assert main(["--sentences", str(path), "--model", str(tiny_pair_dir)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_cli_wants_a_text_or_a_sentences_file_not_both(tiny_pair_dir, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["a text", "--sentences", str(tmp_path / "s.json")])
+    with pytest.raises(SystemExit):
+        main([])
+    assert "give one text, or --sentences FILE" in capsys.readouterr().err
+
+
+def test_the_check_sentences_are_40_new_everyday_sentences():
+    from training.project import ASSETS
+
+    check = json.loads((ASSETS / "check_sentences.json").read_text())["sentences"]
+    assert len(check) == 40 == len(set(check))
+    elsewhere = " ".join([(ASSETS / name).read_text().lower() for name in
+                          ("game_sentences.json", "swap_pairs.json", "everyday_sentences.json")])
+    assert not [s for s in check if s.lower().rstrip(".?!") in elsewhere]

@@ -1,0 +1,119 @@
+"""Watch a long training run: every so often, evaluate its latest checkpoint on a fixed held-out slice,
+append the figures to the run's `watch.jsonl`, and keep the best pair so far in `best/`.
+
+A campaign trains for hours in the background (`python -m training pretrain ... --resume`, restarted
+whenever it stops); this process runs beside it with one thread, so the run's learning curve is measured on
+the same text at every point, and a later session picks the pair to ship from `best/` without re-running
+anything. It reads only `checkpoint.pt`, which the trainer replaces atomically, never the model folders
+the trainer may be halfway through writing.
+
+What it measures, per point (`training.downstream.evaluate.detection`, seed 0, 15% masked as Explore shows):
+- held-out broad English and held-out IMDB, 128-token blocks: ROC-AUC against the pair's own generator,
+  recall and false alarms at P > 0.5, the generator's top-1 where it saw [MASK];
+- held-out broad English cut into 32-token blocks, about the length people type: the same, plus how often
+  the highest-rated token of a block is a replaced one.
+"Best" is the highest mean ROC-AUC of the two 128-token slices: the figure the targets rank pairs by; the
+others are recorded beside it.
+
+Left out: the Explore pipeline's word-level classroom measure (`python -m explainer --sentences`): the
+training library never imports the app, and the sentences it uses are for the final check, not for picking.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import torch
+from transformers import AutoTokenizer
+
+from training.build import build_objective
+from training.config import TrainConfig
+from training.downstream.evaluate import detection
+
+SLICES = (  # (name, corpus, block length, blocks)
+    ("english", "english", 128, 160),
+    ("imdb", "imdb", 128, 160),
+    ("english_short", "english", 32, 480),
+)
+
+
+def _heldout(corpus: str) -> tuple[str, ...]:
+    from training import data as data_lib
+
+    if corpus == "english":
+        from training.english import load_english
+
+        return load_english().heldout
+    return data_lib.load_imdb().heldout
+
+
+def load_checkpoint_pair(run: Path):
+    """(generator, discriminator, tokenizer, step) from the run's checkpoint.pt, as the trainer last saved them."""
+    settings = json.loads((run / "config.json").read_text())
+    # The checkpoint holds every weight: build the architecture only (no warm start to copy from).
+    config = TrainConfig.from_dict({**settings, "warm_start": None, "generator_warm_start": None})
+    tokenizer = AutoTokenizer.from_pretrained(run)
+    state = torch.load(run / "checkpoint.pt", map_location="cpu", weights_only=False)
+    objective, _ = build_objective(config, len(tokenizer), tokenizer.pad_token_id)
+    objective.load_state_dict(state["model"])
+    return objective.generator, objective.discriminator, tokenizer, int(state["counters"]["step"])
+
+
+def measure(generator, discriminator, tokenizer, texts: dict[str, tuple[str, ...]]) -> dict:
+    """The fixed slices' figures for one pair."""
+    out = {}
+    for name, corpus, seq_len, blocks in SLICES:
+        result = detection(generator, discriminator, tokenizer, texts[corpus], seq_len=seq_len, n_blocks=blocks, seed=0)
+        out[name] = {k: round(v, 5) if isinstance(v, float) else v for k, v in result.items()}
+    out["score"] = round((out["english"]["auc"] + out["imdb"]["auc"]) / 2, 5)
+    return out
+
+
+def watch_once(run: Path, texts: dict, last_step: int | None) -> dict | None:
+    """Measure the run's checkpoint if it moved since `last_step`; record it, and keep it in best/ if best."""
+    if not (run / "checkpoint.pt").exists():
+        return None
+    generator, discriminator, tokenizer, step = load_checkpoint_pair(run)
+    if step == last_step:
+        return None
+    started = time.perf_counter()
+    record = {"step": step, "time": time.strftime("%Y-%m-%dT%H:%M:%S"), **measure(generator, discriminator, tokenizer, texts)}
+    record["seconds"] = round(time.perf_counter() - started, 1)
+    log = run / "watch.jsonl"
+    previous = [json.loads(line) for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
+    best = max((r["score"] for r in previous), default=float("-inf"))
+    record["best"] = record["score"] > best
+    if record["best"]:
+        tmp = run / "best.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        for name, model in (("generator", generator), ("discriminator", discriminator)):
+            model.save_pretrained(tmp / name)
+            tokenizer.save_pretrained(tmp / name)
+        (tmp / "measured.json").write_text(json.dumps(record, indent=2))
+        shutil.rmtree(run / "best", ignore_errors=True)
+        tmp.rename(run / "best")
+    with open(log, "a", encoding="utf-8") as f:
+        f.write(json.dumps(record) + "\n")
+    return record
+
+
+def watch(run: str | Path, every_minutes: float = 30.0, threads: int = 1, once: bool = False) -> None:
+    """Measure the run now, then every `every_minutes`, until killed (or once)."""
+    torch.set_num_threads(threads)
+    run = Path(run)
+    texts = {corpus: _heldout(corpus) for corpus in {c for _, c, _, _ in SLICES}}
+    log = run / "watch.jsonl"
+    last = json.loads(log.read_text().splitlines()[-1])["step"] if log.exists() and log.read_text().strip() else None
+    while True:
+        record = watch_once(run, texts, last)
+        if record is not None:
+            last = record["step"]
+            print(json.dumps({"step": record["step"], "score": record["score"], "best": record["best"],
+                              **{name: {k: record[name][k] for k in ("auc", "recall", "false_alarm_rate")}
+                                 for name, *_ in SLICES}}), flush=True)
+        if once:
+            return
+        time.sleep(every_minutes * 60 if record is not None else 60)  # no new checkpoint yet: look again soon
