@@ -29,7 +29,17 @@ CACHE_MAX_AGE_S = 3600  # gradio's copies of uploads and downloads: checked and 
 # gradio's default theme with WCAG AA contrast (4.5:1) where its defaults fall short: primary buttons and
 # the selected tab in orange-700 (5.2:1 with white; the default orange-500 is 2.8:1), stop buttons in
 # red-700 (6.5:1; red-500 is 3.8:1), subdued text (slider ends, hints, the footer) in gray-500 (4.8:1).
-THEME = gr.themes.Default().set(
+# Its fonts as gradio bundles them, less the broken weights: gradio 6.31.0's SourceSansPro-SemiBold.woff2 and
+# IBMPlexMono-SemiBold.woff2 hold ~55-75 glyphs (no C, D, E...), and the default theme draws weights 600 and
+# 700 with them, so every heading, button and bold word fell back letter by letter to another font
+# ("ELECTRᴀ Explainer"). With the complete Regular and Bold faces only, CSS font matching draws 600 and 700 with
+# the Bold face, 500 and below with the Regular one; both are gradio's own files, nothing is fetched from
+# elsewhere (tests/test_browser_fonts.py, tests/test_browser_offline.py).
+FONTS = dict(
+    font=(gr.themes.LocalFont("Source Sans Pro", weights=(400, 700)), "ui-sans-serif", "system-ui", "sans-serif"),
+    font_mono=(gr.themes.LocalFont("IBM Plex Mono", weights=(400, 700)), "ui-monospace", "Consolas", "monospace"),
+)
+THEME = gr.themes.Default(**FONTS).set(
     button_primary_background_fill="#c2410c", button_primary_background_fill_hover="#9a3412",
     button_primary_background_fill_dark="#c2410c", button_primary_background_fill_hover_dark="#9a3412",
     button_cancel_background_fill="#b91c1c", button_cancel_background_fill_hover="#991b1b",
@@ -52,7 +62,17 @@ with gr.Blocks(title="ELECTRA Explainer", delete_cache=(CACHE_MAX_AGE_S, CACHE_M
     gr.api(api.game, api_name="game", **queues.EXPLAIN)
 demo.queue(max_size=queues.MAX_QUEUED, default_concurrency_limit=queues.DEFAULT)
 
-LAUNCH = dict(max_file_size=MANAGER.max_upload_bytes, theme=THEME)  # what `python app.py` passes to launch()
+# Headings' line height: the complete faces' text is 1.42 em tall (ascent + descent; the broken SemiBold's was
+# 1.26), taller than gradio's 1.3 for headings, so a Markdown block ending in a heading (the title, "Round B")
+# overflowed its scrolling box by a pixel: a scrollable region no keyboard can reach (axe, serious).
+# On a phone (tests/test_browser_narrow.py): gradio 6.31.0 lets a checkbox in a row of form fields shrink to
+# nothing (min-width 0), so Explore's "Show whole words" was a 34-px sliver with its label cut off; like the
+# other fields, it keeps 160 px and wraps to a line of its own when the row is too narrow.
+CSS = """
+.gradio-container .prose.prose :is(h1, h2, h3, h4, h5, h6) { line-height: 1.45; }
+.form > .block:has(> label.checkbox-container) { min-width: min(160px, 100%) !important; }
+"""
+LAUNCH = dict(max_file_size=MANAGER.max_upload_bytes, theme=THEME, css=CSS)  # what `python app.py` passes to launch()
 
 if __name__ == "__main__":
     demo.launch(**LAUNCH)

@@ -15,11 +15,14 @@ from explainer.lesson.quiz import Grade, Question
 from explainer.render.style import FONT, MLM_COLOUR, MUTED, RTD_COLOUR, esc
 
 # Gradio's `.prose *` gives every element the body colour; inside our views colours are inherited
-# instead, so a white label on a dark chip stays white (the doubled class outranks gradio's rule).
+# instead, so a white label on a dark chip stays white (the doubled class outranks gradio's rule). The
+# walk-through's step pills and "drew back" badges wrap as whole boxes on a phone, never "4 / Detect".
 CLASSROOM_CSS = """
 div.ee-c.ee-c * { color: inherit; }
 .ee-step p.ee-para { font-size: 1.1em; line-height: 1.55; max-width: 70em; }
 .ee-walk-tokens { line-height: 2.4; }
+.ee-progress > span { display: inline-block; white-space: nowrap; margin-bottom: 4px; }
+.ee-badge { white-space: nowrap; }
 body.ee-present #walk-panel { position: fixed; inset: 0; z-index: 1000; overflow: auto; background: #fff;
   padding: 1.5rem 3rem; }
 body.ee-present #walk-panel .ee-step { font-size: 1.6rem; color: #000; }

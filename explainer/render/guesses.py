@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 MAX_CARDS = 12  # masked positions drawn; the JSON export has all of them
 DRAWN, OTHER = "#e6550d", "#9ecae1"
 TITLE = "The generator's top guesses at each masked position (orange = the one drawn)"
+# A card's columns: the word, never narrower than its longest word (a word is never broken letter by letter,
+# "shi / p"); the bar, what is left (3em at the least); the number, whose note ("← drawn, not in the top 5")
+# wraps at its spaces on a phone. A card whose words cannot fit at all scrolls inside itself, not the page.
+COLUMNS = "minmax(min-content, max-content) minmax(3em, 1fr) auto"
 
 
 def card_title(m: MaskedPosition) -> str:
@@ -43,22 +47,22 @@ def _bar(label: str, probability: float, note: str, peak: float) -> str:
     drawn = bool(note)
     weight = "font-weight: 700; " if drawn else ""
     number = pct(probability) + (f" {note}" if note else "")
-    return (f'<span class="ee-guess-word" style="{weight}text-align: right; overflow-wrap: anywhere">'
+    return (f'<span class="ee-guess-word" style="{weight}text-align: right; overflow-wrap: break-word">'
             f"<bdi>{esc(label)}</bdi></span>"
             f'<span style="background: #f0f0f0; height: 0.9em; border-radius: 2px">'
             f'<span style="display: block; height: 100%; width: {width:.1f}%; background: {DRAWN if drawn else OTHER}; '
             f'border-radius: 2px"></span></span>'
-            f'<span class="ee-guess-number" style="{weight}white-space: nowrap">{number}</span>')
+            f'<span class="ee-guess-number" style="{weight}white-space: normal">{number}</span>')
 
 
 def card(m: MaskedPosition) -> str:
     bars = rows(m)
     peak = max(probability for _, probability, _ in bars)
     body = "".join(_bar(label, probability, note, peak) for label, probability, note in bars)
-    return (f'<div class="ee-guess-card" style="flex: 1 1 250px; max-width: 420px; border: 1px solid #ccc; '
-            f'border-radius: 6px; padding: 6px 10px">'
+    return (f'<div class="ee-guess-card" style="flex: 1 1 250px; max-width: 420px; min-width: 0; overflow-x: auto; '
+            f'border: 1px solid #ccc; border-radius: 6px; padding: 6px 10px">'
             f'<div style="font-size: 0.9em; margin-bottom: 4px">{card_title(m)}</div>'
-            f'<div style="display: grid; grid-template-columns: minmax(0, 2fr) 3fr auto; gap: 3px 8px; '
+            f'<div style="display: grid; grid-template-columns: {COLUMNS}; gap: 3px 8px; '
             f'align-items: center; font-size: 0.95em">{body}</div></div>')
 
 
