@@ -1,0 +1,332 @@
+"""The store of a live class session: classes, their students and the students' answers, in one SQLite file.
+
+A class has a short readable code (6 characters, no 0/O/1/I/L), a teacher key (kept as a hash, compared in
+constant time), a game seed and a number of sentences; a student joins with an optional nickname and gets a
+random id; a submission is one student's answer to one sentence of round "A" or "B" and the result the
+*server* computed, both JSON, unique per (class, student, round, sentence): a replay changes nothing and
+returns the answer stored first. Every query is scoped by the class's code.
+
+- File: `$ELECTRA_CLASS_DIR/classes.sqlite3` (default ~/.cache/electra-explainer/classes), WAL mode, one
+  connection and one transaction per call (safe from the server's threads); a restart loses nothing.
+- Expiry: `$ELECTRA_CLASS_HOURS` (24) after the start a class is invisible, and purged with its students and
+  answers by the next call. Bounds (ValueError, a message for people): `$ELECTRA_CLASS_MAX_CLASSES` live
+  classes (200), `$ELECTRA_CLASS_MAX_STUDENTS` per class (200), one answer per sentence and round, 8 KB.
+  Messages quote at most 20 characters of what was sent, as plain text (the page showing them escapes it).
+
+Not here: models and scores (explainer/lesson/class_session.py), the pages, the QR code, the projector view.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import sqlite3
+import time
+import unicodedata
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from training.offensive import is_offensive
+
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # 31 symbols nobody misreads: 31**6 ~ 9e8 codes
+CODE_LENGTH = 6
+MAX_NICKNAME = 24
+MAX_JSON = 8192  # bytes of one answer or one result
+MAX_ROUND_SENTENCES = 100
+ROUNDS = ("A", "B")
+DEFAULT_HOURS, DEFAULT_MAX_CLASSES, DEFAULT_MAX_STUDENTS = 24.0, 200, 200
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS classes (
+    code TEXT PRIMARY KEY, secret_hash TEXT NOT NULL, seed INTEGER NOT NULL, n_sentences INTEGER NOT NULL,
+    model TEXT NOT NULL DEFAULT '', created REAL NOT NULL, expires REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS classes_expires ON classes (expires);
+CREATE TABLE IF NOT EXISTS students (
+    class_code TEXT NOT NULL, student_id TEXT NOT NULL, nickname TEXT NOT NULL, number INTEGER NOT NULL,
+    joined REAL NOT NULL, PRIMARY KEY (class_code, student_id));
+CREATE TABLE IF NOT EXISTS submissions (
+    class_code TEXT NOT NULL, student_id TEXT NOT NULL, round TEXT NOT NULL CHECK (round IN ('A', 'B')),
+    sentence_index INTEGER NOT NULL, answer TEXT NOT NULL, result TEXT NOT NULL, created REAL NOT NULL,
+    UNIQUE (class_code, student_id, round, sentence_index));
+"""
+
+
+def quote(value: object, limit: int = 20) -> str:
+    """At most `limit` characters of what was sent, as a repr (control characters shown as escapes), "…" when
+    cut. Plain text: the page that shows a message escapes it, as it escapes every user text."""
+    if isinstance(value, str):
+        return repr(value[:limit]) + ("…" if len(value) > limit else "")
+    text = repr(value)[:limit + 1]
+    return text[:limit] + ("…" if len(text) > limit else "")
+
+
+def clean_text(text: object, limit: int, what: str) -> str:
+    """NFKC, control and format characters dropped, whitespace runs made one space; ValueError past `limit`."""
+    if not isinstance(text, str):
+        raise ValueError(f"The {what} must be text, not {quote(text)}.")
+    text = unicodedata.normalize("NFKC", text[:limit * 8])
+    text = " ".join("".join(c for c in text if not unicodedata.category(c).startswith("C") or c.isspace()).split())
+    if len(text) > limit:
+        raise ValueError(f"The {what} has at most {limit} characters: {quote(text)} is longer.")
+    return text
+
+
+def _env(name: str, default: float, kind: type) -> float:
+    raw = os.environ.get(name, "").strip()
+    try:
+        value = kind(raw) if raw else default
+    except ValueError:
+        raise ValueError(f"{name} must be a positive number, not {quote(raw)}.") from None
+    if not value > 0:
+        raise ValueError(f"{name} must be a positive number, not {quote(raw)}.")
+    return value
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get("ELECTRA_CLASS_DIR", Path.home() / ".cache" / "electra-explainer" / "classes"))
+
+
+def _hash(code: str, secret: str) -> str:
+    return hashlib.sha256(f"{code}:{secret}".encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    """A live class as anyone with its code may see it (no teacher key, not even its hash)."""
+
+    code: str
+    seed: int
+    n_sentences: int
+    model: str
+    created: float
+    expires: float
+
+
+@dataclass(frozen=True)
+class NewClass:
+    info: ClassInfo
+    secret: str  # the teacher key: given once, to the teacher only; the store keeps its hash
+
+
+@dataclass(frozen=True)
+class Student:
+    code: str
+    student_id: str  # the student's own token: never shown to others
+    nickname: str  # "" when none was given; plain text, escape it when drawing it
+    number: int  # 1, 2, ... in the order they joined
+
+    @property
+    def display_name(self) -> str:
+        return self.nickname or f"Student {self.number}"
+
+
+@dataclass(frozen=True)
+class Submission:
+    code: str
+    student_id: str
+    round: str  # "A" or "B"
+    sentence_index: int
+    answer: object  # what the student sent, decoded from JSON
+    result: dict  # what the server computed, decoded from JSON
+    created: float
+    new: bool = False  # True only for the call that stored it
+
+
+class ClassStore:
+    """The classes, students and answers in one SQLite file; `now` (seconds) can be injected for tests."""
+
+    def __init__(self, folder: Path | str | None = None, *, now: Callable[[], float] = time.time,
+                 hours: float | None = None, max_classes: int | None = None, max_students: int | None = None):
+        self.folder = Path(folder) if folder is not None else data_dir()
+        self.now = now
+        self.hours = float(hours if hours is not None else _env("ELECTRA_CLASS_HOURS", DEFAULT_HOURS, float))
+        self.max_classes = int(max_classes or _env("ELECTRA_CLASS_MAX_CLASSES", DEFAULT_MAX_CLASSES, int))
+        self.max_students = int(max_students or _env("ELECTRA_CLASS_MAX_STUDENTS", DEFAULT_MAX_STUDENTS, int))
+        if not (self.hours > 0 and self.max_classes > 0 and self.max_students > 0):
+            raise ValueError("A class store needs positive hours and bounds.")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = self.folder / "classes.sqlite3"
+        with self._connect() as conn:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.executescript(SCHEMA)
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write-locked transaction; expired classes are purged first, and stay purged if the rest fails."""
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            expired = [(r[0],) for r in conn.execute("SELECT code FROM classes WHERE expires <= ?", (self.now(),))]
+            for table, column in (("submissions", "class_code"), ("students", "class_code"), ("classes", "code")):
+                conn.executemany(f"DELETE FROM {table} WHERE {column} = ?", expired)
+            conn.execute("SAVEPOINT call")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK TO call")
+                raise
+            finally:
+                conn.execute("COMMIT")
+
+    # --- classes -----------------------------------------------------------------------------------------
+
+    def create_class(self, seed: int, n_sentences: int, model: str = "") -> NewClass:
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise ValueError(f"A class's seed is a whole number from 0, not {quote(seed)}.")
+        if isinstance(n_sentences, bool) or not isinstance(n_sentences, int) or not 1 <= n_sentences <= MAX_ROUND_SENTENCES:
+            raise ValueError(f"A class plays 1 to {MAX_ROUND_SENTENCES} sentences, not {quote(n_sentences)}.")
+        secret = secrets.token_urlsafe(16)
+        with self._transaction() as conn:
+            (live,) = conn.execute("SELECT COUNT(*) FROM classes").fetchone()
+            if live >= self.max_classes:
+                raise ValueError(f"This server already runs {self.max_classes} classes, its most: try again when "
+                                 f"one has ended (a class lasts {self.hours:g} hours).")
+            now = self.now()
+            while True:
+                code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+                try:
+                    conn.execute("INSERT INTO classes VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                 (code, _hash(code, secret), seed, n_sentences, str(model), now, now + self.hours * 3600))
+                    break
+                except sqlite3.IntegrityError:  # the code is taken: draw another
+                    continue
+        return NewClass(ClassInfo(code, seed, n_sentences, str(model), now, now + self.hours * 3600), secret)
+
+    @staticmethod
+    def normalise_code(code: object) -> str:
+        """"abc-def" -> "ABCDEF"; ValueError (quoting a short part of it) for anything that is no code."""
+        text = code.strip().upper().replace("-", "").replace(" ", "") if isinstance(code, str) else None
+        if text is None or len(text) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in text):
+            raise ValueError(f"No class has the code {quote(code)}: check the code your teacher gave "
+                             f"({CODE_LENGTH} letters and digits).")
+        return text
+
+    def _class(self, conn: sqlite3.Connection, code: object) -> ClassInfo:
+        key = self.normalise_code(code)
+        row = conn.execute("SELECT code, seed, n_sentences, model, created, expires FROM classes WHERE code = ?",
+                           (key,)).fetchone()
+        if row is None:
+            raise ValueError(f"No class has the code {quote(code)}, or it has ended: check the code your teacher gave.")
+        return ClassInfo(*row)
+
+    def get_class(self, code: object) -> ClassInfo:
+        with self._transaction() as conn:
+            return self._class(conn, code)
+
+    def check_teacher(self, code: object, secret: object) -> ClassInfo:
+        """The class, when `secret` is its teacher key; ValueError otherwise (the key is never quoted)."""
+        with self._transaction() as conn:
+            info = self._class(conn, code)
+            (stored,) = conn.execute("SELECT secret_hash FROM classes WHERE code = ?", (info.code,)).fetchone()
+        given = _hash(info.code, secret) if isinstance(secret, str) and len(secret) <= 200 else ""
+        if not hmac.compare_digest(stored.encode(), given.encode()):
+            raise ValueError("Wrong teacher key for this class.")
+        return info
+
+    # --- students ----------------------------------------------------------------------------------------
+
+    def join(self, code: object, nickname: object = None) -> Student:
+        name = "" if nickname is None else clean_text(nickname, MAX_NICKNAME, "nickname")
+        if name and is_offensive(name):
+            raise ValueError("Please choose another nickname.")
+        student_id = secrets.token_urlsafe(16)
+        with self._transaction() as conn:
+            info = self._class(conn, code)
+            (joined,) = conn.execute("SELECT COUNT(*) FROM students WHERE class_code = ?", (info.code,)).fetchone()
+            if joined >= self.max_students:
+                raise ValueError(f"This class is full: {self.max_students} students have joined, its most.")
+            conn.execute("INSERT INTO students VALUES (?, ?, ?, ?, ?)", (info.code, student_id, name, joined + 1, self.now()))
+        return Student(info.code, student_id, name, joined + 1)
+
+    def _student(self, conn: sqlite3.Connection, code: str, student_id: object) -> Student:
+        row = None
+        if isinstance(student_id, str) and len(student_id) <= 64:
+            row = conn.execute("SELECT nickname, number FROM students WHERE class_code = ? AND student_id = ?",
+                               (code, student_id)).fetchone()
+        if row is None:
+            raise ValueError("This class does not know you (yet): join it again with its code.")
+        return Student(code, student_id, *row)
+
+    def get_student(self, code: object, student_id: object) -> Student:
+        with self._transaction() as conn:
+            return self._student(conn, self._class(conn, code).code, student_id)
+
+    def students(self, code: object) -> tuple[Student, ...]:
+        with self._transaction() as conn:
+            info = self._class(conn, code)
+            rows = conn.execute("SELECT student_id, nickname, number FROM students WHERE class_code = ? ORDER BY number",
+                                (info.code,)).fetchall()
+        return tuple(Student(info.code, *row) for row in rows)
+
+    # --- submissions -------------------------------------------------------------------------------------
+
+    def _key(self, conn: sqlite3.Connection, code: object, student_id: object, round_: object, index: object
+             ) -> tuple[str, str, str, int]:
+        info = self._class(conn, code)
+        self._student(conn, info.code, student_id)
+        if round_ not in ROUNDS:
+            raise ValueError(f"The round is \"A\" or \"B\", not {quote(round_)}.")
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < info.n_sentences:
+            raise ValueError(f"This class's sentences are numbered 0 to {info.n_sentences - 1}, not {quote(index)}.")
+        return info.code, str(student_id), str(round_), index
+
+    _COLUMNS = "class_code, student_id, round, sentence_index, answer, result, created"
+
+    def _find(self, conn: sqlite3.Connection, key: tuple[str, str, str, int]) -> Submission | None:
+        row = conn.execute(f"SELECT {self._COLUMNS} FROM submissions WHERE class_code = ? AND student_id = ? AND "
+                           "round = ? AND sentence_index = ?", key).fetchone()
+        return None if row is None else _submission(row)
+
+    def find(self, code: object, student_id: object, round_: object, index: object) -> Submission | None:
+        """The stored answer to that sentence, or None; ValueError when the class, student, round or index is wrong."""
+        with self._transaction() as conn:
+            return self._find(conn, self._key(conn, code, student_id, round_, index))
+
+    def submit(self, code: object, student_id: object, round_: object, index: object, answer: object, result: dict
+               ) -> Submission:
+        """Store an answer and its result, once: a second call for the same sentence returns the first, unchanged."""
+        texts = []
+        for what, value in (("answer", answer), ("result", result)):
+            try:
+                text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+            except (TypeError, ValueError):
+                raise ValueError(f"The {what} cannot be stored: {quote(value)}.") from None
+            if len(text.encode()) > MAX_JSON:
+                raise ValueError(f"The {what} is too long to store ({MAX_JSON} bytes at most).")
+            texts.append(text)
+        with self._transaction() as conn:
+            key = self._key(conn, code, student_id, round_, index)
+            inserted = conn.execute(f"INSERT OR IGNORE INTO submissions ({self._COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                    (*key, *texts, self.now())).rowcount == 1
+            stored = self._find(conn, key)
+        return dataclasses.replace(stored, new=inserted)
+
+    def submissions(self, code: object, round_: str | None = None) -> tuple[Submission, ...]:
+        """Every stored answer of this class (one round's, or both), in the order they came."""
+        with self._transaction() as conn:
+            info = self._class(conn, code)
+            rows = conn.execute(f"SELECT {self._COLUMNS} FROM submissions WHERE class_code = ? AND (? IS NULL OR round = ?) "
+                                "ORDER BY rowid", (info.code, round_, round_)).fetchall()
+        return tuple(_submission(row) for row in rows)
+
+    def live_classes(self) -> int:
+        with self._transaction() as conn:
+            return conn.execute("SELECT COUNT(*) FROM classes").fetchone()[0]
+
+
+def _submission(row: tuple) -> Submission:
+    code, student_id, round_, index, answer, result, created = row
+    return Submission(code, student_id, round_, index, json.loads(answer), json.loads(result), created)

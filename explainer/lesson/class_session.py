@@ -1,0 +1,340 @@
+"""A live class session of "Can you beat ELECTRA?": a teacher starts a class, students join with its code and
+play the seeded game's rounds (explainer/lesson/game.py), the server keeps their answers, the teacher sees
+the class's aggregates. Storage: explainer/core/class_store.py.
+
+- `create_class`: a random (or given) seed, n sentences, the model played with; the teacher gets the code and
+  the teacher key (`ClassStart`), the only time the key is handed out. `join_class`: the student's id.
+- Round A: `class_items` = `game.spot_round(pair, seed, n)`, computed once per (model, seed, n) and kept in
+  memory; `submit_spot` scores the picks *on the server* (`game.score_spot`): a client never sends a score.
+- Round B: sentence i is round A's sentence i as written (`fool_sentences`); `submit_fool` runs `game.fool`
+  and stores the edit and the verdict. One answer per student, round and sentence: a replay returns it.
+- `teacher_view_data`: who joined and answered; per fake word, the share of students who caught it beside
+  ELECTRA's verdict; the fakes that fooled the most; the class's total against ELECTRA's on the same answers
+  (sums of the stored results); round B's edits that fooled ELECTRA most often.
+
+No gradio, no plotly: the pages, the QR code and the projector view (drawing `TeacherView`) come later.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+from collections import Counter, OrderedDict
+from dataclasses import asdict, dataclass
+
+from explainer.core.class_store import ClassInfo, ClassStore, Student, clean_text, quote
+from explainer.core.pipeline import Explanation
+from explainer.lesson import game
+from training.offensive import is_offensive
+
+MAX_NEW_WORD = 40  # characters of a round-B word
+CACHED_ROUNDS = 32  # rounds kept in memory (model, seed, n)
+TOP = 5  # fakes that fooled the most students, shown to the teacher
+TOP_EDITS = 10
+FOOL_FIELDS = ("edited", "word_index", "original_word", "new_word", "p_edited", "flagged", "student_right", "fooled")
+
+_store: ClassStore | None = None
+_store_lock = threading.Lock()
+_rounds: OrderedDict[tuple[str, int, int], tuple[game.SpotItem, ...]] = OrderedDict()
+_rounds_lock = threading.Lock()
+
+
+def default_store() -> ClassStore:
+    """The server's store, in $ELECTRA_CLASS_DIR, opened on first use."""
+    global _store
+    with _store_lock:
+        if _store is None:
+            _store = ClassStore()
+        return _store
+
+
+def _items(pair, info: ClassInfo) -> tuple[game.SpotItem, ...]:
+    if info.model and pair.name != info.model:
+        raise ValueError(f"This class plays with the model {quote(info.model, 60)}, not {quote(pair.name, 60)}.")
+    key = (info.model or pair.name, info.seed, info.n_sentences)
+    with _rounds_lock:  # one computation at a time: a class joining at once waits for one, not thirty
+        if key not in _rounds:
+            _rounds[key] = game.spot_round(pair, info.seed, info.n_sentences)
+            if len(_rounds) > CACHED_ROUNDS:
+                _rounds.popitem(last=False)
+        _rounds.move_to_end(key)
+        return _rounds[key]
+
+
+@dataclass(frozen=True)
+class ClassStart:
+    """For the teacher only: `secret` and `teacher_params` must never reach a student or the projector."""
+
+    code: str
+    secret: str
+    seed: int
+    n_sentences: int
+    model: str
+    expires: float  # seconds since the epoch
+    student_params: dict  # the query of the link students open: {"class": code}
+    teacher_params: dict  # the teacher's own link: {"class": code, "teacher": secret}
+
+
+def create_class(pair, n: int = game.ROUND_SENTENCES, seed: int | None = None, *, store: ClassStore | None = None
+                 ) -> ClassStart:
+    """A new class playing `n` sentences with `pair`; its round is computed now, so students need not wait."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= game.MAX_SENTENCES:
+        raise ValueError(f"A round has 1 to {game.MAX_SENTENCES} sentences, not {quote(n)}.")
+    seed = secrets.randbelow(game.MAX_SEED) if seed is None else game.check_seed(seed)
+    _items(pair, ClassInfo("", seed, n, pair.name, 0.0, 0.0))
+    new = (store or default_store()).create_class(seed, n, pair.name)
+    code = new.info.code
+    return ClassStart(code, new.secret, seed, n, pair.name, new.info.expires, {"class": code},
+                      {"class": code, "teacher": new.secret})
+
+
+def join_class(code, nickname=None, *, store: ClassStore | None = None) -> Student:
+    """A student joins (nickname optional, at most 24 characters, filtered); keep `student_id` for the answers."""
+    return (store or default_store()).join(code, nickname)
+
+
+def class_items(pair, code, *, store: ClassStore | None = None) -> tuple[game.SpotItem, ...]:
+    """The class's round A, truth included: for the server (reveals, aggregates), never sent before an answer."""
+    return _items(pair, (store or default_store()).get_class(code))
+
+
+def fool_sentences(items: tuple[game.SpotItem, ...]) -> tuple[str, ...]:
+    """Round B's sentences: round A's, as written before the generator's swaps."""
+    return tuple(item.explanation.text for item in items)
+
+
+@dataclass(frozen=True)
+class StudentRound:
+    """What a student may see before answering: the words (no truth), and what they have answered so far."""
+
+    code: str
+    display_name: str
+    sentences: tuple[tuple[str, ...], ...]
+    fool_sentences: tuple[str, ...]
+    answered_a: tuple[int, ...]
+    answered_b: tuple[int, ...]
+
+
+def student_round(pair, code, student_id, *, store: ClassStore | None = None) -> StudentRound:
+    store = store or default_store()
+    student = store.get_student(code, student_id)
+    items = class_items(pair, student.code, store=store)
+    mine = [s for s in store.submissions(student.code) if s.student_id == student.student_id]
+    return StudentRound(student.code, student.display_name, tuple(item.words for item in items), fool_sentences(items),
+                        tuple(sorted(s.sentence_index for s in mine if s.round == "A")),
+                        tuple(sorted(s.sentence_index for s in mine if s.round == "B")))
+
+
+def check_picks(picks, n_words: int) -> tuple[int, ...]:
+    """The word indices a student ticked, sorted, each once; ValueError for anything else."""
+    if picks is None:
+        return ()
+    if not isinstance(picks, (list, tuple)):
+        raise ValueError(f"Your picks must be a list of word numbers, not {quote(picks)}.")
+    if len(picks) > n_words:
+        raise ValueError(f"Too many picks: this sentence has {n_words} words.")
+    for pick in picks:
+        if isinstance(pick, bool) or not isinstance(pick, int):
+            raise ValueError(f"A pick is a word's number, not {quote(pick)}.")
+        if not 0 <= pick < n_words:
+            raise ValueError(f"A pick points at no word of this sentence: {quote(pick)} (0 to {n_words - 1}).")
+    return tuple(sorted(set(picks)))
+
+
+@dataclass(frozen=True)
+class SpotOutcome:
+    code: str
+    sentence_index: int
+    item: game.SpotItem  # the truth and ELECTRA's verdicts, for the reveal
+    picks: tuple[int, ...]  # as stored
+    result: game.SpotResult  # as stored
+    new: bool  # False: this sentence was answered before; the first answer stands
+
+
+def submit_spot(pair, code, student_id, sentence_index, picks, *, store: ClassStore | None = None) -> SpotOutcome:
+    """Score a student's picks for round A's sentence `sentence_index` and store them, once."""
+    store = store or default_store()
+    info = store.get_class(code)
+    items = _items(pair, info)
+    stored = store.find(info.code, student_id, "A", sentence_index)
+    if stored is None:
+        item = items[sentence_index]
+        chosen = check_picks(picks, len(item.words))
+        result = game.score_spot(item, chosen)
+        record = {"student": asdict(result.student), "electra": asdict(result.electra),
+                  "caught": [i for i in chosen if item.replaced[i]],
+                  "missed": [i for i, fake in enumerate(item.replaced) if fake and i not in chosen],
+                  "false_alarms": [i for i in chosen if not item.replaced[i]],
+                  "fooled_student": list(result.fooled_student), "fooled_electra": list(result.fooled_electra)}
+        stored = store.submit(info.code, student_id, "A", sentence_index, list(chosen), record)
+    r = stored.result
+    result = game.SpotResult(game.Score(**r["student"]), game.Score(**r["electra"]), tuple(r["fooled_student"]),
+                             tuple(r["fooled_electra"]))
+    return SpotOutcome(info.code, stored.sentence_index, items[stored.sentence_index], tuple(stored.answer), result,
+                       stored.new)
+
+
+@dataclass(frozen=True)
+class FoolOutcome:
+    code: str
+    sentence_index: int
+    sentence: str
+    edited: str
+    word_index: int  # in the edited sentence
+    original_word: str
+    new_word: str
+    p_edited: float
+    flagged: bool
+    predicted_flag: bool
+    student_right: bool
+    fooled: bool
+    new: bool  # False: answered before; the first answer stands
+    explanation: Explanation | None  # the discriminator on the edit; None for a replay (not stored)
+
+
+def submit_fool(pair, code, student_id, sentence_index, word_index, new_word, predicted_flag, *,
+                store: ClassStore | None = None) -> FoolOutcome:
+    """Round B: put `new_word` at word `word_index` of the class's sentence, judge it, store edit and verdict, once."""
+    store = store or default_store()
+    info = store.get_class(code)
+    sentences = fool_sentences(_items(pair, info))
+    stored = store.find(info.code, student_id, "B", sentence_index)
+    explanation = None
+    if stored is None:
+        if isinstance(word_index, bool) or not isinstance(word_index, int):
+            raise ValueError("Choose the word to change.")
+        if not isinstance(predicted_flag, bool):
+            raise ValueError(f"Your bet is true (ELECTRA will flag it) or false, not {quote(predicted_flag)}.")
+        word = clean_text(new_word, MAX_NEW_WORD, "new word")
+        if not re.fullmatch(r"[\w'’.,!?-]+", word):  # what the projector will show: a word, no markup
+            raise ValueError("Type one word: letters and digits, with an apostrophe or a hyphen if need be.")
+        if is_offensive(word):
+            raise ValueError("Please choose another word.")
+        result = game.fool(pair, sentences[sentence_index], word_index, word, predicted_flag)
+        record = {**{field: getattr(result, field) for field in FOOL_FIELDS}, "p_edited": float(result.p_edited)}
+        answer = {"word_index": word_index, "new_word": word, "predicted_flag": predicted_flag}
+        stored = store.submit(info.code, student_id, "B", sentence_index, answer, record)
+        explanation = result.explanation if stored.new else None
+    return FoolOutcome(info.code, stored.sentence_index, sentences[stored.sentence_index],
+                       predicted_flag=stored.answer["predicted_flag"], new=stored.new, explanation=explanation,
+                       **{field: stored.result[field] for field in FOOL_FIELDS})
+
+
+# --- the teacher's view --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FakeStats:
+    sentence_index: int
+    word_index: int
+    word: str  # the fake, as students read it
+    original: str
+    caught_by: int  # students who ticked it
+    answered: int  # students who answered this sentence
+    electra_flagged: bool
+    electra_p: float
+
+    @property
+    def share(self) -> float | None:
+        return self.caught_by / self.answered if self.answered else None
+
+
+@dataclass(frozen=True)
+class SentenceStats:
+    index: int
+    words: tuple[str, ...]
+    answered: int
+    fakes: tuple[FakeStats, ...]
+    class_score: game.Score  # the sum of the stored results of the students who answered it
+    electra: game.Score  # ELECTRA on this sentence, once
+
+
+@dataclass(frozen=True)
+class RosterEntry:
+    number: int
+    name: str  # the nickname (plain text: escape it) or "Student N"
+    answered_a: int
+    answered_b: int
+    points: int
+
+
+@dataclass(frozen=True)
+class EditStats:
+    sentence_index: int
+    original_word: str
+    new_word: str
+    tries: int
+    fooled: int
+
+
+@dataclass(frozen=True)
+class TeacherView:
+    """Everything the projector shows; no teacher key, no student ids."""
+
+    code: str
+    n_sentences: int
+    model: str
+    expires: float
+    roster: tuple[RosterEntry, ...]
+    sentences: tuple[SentenceStats, ...]
+    most_fooling: tuple[FakeStats, ...]  # the fakes the fewest students caught (answered ones only)
+    class_total: game.Score  # every stored round-A answer, summed
+    electra_total: game.Score  # ELECTRA on the same answers (its score on each answered sentence, per answer)
+    electra_round: game.Score  # ELECTRA on each sentence once
+    fool_tries: int
+    fool_fooled: int  # edits ELECTRA did not flag
+    fool_bets_right: int
+    best_edits: tuple[EditStats, ...]  # the edits that fooled ELECTRA most often
+
+    @property
+    def joined(self) -> int:
+        return len(self.roster)
+
+    @property
+    def answered(self) -> int:
+        """Students with at least one answer in round A."""
+        return sum(1 for entry in self.roster if entry.answered_a)
+
+
+def _total(scores) -> game.Score:
+    return sum((game.Score(**score) for score in scores), game.Score(0, 0, 0))
+
+
+def teacher_view_data(pair, code, secret, *, store: ClassStore | None = None) -> TeacherView:
+    """The class's aggregates, for the holder of its teacher key (ValueError otherwise)."""
+    store = store or default_store()
+    info = store.check_teacher(code, secret)
+    items = _items(pair, info)
+    answers = store.submissions(info.code)
+    spots = [s for s in answers if s.round == "A"]
+    fools = [s for s in answers if s.round == "B"]
+    count_a = Counter(s.student_id for s in spots)
+    count_b = Counter(s.student_id for s in fools)
+    points = Counter()
+    for s in spots:
+        points[s.student_id] += game.Score(**s.result["student"]).points
+    roster = tuple(RosterEntry(st.number, st.display_name, count_a[st.student_id], count_b[st.student_id],
+                               points[st.student_id]) for st in store.students(info.code))
+    sentences = []
+    for i, item in enumerate(items):
+        here = [s for s in spots if s.sentence_index == i]
+        fakes = tuple(FakeStats(i, j, item.words[j], item.originals[j], sum(j in s.result["caught"] for s in here),
+                                len(here), item.flagged[j], item.p_replaced[j])
+                      for j, fake in enumerate(item.replaced) if fake)
+        sentences.append(SentenceStats(i, item.words, len(here), fakes, _total(s.result["student"] for s in here),
+                                       game.score_spot(item, ()).electra))
+    most_fooling = sorted((f for s in sentences for f in s.fakes if f.answered),
+                          key=lambda f: (f.share, -f.answered, f.sentence_index, f.word_index))[:TOP]
+    edits: dict[tuple[int, str, str], list] = {}
+    for s in fools:
+        key = (s.sentence_index, s.result["original_word"], s.result["new_word"].casefold())
+        entry = edits.setdefault(key, [s.result["new_word"], 0, 0])
+        entry[1] += 1
+        entry[2] += bool(s.result["fooled"])
+    best = sorted((EditStats(i, original, word, tries, fooled) for (i, original, _), (word, tries, fooled) in edits.items()
+                   if fooled), key=lambda e: (-e.fooled, -e.tries, e.sentence_index, e.new_word))[:TOP_EDITS]
+    return TeacherView(info.code, info.n_sentences, info.model, info.expires, roster, tuple(sentences),
+                       tuple(most_fooling), _total(s.result["student"] for s in spots),
+                       _total(s.result["electra"] for s in spots), sum((s.electra for s in sentences), game.Score(0, 0, 0)),
+                       len(fools), sum(bool(s.result["fooled"]) for s in fools),
+                       sum(bool(s.result["student_right"]) for s in fools), tuple(best))
