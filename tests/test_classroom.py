@@ -463,3 +463,11 @@ def test_a_hostile_drawn_back_word_is_escaped(tiny_pair, vocab):
     parser = _Tags()
     parser.feed(markup)
     assert parser.tags <= {"div", "span", "bdi", "b", "p", "h3", "table", "tr", "th", "td", "br"}
+
+
+def test_the_positions_table_scrolls_in_a_box_the_keyboard_can_reach(tiny_pair, vocab):
+    from explainer.render.classroom import supervised_html
+
+    html = supervised_html(classroom.supervised_positions(explain(tiny_pair, SENTENCE, Settings(seed=3)), vocab))
+    box = re.search(r'<div style="overflow-x: auto"([^>]*)>', html).group(1)
+    assert 'tabindex="0"' in box and 'role="region"' in box and 'aria-label="' in box

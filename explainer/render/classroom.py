@@ -81,7 +81,10 @@ def supervised_html(data: SupervisedPositions) -> str:
     body = "".join(
         f'<tr><th style="text-align: right; padding: 4px 8px; white-space: nowrap; font-size: 0.9em">{heads[k]}</th>'
         f'{"".join(cells)}</tr>' for k, cells in rows.items())
-    table = (f'<div style="overflow-x: auto"><table class="ee-supervised" style="border-collapse: collapse; '
+    # A box that scrolls sideways on a phone is reachable by keyboard (arrow keys) and named for screen readers.
+    table = (f'<div style="overflow-x: auto" tabindex="0" role="region" aria-label="Supervised positions, position by '
+             f'position">'
+             f'<table class="ee-supervised" style="border-collapse: collapse; '
              f'font-size: 0.92em">'
              f"{body}</table></div>")
     return f'<div class="ee-c ee-positions" style="{FONT}">{table}{supervised_counts_html(data)}</div>'
