@@ -168,3 +168,22 @@ def test_a_frozen_generators_loss_is_its_cross_entropy(tiny_pair, imdb_texts):
     expected = F.cross_entropy(logits, batch.original[batch.is_masked])
     assert out.mlm_loss.item() == pytest.approx(expected.item(), rel=1e-5)
     assert out.loss.item() == pytest.approx(expected.item() + 50 * out.disc_loss.item(), rel=1e-5)
+
+
+def test_mixed_sentences_needs_a_mixed_length():
+    with pytest.raises(ValueError, match="give mixed_seq_len too"):
+        dataclasses.replace(TINY, mixed_sentences=True)
+
+
+@pytest.mark.slow
+def test_a_run_alternates_running_text_with_whole_sentence_blocks(tmp_path, wordpiece):
+    from training.trainer import _Run
+
+    config = dataclasses.replace(TINY, mixed_seq_len=32, mixed_sentences=True, max_steps=4)
+    run = _Run(config, tmp_path / "run", resume=False, stop=lambda: False)
+    (long, short) = run.streams
+    assert (long.length, long.batch_size, short.length, short.batch_size) == (64, 8, 32, 16)
+    assert (long.blocks.ids != wordpiece.pad_token_id).all()  # running text: full blocks
+    assert (short.blocks.ids[:, -1] == wordpiece.pad_token_id).any()  # sentences: padded
+    events = list(train(config, tmp_path / "trained"))
+    assert [e["step"] for e in events] == [2, 4] and all(e["loss"] == e["loss"] for e in events)

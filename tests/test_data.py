@@ -324,3 +324,47 @@ def test_unknown_tokenizer_offline_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(RuntimeError, match="not a local folder and the hub is offline"):
         load_tokenizer("someone/some-tokenizer")
+
+
+# --- whole-sentence blocks (the mixed-length stream with --mixed-sentences) ------------------------
+def test_split_sentences_keeps_closing_quotes_and_needs_a_capital_next():
+    from training.data import split_sentences
+
+    text = 'He said "Stop." Then he left. It was 5 p.m. and late! Was it 1999? (It was.) the end'
+    assert split_sentences(text) == ['He said "Stop."', "Then he left.", "It was 5 p.m. and late!", "Was it 1999?",
+                                     "(It was.) the end"]
+    assert split_sentences("") == [] and split_sentences("no end") == ["no end"]
+
+
+def test_pack_sentences_fills_blocks_with_whole_sentences_of_one_document():
+    import numpy as np
+
+    from training.data import pack_sentences
+
+    CLS, SEP, PAD = 101, 102, 0
+    sentences = [np.arange(10, 15), np.arange(20, 26), np.arange(30, 60), np.arange(40, 43), np.arange(50, 57),
+                 np.arange(60, 65)]
+    documents = np.array([0, 0, 0, 0, 1, 1])
+    blocks = pack_sentences(sentences, documents, seq_len=16, cls_id=CLS, sep_id=SEP, pad_id=PAD)
+    # 5 + 6 tokens share a block; 30 is too long for 14 and 3 too short: both left out, and a block never
+    # spans the gap they leave, nor two documents (7 + 5 tokens of document 1 share the last block).
+    assert blocks.tolist() == [
+        [CLS, *range(10, 15), *range(20, 26), SEP, PAD, PAD, PAD],
+        [CLS, *range(50, 57), *range(60, 65), SEP, PAD, PAD],
+    ]
+
+
+def test_sentence_blocks_mask_their_padding(wordpiece):
+    from training.data import make_sentence_blocks
+
+    texts = ("The chef cooked a meal for the guests. They ate it all. Then they went home happy.",
+             "A second document starts here with one long sentence about nothing in particular.")
+    blocks = make_sentence_blocks(texts, wordpiece, seq_len=32, seed=0)
+    batch = blocks.batch(0, len(blocks))
+    ids, attention = batch["input_ids"], batch["attention_mask"]
+    assert (ids[:, 0] == wordpiece.cls_token_id).all()
+    lengths = attention.sum(1)
+    for row, n in zip(ids, lengths):
+        assert row[n - 1] == wordpiece.sep_token_id and (row[n:] == wordpiece.pad_token_id).all()
+    assert (attention == (ids != wordpiece.pad_token_id)).all() and lengths.min() < 32
+    assert len(blocks) == 2  # one block per document: its sentences fit together

@@ -21,6 +21,8 @@ class TrainConfig:
     seq_len: int = 128  # tokens per block, [CLS] and [SEP] included
     mixed_seq_len: int | None = None  # every other step trains on blocks this long instead (batch scaled by
     #   seq_len / mixed_seq_len, so every step holds the same tokens): short input as people type it, too
+    mixed_sentences: bool = False  # those shorter blocks hold whole sentences ([CLS] sentences [SEP] [PAD]...),
+    #   as people type them, instead of a cut of running text that starts and ends mid-sentence
     batch_size: int = 32  # blocks per step per process
     lr: float = 5e-4  # peak learning rate of newly initialised weights (ELECTRA-Small: 5e-4)
     warm_start_lr_scale: float = 0.2  # copied weights train at lr x this, so they drift slowly
@@ -73,6 +75,8 @@ class TrainConfig:
             raise ValueError(f"dropout must be from 0 up to (not including) 1, not {self.dropout}")
         if self.generator_lr_scale < 0:
             raise ValueError("generator_lr_scale must be 0 or more")
+        if self.mixed_sentences and self.mixed_seq_len is None:
+            raise ValueError("mixed_sentences shapes the mixed-length blocks: give mixed_seq_len too")
         if self.mixed_seq_len is not None:
             if self.mixed_seq_len < 8 or self.seq_len % self.mixed_seq_len:
                 raise ValueError(f"mixed_seq_len must be at least 8 and divide seq_len ({self.seq_len}), "

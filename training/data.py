@@ -21,6 +21,7 @@ import csv
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -204,9 +205,71 @@ class Blocks:
         ids = self.ids[index]
         return {
             "input_ids": ids,
-            "attention_mask": torch.ones_like(ids),
+            # Packed running text fills every block; whole-sentence blocks end in padding ([PAD], the last special id)
+            "attention_mask": (ids != self.special_ids[-1]).long(),
             "special_tokens_mask": torch.isin(ids, torch.tensor(self.special_ids)).long(),
         }
+
+
+SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s+[\"'“‘(\[]*[A-Z0-9])")  # ". " before a capital or a digit
+MIN_SENTENCE_TOKENS = 4  # shorter "sentences" (headings, list items, "Yes.") are not kept
+
+
+def split_sentences(text: str) -> list[str]:
+    """A document's sentences: cut after . ! ? and any closing quotes or brackets, where the next one starts
+    with a capital or a digit. Abbreviations ("Mr. Smith") are sometimes cut too: a block then holds two pieces."""
+    pieces, start = [], 0
+    for end in SENTENCE_END.finditer(text):
+        pieces.append(text[start:end.end()].strip())
+        start = end.end()
+    pieces.append(text[start:].strip())
+    return [piece for piece in pieces if piece]
+
+
+def pack_sentences(sentences: list[np.ndarray], documents: np.ndarray, seq_len: int, cls_id: int, sep_id: int,
+                   pad_id: int) -> torch.Tensor:
+    """(N, seq_len) blocks of whole sentences as people type them: [CLS], one or more consecutive sentences of one
+    document (as many as fit), [SEP], then [PAD]. A sentence longer than a block is left out."""
+    body = seq_len - 2
+    rows, current, current_doc = [], [], None
+    for ids, doc in zip(sentences, documents):
+        if len(ids) < MIN_SENTENCE_TOKENS or len(ids) > body:
+            if current:
+                rows.append(current)
+            current, current_doc = [], None
+            continue
+        if current and (doc != current_doc or len(current) + len(ids) > body):
+            rows.append(current)
+            current = []
+        current, current_doc = current + list(ids), doc
+    if current:
+        rows.append(current)
+    if not rows:
+        raise ValueError(f"no sentence of {MIN_SENTENCE_TOKENS} to {body} tokens fits a {seq_len}-token block; "
+                         "add text or raise the block length")
+    blocks = torch.full((len(rows), seq_len), pad_id, dtype=torch.long)
+    for i, row in enumerate(rows):
+        blocks[i, 0], blocks[i, 1:len(row) + 1], blocks[i, len(row) + 1] = cls_id, torch.tensor(row), sep_id
+    return blocks
+
+
+def make_sentence_blocks(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerBase, seq_len: int, seed: int,
+                         cache: Path | None = None) -> Blocks:
+    """Blocks of whole sentences (`pack_sentences`), tokenized once and cached like `make_blocks`' stream."""
+    pieces, documents = [], []
+    for number, text in enumerate(texts):
+        for sentence in split_sentences(text):
+            pieces.append(sentence)
+            documents.append(number)
+    stream = tokenize_stream(tuple(pieces), tokenizer, cache)  # each sentence followed by [SEP]
+    ends = np.flatnonzero(stream == tokenizer.sep_token_id)
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    sentences = [stream[a:b] for a, b in zip(starts, ends)]
+    if len(sentences) != len(documents):  # a text spelled out "[SEP]": keep its sentences, forget their documents
+        documents = list(range(len(sentences)))
+    ids = pack_sentences(sentences, np.asarray(documents), seq_len, tokenizer.cls_token_id, tokenizer.sep_token_id,
+                         tokenizer.pad_token_id)
+    return Blocks(ids, (tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id), seed)
 
 
 def make_blocks(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerBase, seq_len: int, seed: int, cache: Path | None = None) -> Blocks:

@@ -63,9 +63,13 @@ class _Stream(NamedTuple):
 def _streams(config: TrainConfig, texts, tokenizer, cache) -> list[_Stream]:
     """One stream per block length; step s trains on stream s % len(streams), whose batches are
     numbered s // len(streams): each stream keeps its own resumable order."""
-    lengths = [config.seq_len] + ([config.mixed_seq_len] if config.mixed_seq_len else [])
-    return [_Stream(length, config.batch_size * config.seq_len // length,
-                    data_lib.make_blocks(texts, tokenizer, length, config.seed, cache)) for length in lengths]
+    streams = [_Stream(config.seq_len, config.batch_size,
+                       data_lib.make_blocks(texts, tokenizer, config.seq_len, config.seed, cache))]
+    if config.mixed_seq_len:
+        make = data_lib.make_sentence_blocks if config.mixed_sentences else data_lib.make_blocks
+        streams.append(_Stream(config.mixed_seq_len, config.batch_size * config.seq_len // config.mixed_seq_len,
+                               make(texts, tokenizer, config.mixed_seq_len, config.seed, cache)))
+    return streams
 
 
 def _flops_after(steps: int, per_shape: list[float]) -> float:
