@@ -120,8 +120,8 @@ def test_over_seeds_averages_each_figure_and_keeps_every_seed():
 def test_the_watcher_measures_each_new_checkpoint_once_and_keeps_the_best(tmp_path, imdb_texts, monkeypatch):
     run = tmp_path / "run"
     list(train(TINY, run))
-    monkeypatch.setattr(watch, "SLICES", (("english", "english", 64, 8), ("imdb", "imdb", 64, 8),
-                                          ("english_short", "english", 32, 8)))
+    monkeypatch.setattr(watch, "SLICES", (("english", "english", 64, 8, False), ("imdb", "imdb", 64, 8, False),
+                                          ("english_sentences", "english", 32, 8, True)))
     texts = {"english": imdb_texts[100:150], "imdb": imdb_texts[:50]}
     first = watch.watch_once(run, texts, None)
     assert first["step"] == 6 and first["best"] is True
@@ -129,6 +129,7 @@ def test_the_watcher_measures_each_new_checkpoint_once_and_keeps_the_best(tmp_pa
     assert watch.watch_once(run, texts, 6) is None  # nothing new
     (line,) = (run / "watch.jsonl").read_text().splitlines()
     assert json.loads(line)["step"] == 6
+    assert first["english_sentences"]["blocks"] == 8 and first["english_sentences"]["tokens"] < 8 * 30  # padded
     assert json.loads((run / "best" / "measured.json").read_text())["step"] == 6
     from training.models import load_pair
 

@@ -11,7 +11,9 @@ What it measures, per point (`training.downstream.evaluate.detection`, seed 0, 1
 - held-out broad English and held-out IMDB, 128-token blocks: ROC-AUC against the pair's own generator,
   recall and false alarms at P > 0.5, the generator's top-1 where it saw [MASK];
 - held-out broad English cut into 32-token blocks, about the length people type: the same, plus how often
-  the highest-rated token of a block is a replaced one.
+  the highest-rated token of a block is a replaced one;
+- the same text as blocks of whole sentences (`[CLS]` sentences `[SEP]` padding), the shape of what people
+  type into Explore.
 "Best" is the highest mean ROC-AUC of the two 128-token slices: the figure the targets rank pairs by; the
 others are recorded beside it.
 
@@ -33,10 +35,11 @@ from training.build import build_objective
 from training.config import TrainConfig
 from training.downstream.evaluate import detection
 
-SLICES = (  # (name, corpus, block length, blocks)
-    ("english", "english", 128, 160),
-    ("imdb", "imdb", 128, 160),
-    ("english_short", "english", 32, 480),
+SLICES = (  # (name, corpus, block length, blocks, whole sentences?)
+    ("english", "english", 128, 160, False),
+    ("imdb", "imdb", 128, 160, False),
+    ("english_short", "english", 32, 480, False),
+    ("english_sentences", "english", 32, 480, True),
 )
 
 
@@ -65,8 +68,9 @@ def load_checkpoint_pair(run: Path):
 def measure(generator, discriminator, tokenizer, texts: dict[str, tuple[str, ...]]) -> dict:
     """The fixed slices' figures for one pair."""
     out = {}
-    for name, corpus, seq_len, blocks in SLICES:
-        result = detection(generator, discriminator, tokenizer, texts[corpus], seq_len=seq_len, n_blocks=blocks, seed=0)
+    for name, corpus, seq_len, blocks, sentences in SLICES:
+        result = detection(generator, discriminator, tokenizer, texts[corpus], seq_len=seq_len, n_blocks=blocks, seed=0,
+                           sentences=sentences)
         out[name] = {k: round(v, 5) if isinstance(v, float) else v for k, v in result.items()}
     out["score"] = round((out["english"]["auc"] + out["imdb"]["auc"]) / 2, 5)
     return out
@@ -104,7 +108,7 @@ def watch(run: str | Path, every_minutes: float = 30.0, threads: int = 1, once: 
     """Measure the run now, then every `every_minutes`, until killed (or once)."""
     torch.set_num_threads(threads)
     run = Path(run)
-    texts = {corpus: _heldout(corpus) for corpus in {c for _, c, _, _ in SLICES}}
+    texts = {corpus: _heldout(corpus) for corpus in {c for _, c, *_ in SLICES}}
     log = run / "watch.jsonl"
     last = json.loads(log.read_text().splitlines()[-1])["step"] if log.exists() and log.read_text().strip() else None
     while True:

@@ -45,11 +45,13 @@ class ScoredBatch(NamedTuple):
 @torch.no_grad()
 def scored_batches(generator, discriminator, tokenizer, texts, seq_len: int = 128, n_blocks: int | None = 200,
                    seed: int = 0, temperature: float = 1.0, batch_size: int = 16,
-                   masking: MaskingConfig = ELECTRA_MASKING) -> Iterator[ScoredBatch]:
-    """The first `n_blocks` (None or 0: all) `seq_len`-token blocks of `texts` in the seed's order, corrupted
-    as in training (`masking`, samples at `temperature`) and judged, batch by batch."""
+                   masking: MaskingConfig = ELECTRA_MASKING, sentences: bool = False) -> Iterator[ScoredBatch]:
+    """The first `n_blocks` (None or 0: all) `seq_len`-token blocks of `texts` in the seed's order (`sentences`:
+    blocks of whole sentences, padded, as people type them), corrupted as in training (`masking`, samples at
+    `temperature`) and judged, batch by batch."""
     generator.eval(), discriminator.eval()
-    blocks = data_lib.make_blocks(tuple(texts), tokenizer, seq_len, seed, data_lib.cache_dir())
+    make = data_lib.make_sentence_blocks if sentences else data_lib.make_blocks
+    blocks = make(tuple(texts), tokenizer, seq_len, seed, data_lib.cache_dir())
     rng = torch.Generator().manual_seed(seed)
     wanted = len(blocks) if not n_blocks else min(n_blocks, len(blocks))
     for index in range(math.ceil(wanted / batch_size)):
@@ -68,7 +70,7 @@ def scored_batches(generator, discriminator, tokenizer, texts, seq_len: int = 12
 
 def detection(generator, discriminator, tokenizer, texts, seq_len: int = 128, n_blocks: int | None = 200,
               seed: int = 0, temperature: float = 1.0, batch_size: int = 16,
-              masking: MaskingConfig = ELECTRA_MASKING) -> dict[str, float]:
+              masking: MaskingConfig = ELECTRA_MASKING, sentences: bool = False) -> dict[str, float]:
     """The pair on held-out `texts` (`scored_batches`): 15% of the tokens selected, 85% of them shown as
     [MASK], samples from the pair's own generator. Detection is scored over every non-special token.
 
@@ -81,7 +83,7 @@ def detection(generator, discriminator, tokenizer, texts, seq_len: int = 128, n_
     shown, hits, top5, outside_top5, top_is_replaced = [], [], [], [], []
     blocks = 0
     for b in scored_batches(generator, discriminator, tokenizer, texts, seq_len, n_blocks, seed, temperature,
-                            batch_size, masking):
+                            batch_size, masking, sentences):
         blocks += len(b.logits)
         shown.append(b.shown)
         hits.append(b.top5[:, 0] == b.targets)
