@@ -47,16 +47,18 @@ def fold_into_head(discriminator, scale: float, bias: float) -> None:
 
 
 def calibrate_pair(generator, discriminator, tokenizer, n_blocks: int = 600, seq_len: int = 32, seed: int = 1) -> dict:
-    """Fit the scale and bias on held-out broad English and IMDB cut into `seq_len`-token blocks (about the
-    length people type), corrupted as Explore shows them (15% selected, samples at temperature 1), and fold
-    them into `discriminator`. Returns the fit and the mean P(replaced) of each class before and after."""
+    """Fit the scale and bias on held-out broad English and IMDB as blocks of whole sentences (`[CLS]` sentences
+    `[SEP]` padding, up to `seq_len` tokens: the shape of what people type into Explore), corrupted as Explore
+    shows them (15% selected, samples at temperature 1), and fold them into `discriminator`. Returns the fit,
+    and the mean P(replaced) of each class, recall and false alarms at 0.5, before and after."""
     from training import data as data_lib
     from training.downstream.evaluate import scored_batches
     from training.english import load_english
 
     logits, labels = [], []
     for texts in (load_english().heldout, data_lib.load_imdb().heldout):
-        for b in scored_batches(generator, discriminator, tokenizer, texts, seq_len=seq_len, n_blocks=n_blocks, seed=seed):
+        for b in scored_batches(generator, discriminator, tokenizer, texts, seq_len=seq_len, n_blocks=n_blocks, seed=seed,
+                                sentences=True):
             logits.append(b.logits[b.scored])
             labels.append(b.labels[b.scored])
     x, y = torch.cat(logits), torch.cat(labels)
