@@ -188,3 +188,48 @@ def test_a_run_alternates_running_text_with_whole_sentence_blocks(tmp_path, word
     assert (short.blocks.ids[:, -1] == wordpiece.pad_token_id).any()  # sentences: padded
     events = list(train(config, tmp_path / "trained"))
     assert [e["step"] for e in events] == [2, 4] and all(e["loss"] == e["loss"] for e in events)
+
+
+def _weights(module) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in module.state_dict().items()}
+
+
+def _changed(before: dict, after: dict) -> set[str]:
+    return {k for k in before if not torch.equal(before[k], after[k])}
+
+
+@pytest.mark.slow
+def test_a_generator_trained_alone_with_frozen_embeddings_leaves_the_discriminator_as_it_was(tmp_path):
+    from training.models import load_pair
+
+    first = tmp_path / "pair"
+    list(train(TINY, first))
+    generator, discriminator = load_pair(first)
+    config = dataclasses.replace(TINY, warm_start=str(first), disc_weight=0.0, freeze_embeddings=True, max_steps=4)
+    list(train(config, tmp_path / "gen"))
+    new_generator, new_discriminator = load_pair(tmp_path / "gen")
+    assert not _changed(_weights(discriminator), _weights(new_discriminator))
+    moved = _changed(_weights(generator), _weights(new_generator))
+    assert any(".layer." in k for k in moved) and not any("electra.embeddings." in k for k in moved), moved
+
+
+@pytest.mark.slow
+def test_a_head_refit_moves_only_the_generators_head(tmp_path):
+    from training.models import load_pair
+
+    first = tmp_path / "pair"
+    list(train(TINY, first))
+    config = dataclasses.replace(TINY, warm_start=str(first), disc_weight=0.0, generator_head_only=True,
+                                 generator_layers=1, max_steps=4)
+    list(train(config, tmp_path / "head"))
+    generator, discriminator = load_pair(first)
+    cut, same_discriminator = load_pair(tmp_path / "head")
+    assert cut.config.num_hidden_layers == 1 and not _changed(_weights(discriminator), _weights(same_discriminator))
+    before = {k: v for k, v in _weights(generator).items() if k in _weights(cut)}
+    moved = _changed(before, _weights(cut))
+    assert moved and all(k.startswith("generator_predictions.") or k == "generator_lm_head.bias" for k in moved), moved
+
+
+def test_a_head_refit_trains_a_generator_alone():
+    with pytest.raises(ValueError, match="generator_head_only re-fits a generator trained alone"):
+        dataclasses.replace(TINY, generator_head_only=True)

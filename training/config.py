@@ -30,6 +30,10 @@ class TrainConfig:
     #   their lr x this; 0 freezes them, so the discriminator trains against a fixed generator
     freeze_generator: bool = False  # RTD: the generator AND the shared embeddings stay fixed, so the generator runs
     #   without gradients (about a third less work per step) and stays exactly the one measured
+    freeze_embeddings: bool = False  # the shared token and position embeddings get no gradient: a generator trained
+    #   alone (disc_weight 0) then leaves the discriminator exactly as it was, so the pair's discriminator is kept
+    generator_head_only: bool = False  # only the generator's MLM head trains (its layers, and the embeddings, stay):
+    #   a generator cut to fewer layers gets its head re-fitted to read its new last layer
     dropout: float | None = None  # dropout of the networks while they train; None keeps each model's own (0.1).
     #   The saved configs keep their own value, so fine-tuning is unchanged. 0 makes a CPU step ~1.4x faster
     #   and suits continued pretraining, which sees each block once and does not overfit
@@ -75,6 +79,9 @@ class TrainConfig:
             raise ValueError(f"dropout must be from 0 up to (not including) 1, not {self.dropout}")
         if self.generator_lr_scale < 0:
             raise ValueError("generator_lr_scale must be 0 or more")
+        if self.generator_head_only and (self.objective != "rtd" or self.disc_weight != 0 or self.freeze_generator):
+            raise ValueError("generator_head_only re-fits a generator trained alone: objective rtd, disc_weight 0, "
+                             "the generator not frozen")
         if self.mixed_sentences and self.mixed_seq_len is None:
             raise ValueError("mixed_sentences shapes the mixed-length blocks: give mixed_seq_len too")
         if self.mixed_seq_len is not None:

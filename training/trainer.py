@@ -128,6 +128,13 @@ def _objective_and_optimizer(config: TrainConfig, tokenizer) -> tuple[torch.nn.M
         for module in objective.modules():
             if isinstance(module, torch.nn.Dropout):
                 module.p = config.dropout
+    if config.freeze_embeddings:  # one module, shared: the generator's and the discriminator's input
+        shared = objective.discriminator.electra.embeddings if config.objective == "rtd" else objective.encoder.electra.embeddings
+        shared.requires_grad_(False)
+    if config.generator_head_only:  # the head's output projection is the (frozen) embedding table: its bias trains
+        objective.generator.requires_grad_(False)
+        objective.generator.generator_predictions.requires_grad_(True)
+        objective.generator.generator_lm_head.bias.requires_grad_(True)
     if config.freeze_generator:
         if config.objective != "rtd":
             raise ValueError("freeze_generator applies to RTD only")
