@@ -3,7 +3,7 @@ Classroom's views and on the Training tab, no word is broken across two lines in
 guess cards once wrapped each proposal letter by letter: "shi / p"), no word is wider than the box that clips
 it (Explore's "Show whole words" checkbox was a 34-px sliver), no bordered pill is split over two lines (the
 walk-through's "4 / Detect"), and nothing makes the page wider than the screen (a wide table scrolls inside
-its own box).
+its own box), and no chart's titles, annotations or axis titles overlap one another or stick out of the chart.
 
 Needs `apt-get install -y chromium` (never `playwright install`). Set NARROW_SCREENSHOTS=prefix to keep
 full-page screenshots (prefix-explore.png, prefix-classroom-1.png ... -7.png, prefix-training.png).
@@ -88,10 +88,41 @@ OVERFLOW_JS = """(width) => {
 }"""
 
 
+# In every visible plotly chart: each pair of text boxes among its titles, annotations and axis titles that
+# overlap (by more than a pixel each way), and each one that reaches beyond the chart's own box (where the
+# chart's SVG cuts it off). Plotly draws them all as SVG <text>; an empty annotation (an arrow) has no box.
+CHART_TEXT_JS = """() => {
+  const found = [];
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    if (!plot.checkVisibility({visibilityProperty: true})) continue;
+    const chart = plot.getBoundingClientRect();
+    if (chart.width === 0 || chart.height === 0) continue;
+    const id = plot.closest('[id]:not([id^="html-"])')?.id ?? '';
+    const texts = [...plot.querySelectorAll('text.gtitle, text.annotation-text, .infolayer text[class$="title"]')]
+      .map(t => ({text: t.textContent.trim(), box: t.getBoundingClientRect()}))
+      .filter(t => t.text && t.box.width > 0 && t.box.height > 0);
+    for (const [i, a] of texts.entries()) {
+      const b = a.box;
+      if (b.left < chart.left - 1 || b.right > chart.right + 1 || b.top < chart.top - 1 || b.bottom > chart.bottom + 1)
+        found.push(`#${id}: "${a.text.slice(0, 50)}" (${Math.round(b.left - chart.left)}..`
+                   + `${Math.round(b.right - chart.left)} px) sticks out of its ${Math.round(chart.width)}-px chart`);
+      for (const c of texts.slice(i + 1)) {
+        const d = c.box;
+        if (Math.min(b.right, d.right) - Math.max(b.left, d.left) > 1
+            && Math.min(b.bottom, d.bottom) - Math.max(b.top, d.top) > 1)
+          found.push(`#${id}: "${a.text.slice(0, 40)}" overlaps "${c.text.slice(0, 40)}"`);
+      }
+    }
+  }
+  return found;
+}"""
+
+
 def check(page, view: str, problems: list[str], shot: str) -> None:
-    """Add `view`'s broken words and overflow to `problems`; keep a screenshot when asked."""
+    """Add `view`'s broken words, overflow and crowded charts to `problems`; keep a screenshot when asked."""
     page.wait_for_timeout(500)  # plots and late widgets settle
     problems += [f"{view}: {s}" for s in page.evaluate(BROKEN_WORDS_JS)]
+    problems += [f"{view}: {s}" for s in page.evaluate(CHART_TEXT_JS)]
     overflow = page.evaluate(OVERFLOW_JS, WIDTH)
     if overflow["scrollWidth"] > WIDTH:
         problems.append(f"{view}: the page is {overflow['scrollWidth']} px wide: {overflow['out']}")
@@ -121,4 +152,9 @@ def test_every_view_fits_a_420px_screen_without_breaking_a_word(new_page, app_ur
     page.get_by_role("tab", name="Training", exact=True).click()
     page.locator("#race-verdict").wait_for(timeout=30_000)
     check(page, "Training", problems, "training")
+
+    page.get_by_role("tab", name="Replay a recorded race").click()
+    wait_for_text(page, "#replay-status-line", "End of the recording", timeout=20_000)
+    page.locator("#replay-payoff .js-plotly-plot").wait_for(timeout=20_000)
+    check(page, "Training replay", problems, "training-replay")
     assert not problems, f"{len(problems)} problems at {WIDTH} px:\n" + "\n".join(problems[:40])

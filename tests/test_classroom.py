@@ -187,6 +187,15 @@ def test_efficiency_figure_without_and_with_a_race():
     assert any("No race yet" in (a.text or "") for a in empty.layout.annotations)
     assert any("Clark et al." in (a.text or "") for a in empty.layout.annotations)
     assert empty.layout.xaxis.type == "log"
+    # Two panels one above the other (readable on a 420-px phone), not side by side: both full width, the
+    # paper's on top, each panel about 300 px high; "No race yet" in the middle of the lower panel.
+    assert empty.layout.xaxis.domain == empty.layout.xaxis2.domain == (0.0, 1.0)
+    assert empty.layout.yaxis2.domain[1] < empty.layout.yaxis.domain[0]
+    assert empty.layout.height == 880
+    bottom, top = empty.layout.yaxis2.domain
+    no_race = next(a for a in empty.layout.annotations if "No race yet" in (a.text or ""))
+    assert (no_race.x, no_race.y) == (0.5, (bottom + top) / 2)
+    assert all(t.xaxis == "x" and t.yaxis == "y" for t in empty.data)  # the paper's points, on top
     race = {"rtd": {"flops": 2e15, "accuracy": 0.71}, "mlm": {"flops": 2e15, "accuracy": 69.5},
             "bad": {"flops": "x"}, "<b>x</b>": {"flops": 1e15, "accuracy": 2.0}}
     points = efficiency.race_points(race)
@@ -194,6 +203,7 @@ def test_efficiency_figure_without_and_with_a_race():
     figure = efficiency.efficiency_figure(race)
     assert not any("No race yet" in (a.text or "") for a in figure.layout.annotations)
     assert figure.layout.xaxis2.type == "log"
+    assert {(t.xaxis, t.yaxis) for t in figure.data if t.name == "your race (Training tab)"} == {("x2", "y2")}
     assert all("<B>" not in str(t.text) for t in figure.data)  # escaped in labels
 
 
@@ -245,6 +255,10 @@ def test_sweep_figure_draws_both_generators(tiny_pair):
     sweep = difficulty.temperature_sweep(tiny_pair, difficulty.heldout_sentences(4), temperatures=(0.5, 2.0))
     figure = sweep_view.sweep_figure(sweep)
     assert len(figure.data) == 6  # replaced, AUC, accuracy for each generator
+    # Stacked for a 420-px phone: replaced fractions on top, the discriminator below, both full width.
+    assert [t.yaxis for t in figure.data] == ["y", "y2", "y2"] * 2
+    assert figure.layout.xaxis.domain == figure.layout.xaxis2.domain == (0.0, 1.0)
+    assert figure.layout.yaxis2.domain[1] < figure.layout.yaxis.domain[0] and figure.layout.height == 880
     assert "AUC" in sweep_view.sweep_summary_html(sweep)
     assert dataclasses.asdict(sweep)["points"][0]["temperature"] == 0.5
 

@@ -355,6 +355,11 @@ def test_the_views_render_a_snapshot(finished):
     assert "discriminator loss (raw BCE, not ×50)" in names and "discriminator AUC" in names
     assert list(by_step.data[0].x) == list(range(1, 13))
     assert list(by_flops.data[0].x) == [e["flops"] for e in finished.runners["mlm"].events]
+    # Stacked for a 420-px phone: the masked-word losses on top, the discriminator below (its accuracy and AUC
+    # on the lower panel's right-hand axis), both full width.
+    assert [(t.xaxis, t.yaxis) for t in by_step.data] == [("x", "y")] * 2 + [("x2", "y2")] * 2 + [("x2", "y3")] * 2
+    assert by_step.layout.xaxis.domain == by_step.layout.xaxis2.domain
+    assert by_step.layout.yaxis2.domain[1] < by_step.layout.yaxis.domain[0] and by_step.layout.height == 860
     supervised = view.supervised_figure(snapshot, "tokens")
     assert supervised.data[0].y[-1] == finished.runners["rtd"].events[-1]["supervised_positions"]
     payoff = view.payoff_figure(snapshot)
@@ -362,6 +367,8 @@ def test_the_views_render_a_snapshot(finished):
     assert "untrained encoder (the floor)" in labels and "the paper's ELECTRA" in labels and "the paper's BERT" in labels
     paper = next(t for t in payoff.data if t.name == "the paper's ELECTRA")
     assert 79.9 in list(paper.y) and "ELECTRA-Small" in list(paper.text)
+    assert (paper.xaxis, paper.yaxis) == ("x2", "y2") and payoff.layout.xaxis2.domain == (0.0, 1.0)  # below the race
+    assert payoff.layout.yaxis2.domain[1] < payoff.layout.yaxis.domain[0] and payoff.layout.height == 880
     status = view.status_html(snapshot)
     assert "Finished" in status and "RTD step 12" in status and "MLM step 12" in status
     empty = view.curves_figure(None)

@@ -13,9 +13,11 @@ from explainer.render.style import FONT, MLM_COLOUR, RTD_COLOUR, esc
 
 
 def sweep_figure(sweep: Sweep) -> go.Figure:
-    """Left: how many tokens really get replaced; right: how well the discriminator spots them."""
-    figure = make_subplots(rows=1, cols=2, horizontal_spacing=0.1, subplot_titles=(
-        "Tokens really replaced (of all tokens)", "Discriminator: ROC-AUC (solid) and accuracy (dotted)"))
+    """Top: how many tokens really get replaced; below: how well the discriminator spots them. Stacked, and
+    every title short enough (or wrapped) to fit a 420-px phone screen as well as a projector."""
+    figure = make_subplots(rows=2, cols=1, vertical_spacing=0.2, subplot_titles=(
+        "Tokens really replaced (of all tokens)", "Discriminator: ROC-AUC (solid)<br>and accuracy (dotted)"))
+    figure.update_annotations(font_size=14)  # the two subplot titles
     for variant, dash in (("full", "solid"), (WEAKER, "dash")):
         points = [p for p in sweep.points if p.generator == variant]
         if not points:
@@ -26,22 +28,22 @@ def sweep_figure(sweep: Sweep) -> go.Figure:
         figure.add_trace(go.Scatter(x=x, y=[p.replaced_fraction for p in points], mode="lines+markers",
                                     name=f"replaced, {label}{top1}", line=dict(color="#555", dash=dash)), 1, 1)
         figure.add_trace(go.Scatter(x=x, y=[p.auc for p in points], mode="lines+markers", name=f"AUC, {label}",
-                                    line=dict(color=RTD_COLOUR, dash=dash)), 1, 2)
+                                    line=dict(color=RTD_COLOUR, dash=dash)), 2, 1)
         figure.add_trace(go.Scatter(x=x, y=[p.accuracy for p in points], mode="lines+markers",
                                     name=f"accuracy, {label}", line=dict(color=MLM_COLOUR, dash="dot"),
-                                    marker=dict(symbol="circle-open" if variant == "full" else "x")), 1, 2)
+                                    marker=dict(symbol="circle-open" if variant == "full" else "x")), 2, 1)
     figure.add_hline(y=sweep.masked / sweep.tokens, line=dict(color="#999", width=1, dash="dot"), row=1, col=1,
                      annotation_text="ceiling: the tokens masked", annotation_position="top left")
-    figure.add_hline(y=0.5, line=dict(color="#999", width=1, dash="dot"), row=1, col=2,
+    figure.add_hline(y=0.5, line=dict(color="#999", width=1, dash="dot"), row=2, col=1,
                      annotation_text="AUC 0.5 = guessing", annotation_position="bottom right")
-    for col in (1, 2):
-        figure.add_vline(x=1.0, line=dict(color="#bbb", width=1), row=1, col=col)
-    figure.update_xaxes(title_text="generator temperature (1 = as trained; higher = wilder draws)")
+    for row in (1, 2):
+        figure.add_vline(x=1.0, line=dict(color="#bbb", width=1), row=row, col=1)
+    figure.update_xaxes(title_text="generator temperature<br>(1 = as trained; higher = wilder draws)")
     peak = max(p.replaced_fraction for p in sweep.points)
     figure.update_yaxes(range=[0, max(sweep.masked / sweep.tokens, peak) * 1.25], row=1, col=1, tickformat=".0%")
-    figure.update_yaxes(range=[0, 1.02], row=1, col=2)
-    figure.update_layout(height=430, template="plotly_white", margin=dict(l=10, r=10, t=40, b=10),
-                         legend=dict(orientation="h", y=-0.25))
+    figure.update_yaxes(range=[0, 1.02], row=2, col=1)
+    figure.update_layout(height=880, template="plotly_white", margin=dict(l=10, r=10, t=40, b=10),
+                         legend=dict(orientation="h", y=-0.12, yanchor="top"))
     return figure
 
 

@@ -47,21 +47,26 @@ def my_gap(race: dict | None) -> dict | None:
 
 
 def efficiency_figure(race: dict | None = None, groups: list[dict] | None = None):
-    """Left: the paper's points (log FLOPs vs GLUE). Right: this app's measured races, ELECTRA − BERT-style
+    """Top: the paper's points (log FLOPs vs GLUE). Below: this app's measured races, ELECTRA − BERT-style
     by budget (`groups`, training.race.campaign.gaps_by_budget: shipped with the app), and the user's own
     race when there is one; "no race yet" when there is neither."""
     from explainer.render.verdict import gap_traces
 
     mine = my_gap(race)
-    right = ("This app's races: ELECTRA − BERT-style" + (" (★ yours)" if mine else " (measured, shipped)")
+    right = ("This app's races: ELECTRA − BERT-style<br>probe accuracy" + (" (★ yours)" if mine else " (measured, shipped)")
              if groups or mine else "Your race: ELECTRA − BERT-style")
-    figure = make_subplots(rows=1, cols=2, column_widths=[0.58, 0.42], horizontal_spacing=0.1, subplot_titles=(
-        "The paper: GLUE dev score vs. pretraining compute", right))
+    # Stacked, not side by side: the server cannot know the screen, and two ~300-px panels read on a phone
+    # as well as on a projector; every title fits one 420-px screen's width (long ones wrap with <br>).
+    figure = make_subplots(rows=2, cols=1, vertical_spacing=0.17, subplot_titles=(
+        "The paper: GLUE dev score vs. compute", right))
+    figure.update_annotations(font_size=14)  # the two subplot titles
     for objective, name in (("RTD", "ELECTRA (RTD)"), ("MLM", "BERT (MLM)"), ("LM", "ELMo / GPT (language models)")):
         points = [p for p in PAPER_POINTS if p.objective == objective]
         figure.add_trace(go.Scatter(
             x=[p.train_flops for p in points], y=[p.glue for p in points], mode="markers+text", name=name,
-            text=[p.model for p in points], textposition="middle right" if objective != "MLM" else "bottom center",
+            text=[p.model for p in points],  # labels beside the marker, towards the middle of the panel
+            textposition=["bottom center" if objective == "MLM" else "middle right" if p.train_flops < 1e19
+                          else "middle left" for p in points],
             marker=dict(size=14, color=COLOURS[objective], symbol="diamond" if objective == "RTD" else "circle"),
             hovertemplate="%{text}: %{x:.1e} FLOPs, GLUE %{y}<extra></extra>"), 1, 1)
     for small, big in (("BERT-Small", "ELECTRA-Small"), ("BERT-Base", "ELECTRA-Base")):
@@ -69,29 +74,32 @@ def efficiency_figure(race: dict | None = None, groups: list[dict] | None = None
         figure.add_annotation(x=math.log10(b.train_flops), y=b.glue, ax=math.log10(a.train_flops), ay=a.glue,
                               xref="x", yref="y", axref="x", ayref="y", showarrow=True, arrowhead=3,
                               arrowwidth=2, arrowcolor=COLOURS["RTD"], text="")
+        inward = a.train_flops < 1e19  # the label on the side of the arrow towards the panel's middle
         figure.add_annotation(x=math.log10(a.train_flops), y=(a.glue + b.glue) / 2, xref="x", yref="y",
-                              text=f"same compute: +{b.glue - a.glue:.1f}", showarrow=False, xanchor="right",
-                              xshift=-8, font=dict(color=COLOURS["RTD"]))
+                              text=f"same compute: +{b.glue - a.glue:.1f}", showarrow=False,
+                              xanchor="left" if inward else "right", xshift=8 if inward else -8,
+                              font=dict(color=COLOURS["RTD"]))
     figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=1, range=[17.8, 20.3])
-    figure.update_yaxes(title_text="GLUE dev score", row=1, col=1, range=[69, 88])
+    figure.update_yaxes(title_text="GLUE dev score", row=1, col=1, range=[66.5, 88])
+    figure.add_annotation(text=f"Source: {esc(SHORT_SOURCE).replace(', ICLR', ',<br>ICLR')} (GLUE dev)",
+                          xref="x domain", yref="y domain", x=0.99, y=0.02, xanchor="right", yanchor="bottom",
+                          align="right", showarrow=False, font=dict(size=11, color="#555"))
 
     traces = gap_traces(groups or [], mine)
     if traces:
         for trace in traces:
-            figure.add_trace(trace, 1, 2)
-        figure.add_hline(y=0, line=dict(color=MUTED, dash="dot"), row=1, col=2)
-        figure.update_xaxes(type="log", title_text="pretraining FLOPs per objective (log scale)", row=1, col=2,
+            figure.add_trace(trace, 2, 1)
+        figure.add_hline(y=0, line=dict(color=MUTED, dash="dot"), row=2, col=1)
+        figure.update_xaxes(type="log", title_text="pretraining FLOPs per objective (log scale)", row=2, col=1,
                             exponentformat="power")
-        figure.update_yaxes(title_text="ELECTRA − BERT-style probe accuracy (points)", row=1, col=2, zeroline=False)
+        figure.update_yaxes(title_text="ELECTRA − BERT-style (points)", row=2, col=1, zeroline=False)
     else:
-        left, right = figure.layout.xaxis2.domain  # paper coordinates: an empty subplot has no axes to refer to
+        bottom, top = figure.layout.yaxis2.domain  # paper coordinates: an empty subplot has no axes to refer to
         figure.add_annotation(text="No race yet.<br>Run a race in the Training tab<br>and it appears here.",
-                              xref="paper", yref="paper", x=(left + right) / 2, y=0.5, showarrow=False,
+                              xref="paper", yref="paper", x=0.5, y=(bottom + top) / 2, showarrow=False,
                               font=dict(size=15, color="#555"), bordercolor="#bbb", borderwidth=1, borderpad=12)
-        figure.update_xaxes(visible=False, row=1, col=2)
-        figure.update_yaxes(visible=False, row=1, col=2)
-    figure.add_annotation(text=f"Source: {esc(SHORT_SOURCE)} (GLUE dev)", xref="paper", yref="paper", x=0, y=-0.3,
-                          showarrow=False, xanchor="left", font=dict(size=11, color="#555"))
-    figure.update_layout(height=480, template="plotly_white", margin=dict(l=10, r=10, t=60, b=120),
-                         legend=dict(orientation="h", y=-0.17), title_font_size=14)
+        figure.update_xaxes(visible=False, row=2, col=1)
+        figure.update_yaxes(visible=False, row=2, col=1)
+    figure.update_layout(height=880, template="plotly_white", margin=dict(l=10, r=10, t=50, b=10),
+                         legend=dict(orientation="h", y=-0.1, yanchor="top"), title_font_size=14)
     return figure

@@ -1,11 +1,12 @@
 """A race snapshot (training.race.Race.snapshot) -> plotly figures and escaped HTML for the Training tab.
 
 No gradio here: every view renders without a server, so tests call these functions directly.
-- `curves_figure`: the masked-word losses (MLM baseline, ELECTRA's generator) | the discriminator
+- `curves_figure`: the masked-word losses (MLM baseline, ELECTRA's generator) above the discriminator
   (raw RTD loss, accuracy, AUC, and what a discriminator that always answers "original" would score);
 - `supervised_figure`: cumulative supervised positions, the "denser signal" made visible;
 - `payoff_figure`: linear-probe accuracy vs pretraining FLOPs for both objectives and the untrained
-  floor, beside the paper's published points, labelled as the paper's;
+  floor, above the paper's published points, labelled as the paper's (two panels, one above the other:
+  they read on a 420-px phone as well as on a projector);
 - `status_html`, `finetune_html`: one line of where the race is, and the fine-tune results.
 Curves are moving averages over the last few steps (per-step losses on small batches are noisy).
 """
@@ -68,34 +69,40 @@ def _base_rate_loss(p: float) -> float:
 
 def curves_figure(snapshot: dict | None, x_axis: str = "step") -> go.Figure:
     x_key, x_title = X_AXES.get(x_axis, X_AXES["step"])
-    figure = make_subplots(rows=1, cols=2, horizontal_spacing=0.12, specs=[[{}, {"secondary_y": True}]],
-                           subplot_titles=("Masked-word loss (lower = better guesses)",
-                                           "ELECTRA's discriminator: replaced or original?"))
     events = (snapshot or {}).get("events") or {}
     rtd, mlm = events.get("rtd") or [], events.get("mlm") or []
     if not rtd and not mlm:
-        return figure_layout(_empty(figure, "No race yet: start one above."), 430)
+        empty = _empty(go.Figure(), "No race yet: start one above.")  # one short box, not two empty panels
+        empty.update_xaxes(visible=False)
+        empty.update_yaxes(visible=False)
+        return figure_layout(empty, 320)
+    # Stacked, not side by side (the server cannot know the screen): two ~300-px panels read on a 420-px phone
+    # as well as on a projector, every title short enough, or wrapped with <br>, for one phone-wide panel.
+    figure = make_subplots(rows=2, cols=1, vertical_spacing=0.16, specs=[[{}], [{"secondary_y": True}]],
+                           subplot_titles=("Masked-word loss (lower = better guesses)",
+                                           "ELECTRA's discriminator:<br>replaced or original?"))
+    figure.update_annotations(font_size=14)  # the two subplot titles
     for name, data, colour, dash in (("MLM baseline (BERT-style)", mlm, MLM_COLOUR, "solid"),
                                      ("ELECTRA's generator (its MLM loss)", rtd, RTD_COLOUR, "dash")):
         xs, ys = _series(data, x_key, "mlm_loss")
         figure.add_trace(go.Scatter(x=xs, y=ys, name=name, mode="lines", line=dict(color=colour, dash=dash, width=2.5)), 1, 1)
     xs, ys = _series(rtd, x_key, "disc_loss")
     figure.add_trace(go.Scatter(x=xs, y=ys, name="discriminator loss (raw BCE, not ×50)", mode="lines",
-                                line=dict(color=RTD_COLOUR, width=2.5)), 1, 2)
+                                line=dict(color=RTD_COLOUR, width=2.5)), 2, 1)
     replaced = [e["replaced_fraction"] for e in rtd[-50:] if e.get("replaced_fraction") is not None]
     if replaced and xs:
         guess = _base_rate_loss(sum(replaced) / len(replaced))
         figure.add_trace(go.Scatter(x=[xs[0], xs[-1]], y=[guess, guess], mode="lines", line=dict(color=FLOOR_COLOUR, dash="dot"),
-                                    name="loss of always answering “original”", hoverinfo="skip"), 1, 2)
+                                    name="loss of always answering “original”", hoverinfo="skip"), 2, 1)
     for key, name, colour in (("disc_accuracy", "discriminator accuracy", "#1b7837"), ("disc_auc", "discriminator AUC", "#762a83")):
         xs, ys = _series(rtd, x_key, key)
-        figure.add_trace(go.Scatter(x=xs, y=ys, name=name, mode="lines", line=dict(color=colour, width=1.8)), 1, 2,
+        figure.add_trace(go.Scatter(x=xs, y=ys, name=name, mode="lines", line=dict(color=colour, width=1.8)), 2, 1,
                          secondary_y=True)
     figure.update_xaxes(title_text=x_title)
     figure.update_yaxes(title_text="cross-entropy on masked words", row=1, col=1)
-    figure.update_yaxes(title_text="loss (BCE per token)", row=1, col=2, secondary_y=False, rangemode="tozero")
-    figure.update_yaxes(title_text="accuracy, AUC", row=1, col=2, secondary_y=True, range=[0, 1.02], showgrid=False)
-    return figure_layout(figure, 430)
+    figure.update_yaxes(title_text="loss (BCE per token)", row=2, col=1, secondary_y=False, rangemode="tozero")
+    figure.update_yaxes(title_text="accuracy, AUC", row=2, col=1, secondary_y=True, range=[0, 1.02], showgrid=False)
+    return stacked_layout(figure, 860)
 
 
 def supervised_figure(snapshot: dict | None, x_axis: str = "step") -> go.Figure:
@@ -109,17 +116,18 @@ def supervised_figure(snapshot: dict | None, x_axis: str = "step") -> go.Figure:
         xs, ys = _series(events.get(objective) or [], x_key, "supervised_positions", smooth=False)
         totals[objective] = ys[-1] if ys else 0
         figure.add_trace(go.Scatter(x=xs, y=ys, name=NAMES[objective], mode="lines", line=dict(color=colour, width=2.5)))
-    ratio = f" — {totals['rtd'] / totals['mlm']:.1f}× as many for RTD" if totals["mlm"] else ""
-    figure.update_layout(title=f"Positions that gave a learning signal, so far{ratio}")
+    ratio = f"<br>{totals['rtd'] / totals['mlm']:.1f}× as many for RTD" if totals["mlm"] else ""
+    figure.update_layout(title=dict(text=f"Positions that gave a learning signal so far{ratio}", font_size=15))
     figure.update_xaxes(title_text=x_title)
     figure.update_yaxes(title_text="supervised positions (cumulative)", rangemode="tozero")
     return figure_layout(figure, 320)
 
 
 def payoff_figure(snapshot: dict | None) -> go.Figure:
-    """Left: this race's probes (and full fine-tunes) vs FLOPs. Right: the paper's points, for scale."""
-    figure = make_subplots(rows=1, cols=2, column_widths=[0.6, 0.4], horizontal_spacing=0.12, subplot_titles=(
-        "This race: what each encoder is worth downstream", "For scale only: the paper's published results"))
+    """Top: this race's probes (and full fine-tunes) vs FLOPs. Below: the paper's points, for scale."""
+    figure = make_subplots(rows=2, cols=1, vertical_spacing=0.2, subplot_titles=(
+        "This race: what each encoder<br>is worth downstream", "For scale only:<br>the paper's published results"))
+    figure.update_annotations(font_size=14)  # the two subplot titles
     snapshot = snapshot or {}
     probes, floor = snapshot.get("probes") or [], snapshot.get("floor")
     if probes:
@@ -153,18 +161,25 @@ def payoff_figure(snapshot: dict | None) -> go.Figure:
             x=[p.train_flops for p in points], y=[p.glue for p in points], mode="markers+text", name=label,
             text=[p.model for p in points], textposition=["middle right" if p.train_flops < 1e19 else "middle left" for p in points],
             marker=dict(color=colour, size=12, symbol="diamond-open" if objective == "RTD" else "circle-open", line=dict(width=2)),
-            hovertemplate="%{text} (paper): %{x:.1e} FLOPs, GLUE %{y}<extra></extra>"), 1, 2)
-    figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=2, range=[17.7, 20.5],
+            hovertemplate="%{text} (paper): %{x:.1e} FLOPs, GLUE %{y}<extra></extra>"), 2, 1)
+    figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=2, col=1, range=[17.7, 20.5],
                         exponentformat="power")
-    figure.update_yaxes(title_text="GLUE dev score (the paper's benchmark)", row=1, col=2, range=[72, 88])
+    figure.update_yaxes(title_text="GLUE dev score (the paper's benchmark)", row=2, col=1, range=[72, 88])
     figure.add_annotation(text=f"{esc(SHORT_SOURCE)}<br>not measured by this app", xref="x2 domain", yref="y2 domain",
                           x=0.02, y=0.02, xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=11, color=FLOOR_COLOUR))
-    return figure_layout(figure, 440)
+    return stacked_layout(figure, 880)
 
 
 def figure_layout(figure: go.Figure, height: int) -> go.Figure:
     figure.update_layout(height=height, template="plotly_white", margin=dict(l=10, r=10, t=60, b=10),
                          legend=dict(orientation="h", y=-0.22), uirevision="race")  # keep the user's zoom on refresh
+    return figure
+
+
+def stacked_layout(figure: go.Figure, height: int) -> go.Figure:
+    """`figure_layout` for two panels one above the other: the legend just below the lower panel's axis title."""
+    figure_layout(figure, height)
+    figure.update_layout(margin_t=70, legend=dict(y=-0.1, yanchor="top"))
     return figure
 
 

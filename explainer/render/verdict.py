@@ -258,7 +258,8 @@ def gap_figure(groups: list[dict], mine: dict | None = None, height: int = 420) 
     figure.update_xaxes(type="log", title_text="pretraining FLOPs per objective (log scale)", exponentformat="power",
                         range=[12.7, 20.3])
     figure.update_yaxes(title_text="ELECTRA − BERT-style (points)", zeroline=False)
-    figure.update_layout(title="Where does ELECTRA pull ahead? The gap at each budget measured")
+    figure.update_layout(title=dict(text="Where does ELECTRA pull ahead?<br>The gap at each budget measured",
+                                    font_size=15))
     figure = figure_layout(figure, height)
     figure.update_layout(legend=dict(orientation="h", y=-0.25))
     return figure
