@@ -2,8 +2,9 @@
 append the figures to the run's `watch.jsonl`, and keep the best pair so far in `best/`.
 
 A campaign trains for hours in the background (`python -m training pretrain ... --resume`, restarted
-whenever it stops); this process runs beside it with one thread, so the run's learning curve is measured on
-the same text at every point, and a later session picks the pair to ship from `best/` without re-running
+whenever it stops); this process runs beside it with one thread (each measurement, a minute or two, slows
+the run while it lasts: on two cores, three busy threads wait on each other), so the learning curve is measured on
+the same text at every point, and whoever ships a pair later picks it from `best/` without re-running
 anything. It reads only `checkpoint.pt`, which the trainer replaces atomically, never the model folders
 the trainer may be halfway through writing.
 
