@@ -14,28 +14,20 @@ Left out: per-token-type or per-length calibration (a richer map could change ra
 
 from __future__ import annotations
 
+import numpy as np
 import torch
-import torch.nn.functional as F
 
 
-def fit_scale_bias(logits: torch.Tensor, labels: torch.Tensor, steps: int = 100) -> tuple[float, float]:
-    """(a, b) minimising the mean BCE of sigmoid(a * logit + b) against `labels` (1 = replaced); float64 L-BFGS
-    from the identity map (1, 0)."""
-    x, y = logits.detach().double().flatten(), labels.detach().double().flatten()
+def fit_scale_bias(logits: torch.Tensor, labels: torch.Tensor) -> tuple[float, float]:
+    """(a, b) minimising the mean BCE of sigmoid(a * logit + b) against `labels` (1 = replaced): an unpenalised
+    one-feature logistic regression (scikit-learn's), in float64."""
+    from sklearn.linear_model import LogisticRegression
+
+    x, y = logits.detach().double().flatten().numpy(), labels.detach().flatten().numpy().astype(int)
     if not 0 < y.sum() < len(y):
         raise ValueError("calibration needs both replaced and original tokens")
-    params = torch.tensor([1.0, 0.0], dtype=torch.float64, requires_grad=True)
-    optimizer = torch.optim.LBFGS([params], lr=1.0, max_iter=steps, line_search_fn="strong_wolfe")
-
-    def closure():
-        optimizer.zero_grad()
-        loss = F.binary_cross_entropy_with_logits(params[0] * x + params[1], y)
-        loss.backward()
-        return loss
-
-    optimizer.step(closure)
-    a, b = params.detach().tolist()
-    return a, b
+    fit = LogisticRegression(C=np.inf).fit(x[:, None], y)  # C = inf: no penalty
+    return float(fit.coef_[0, 0]), float(fit.intercept_[0])
 
 
 @torch.no_grad()

@@ -112,8 +112,13 @@ def watch(run: str | Path, every_minutes: float = 30.0, threads: int = 1, once: 
     texts = {corpus: _heldout(corpus) for corpus in {c for _, c, *_ in SLICES}}
     log = run / "watch.jsonl"
     last = json.loads(log.read_text().splitlines()[-1])["step"] if log.exists() and log.read_text().strip() else None
+    checkpoint, seen = run / "checkpoint.pt", None
     while True:
-        record = watch_once(run, texts, last)
+        # Loading a checkpoint (models + optimizer, ~200 MB) to read its step costs seconds: only a replaced
+        # file (the trainer writes a new one and renames it over the old) can hold a new step.
+        stamp = checkpoint.stat().st_mtime_ns if checkpoint.exists() else None
+        record = watch_once(run, texts, last) if stamp is not None and stamp != seen else None
+        seen = stamp
         if record is not None:
             last = record["step"]
             print(json.dumps({"step": record["step"], "score": record["score"], "best": record["best"],
