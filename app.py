@@ -1,7 +1,8 @@
 """ELECTRA Explainer: the Gradio app. `python app.py` serves it; `demo` is built at import.
 
-Tabs: Explore, Classroom, Training. The scriptable
-endpoints `/explain`, `/attribute` and `/game` (explainer.ui.api) are registered here with `gr.api`.
+Tabs: Explore, Classroom, Training; and a second page, /class, for a live class (a teacher's projector
+view, students on their phones). The scriptable endpoints `/explain`, `/attribute`, `/game` and the live
+class's `/class_*` (explainer.ui.api) are registered here with `gr.api`.
 
 Hosting (a Hugging Face Space runs `python app.py`): gradio itself reads GRADIO_SERVER_NAME and
 GRADIO_SERVER_PORT in `launch()`; queue concurrency is set per event (explainer/ui/queues.py);
@@ -20,6 +21,7 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 import gradio as gr  # noqa: E402
 
 from explainer.ui import api, queues  # noqa: E402
+from explainer.ui.class_page import build_class_page  # noqa: E402
 from explainer.ui.classroom import build_classroom  # noqa: E402
 from explainer.ui.classroom_links import page_from_link  # noqa: E402
 from explainer.ui.explore import build_explore  # noqa: E402
@@ -60,6 +62,12 @@ with gr.Blocks(title="ELECTRA Explainer", delete_cache=(CACHE_MAX_AGE_S, CACHE_M
     gr.api(api.explain, api_name="explain", **queues.EXPLAIN)
     gr.api(api.attribute, api_name="attribute", **queues.ATTRIBUTE)
     gr.api(api.game, api_name="game", **queues.EXPLAIN)
+    for call in (api.class_join, api.class_round, api.class_spot, api.class_view):
+        gr.api(call, api_name=call.__name__, **queues.CLASS)
+    for call in (api.class_start, api.class_fool):  # these run the models
+        gr.api(call, api_name=call.__name__, **queues.EXPLAIN)
+with demo.route("Live class", "class", show_in_navbar=False):  # /class: ?class=CODE (students), &teacher=KEY
+    build_class_page(demo)
 demo.queue(max_size=queues.MAX_QUEUED, default_concurrency_limit=queues.DEFAULT)
 
 # Headings' line height: the complete faces' text is 1.42 em tall (ascent + descent; the broken SemiBold's was

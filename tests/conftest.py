@@ -21,6 +21,8 @@ if not ONLINE:
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# Live classes (explainer/core/class_store.py) go to a fresh folder, never a user's own store.
+os.environ["ELECTRA_CLASS_DIR"] = tempfile.mkdtemp(prefix="electra-classes-")
 
 import pytest  # noqa: E402
 import torch  # noqa: E402

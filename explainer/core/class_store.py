@@ -92,6 +92,22 @@ def data_dir() -> Path:
     return Path(os.environ.get("ELECTRA_CLASS_DIR", Path.home() / ".cache" / "electra-explainer" / "classes"))
 
 
+def browser_secret(folder: Path | None = None) -> str:
+    """A random key kept in the data folder (made once): the app encrypts what a student's browser remembers
+    (their id in each class they joined) with it, so a restarted server still reads it."""
+    folder = Path(folder) if folder is not None else data_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "browser-key"
+    try:
+        with open(path, "x", encoding="ascii") as f:  # the first server to get here writes it; the rest read it
+            os.chmod(path, 0o600)
+            f.write(secrets.token_urlsafe(24))
+    except FileExistsError:
+        pass
+    text = path.read_text(encoding="ascii").strip()
+    return text or secrets.token_urlsafe(24)  # a half-written file: this run's own key (students rejoin)
+
+
 def _hash(code: str, secret: str) -> str:
     return hashlib.sha256(f"{code}:{secret}".encode()).hexdigest()
 
@@ -314,12 +330,15 @@ class ClassStore:
             stored = self._find(conn, key)
         return dataclasses.replace(stored, new=inserted)
 
-    def submissions(self, code: object, round_: str | None = None) -> tuple[Submission, ...]:
-        """Every stored answer of this class (one round's, or both), in the order they came."""
+    def submissions(self, code: object, round_: str | None = None, student_id: str | None = None
+                    ) -> tuple[Submission, ...]:
+        """Every stored answer of this class (one round's, or both; one student's, or everyone's), in the order
+        they came."""
         with self._transaction() as conn:
             info = self._class(conn, code)
             rows = conn.execute(f"SELECT {self._COLUMNS} FROM submissions WHERE class_code = ? AND (? IS NULL OR round = ?) "
-                                "ORDER BY rowid", (info.code, round_, round_)).fetchall()
+                                "AND (? IS NULL OR student_id = ?) ORDER BY rowid",
+                                (info.code, round_, round_, student_id, student_id)).fetchall()
         return tuple(_submission(row) for row in rows)
 
     def live_classes(self) -> int:

@@ -112,18 +112,23 @@ class StudentRound:
     display_name: str
     sentences: tuple[tuple[str, ...], ...]
     fool_sentences: tuple[str, ...]
+    fool_words: tuple[tuple[str, ...], ...]  # round B's words per sentence, numbered as `submit_fool` takes them
     answered_a: tuple[int, ...]
     answered_b: tuple[int, ...]
+    points: int  # the student's own round-A points so far (the sum of their stored results)
 
 
 def student_round(pair, code, student_id, *, store: ClassStore | None = None) -> StudentRound:
     store = store or default_store()
     student = store.get_student(code, student_id)
     items = class_items(pair, student.code, store=store)
-    mine = [s for s in store.submissions(student.code) if s.student_id == student.student_id]
-    return StudentRound(student.code, student.display_name, tuple(item.words for item in items), fool_sentences(items),
+    mine = store.submissions(student.code, student_id=student.student_id)
+    texts = fool_sentences(items)
+    return StudentRound(student.code, student.display_name, tuple(item.words for item in items), texts,
+                        tuple(game.fool_words(pair, text) for text in texts),
                         tuple(sorted(s.sentence_index for s in mine if s.round == "A")),
-                        tuple(sorted(s.sentence_index for s in mine if s.round == "B")))
+                        tuple(sorted(s.sentence_index for s in mine if s.round == "B")),
+                        _total(s.result["student"] for s in mine if s.round == "A").points)
 
 
 def check_picks(picks, n_words: int) -> tuple[int, ...]:

@@ -20,6 +20,7 @@ import json
 import random
 from dataclasses import dataclass
 
+from explainer.core.class_store import quote
 from explainer.core.pipeline import Explanation, Settings, explain
 from explainer.core.text import InputError
 from training.project import ASSETS
@@ -39,8 +40,8 @@ def check_seed(seed) -> int:
     """A class code as an int, or ValueError with a message for people."""
     try:
         value = int(seed)
-    except (TypeError, ValueError):
-        raise ValueError(f"The class code must be a whole number, not {seed!r}.") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"The class code must be a whole number, not {quote(seed)}.") from None
     if not 0 <= value < MAX_SEED or value != seed and not isinstance(seed, str):
         raise ValueError(f"The class code must be a whole number from 0 to {MAX_SEED - 1}.")
     return value
@@ -148,6 +149,14 @@ class FoolResult:
     predicted_flag: bool
     student_right: bool
     fooled: bool  # the discriminator did not flag the student's word
+
+
+def fool_words(pair, sentence: str) -> tuple[str, ...]:
+    """The words of `sentence` as round B numbers them (`fool`'s `word_index`)."""
+    from explainer.core.text import encode, group_words
+
+    encoded = encode(pair.tokenizer, sentence, pair.max_tokens)
+    return tuple(encoded.text[w.start:w.end] for w in group_words(encoded.text, encoded.offsets, encoded.special))
 
 
 def fool(pair, sentence: str, word_index: int, new_word: str, predicted_flag: bool) -> FoolResult:

@@ -112,16 +112,22 @@ def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model:
     The same code gives the same round to everyone; nothing is stored."""
     from explainer.lesson import game as lesson
 
+    from explainer.core.class_store import quote
+
     pair = load_pair(model)
     try:
-        items = lesson.spot_round(pair, code, int(sentences))
+        try:
+            n = int(sentences)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"sentences must be a whole number, not {quote(sentences)}.") from None
+        items = lesson.spot_round(pair, code, n)
         if picks is not None:
             if not isinstance(picks, list) or len(picks) != len(items) or not all(isinstance(p, list) for p in picks):
                 raise ValueError(f"picks must be one list of word indices per sentence ({len(items)} lists).")
             results = [lesson.score_spot(item, p) for item, p in zip(items, picks)]
     except (TypeError, ValueError) as error:
         raise gr.Error(str(error), print_exception=False) from error
-    round_ = {"code": int(code), "model": pair.name, "sentences": [{"words": list(item.words)} for item in items]}
+    round_ = {"code": lesson.check_seed(code), "model": pair.name, "sentences": [{"words": list(item.words)} for item in items]}
     if picks is None:
         return round_
 
@@ -135,3 +141,107 @@ def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model:
     you, electra = lesson.round_score(results)
     return {**round_, "you": score(you), "electra": score(electra)}
 
+
+
+# --- a live class (explainer.lesson.class_session): the teacher starts it, students join and answer --------
+
+def _class_call(call):
+    """Run a class-session call; a ValueError (bad code, key, pick, bound reached) is a message for the caller."""
+    try:
+        return call()
+    except (TypeError, ValueError) as error:
+        raise gr.Error(str(error), print_exception=False) from error
+
+
+def _score_dict(score) -> dict:
+    return {"caught": score.caught, "missed": score.missed, "false_alarms": score.false_alarms, "points": score.points}
+
+
+def class_pair(code):
+    """The pair a class plays with: the model its teacher started it on."""
+    from explainer.lesson import class_session
+
+    info = _class_call(lambda: class_session.default_store().get_class(code))
+    return load_pair(info.model)
+
+
+def class_start(sentences: int = 5, seed: Optional[int] = None, model: str = "") -> dict:
+    """Start a live class of `sentences` sentences (a random round unless `seed` is given) on `model`. Returns
+    the class code, the teacher key (only here, only once: it opens the teacher's view) and the query strings
+    of the students' page and the teacher's (page /class)."""
+    from explainer.lesson import class_session
+
+    pair = load_pair(model)
+    start = _class_call(lambda: class_session.create_class(pair, sentences, seed))
+    return {"code": start.code, "teacher_key": start.secret, "seed": start.seed, "sentences": start.n_sentences,
+            "model": start.model, "expires": start.expires, "student_query": f"?class={start.code}",
+            "teacher_query": f"?class={start.code}&teacher={start.secret}"}
+
+
+def class_join(code: str, nickname: str = "") -> dict:
+    """Join a class by its code, with an optional nickname (24 characters at most). Keep `student`: every
+    answer is sent with it, and nobody else sees it."""
+    from explainer.lesson import class_session
+
+    student = _class_call(lambda: class_session.join_class(code, nickname or None))
+    return {"code": student.code, "student": student.student_id, "name": student.display_name, "number": student.number}
+
+
+def class_round(code: str, student: str) -> dict:
+    """A student's round: round A's sentences as words (no truth), round B's sentences and their words,
+    which sentences the student answered, and their points so far."""
+    from explainer.lesson import class_session
+
+    pair = class_pair(code)
+    mine = _class_call(lambda: class_session.student_round(pair, code, student))
+    return {"code": mine.code, "name": mine.display_name, "sentences": [{"words": list(w)} for w in mine.sentences],
+            "fool_sentences": [{"text": t, "words": list(w)} for t, w in zip(mine.fool_sentences, mine.fool_words)],
+            "answered_a": list(mine.answered_a), "answered_b": list(mine.answered_b), "points": mine.points}
+
+
+def class_spot(code: str, student: str, sentence: int, picks: Optional[list] = None) -> dict:
+    """Round A: the word indices a student thinks are fakes in sentence `sentence` (from 0). The server scores
+    them and stores them once; a second answer to the same sentence returns the first (`new` false). Returns
+    the reveal: the truth, ELECTRA's verdicts, both scores."""
+    from explainer.lesson import class_session
+
+    pair = class_pair(code)
+    out = _class_call(lambda: class_session.submit_spot(pair, code, student, sentence, picks))
+    item = out.item
+    return {"code": out.code, "sentence": out.sentence_index, "new": out.new, "picks": list(out.picks),
+            "words": list(item.words), "originals": list(item.originals), "replaced": list(item.replaced),
+            "drawn_back": list(item.drawn_back), "electra_p_replaced": list(item.p_replaced),
+            "electra_flagged": list(item.flagged), "you": _score_dict(out.result.student),
+            "electra": _score_dict(out.result.electra)}
+
+
+def class_fool(code: str, student: str, sentence: int, word: int, new_word: str, bet: bool) -> dict:
+    """Round B: put `new_word` in place of word `word` (numbered as class_round's fool_sentences words) of
+    sentence `sentence`, and bet whether ELECTRA will flag it (`bet` true) or be fooled. Stored once."""
+    from explainer.lesson import class_session
+
+    pair = class_pair(code)
+    out = _class_call(lambda: class_session.submit_fool(pair, code, student, sentence, word, new_word, bet))
+    return {"code": out.code, "sentence": out.sentence_index, "new": out.new, "edited": out.edited,
+            "word": out.word_index, "original_word": out.original_word, "new_word": out.new_word,
+            "p_replaced": out.p_edited, "flagged": out.flagged, "bet": out.predicted_flag,
+            "bet_right": out.student_right, "fooled": out.fooled}
+
+
+def class_view(code: str, teacher_key: str) -> dict:
+    """The teacher's view of a class, for the holder of its teacher key: who joined and answered, each fake's
+    share of students who caught it beside ELECTRA's verdict, the class's total against ELECTRA's, round B's
+    edits. `build_ms`: the server's time to build it."""
+    import time
+
+    from explainer.lesson import class_session
+
+    pair = class_pair(code)
+    started = time.perf_counter()
+    view = _class_call(lambda: class_session.teacher_view_data(pair, code, teacher_key))
+    data = dataclasses.asdict(view)
+    data.update(joined=view.joined, answered=view.answered,
+                build_ms=round((time.perf_counter() - started) * 1000, 2))
+    for name in ("class_total", "electra_total", "electra_round"):
+        data[name] = _score_dict(getattr(view, name))
+    return data

@@ -22,6 +22,8 @@ pretraining. Tick the words you think are fakes; then see what really changed, a
 discriminator flagged, on the same sentence. One point per fake caught, minus one per false alarm, for you and
 for ELECTRA. **Round B — fool the discriminator.** Change one word of a sentence so that it still sounds right,
 and bet on whether ELECTRA will flag it. The same class code gives everyone the same round.
+**A whole class at once?** Open the [live class page](class): students join from their phones with a code or a QR
+code, the server keeps their answers, and the projector shows the class against ELECTRA.
 """
 PREDICTIONS = [("ELECTRA will flag my word", True), ("ELECTRA will be fooled", False)]
 

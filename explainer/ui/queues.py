@@ -12,6 +12,8 @@ instead of piling up as threads blocked on the lock.
     attribute  /attribute, "Explain this word", the heatmap (seconds each)          ELECTRA_ATTRIBUTE_CONCURRENCY (2)
     model      loading a model named in the model box (memory: one at a time per model in models.load)  4
     sweep      the Classroom's temperature sweep (cached per model after the first)  1
+    class      a live class's joins, answers in round A and the teacher's view: SQLite  ELECTRA_CLASS_CONCURRENCY (16)
+               and a round computed once per class (round B's verdicts run the models: explain)
     the rest   quiz, walk-through, re-rendering, training-tab controls: milliseconds  DEFAULT (8)
 
 Training is one job per server, enforced by training.race.manager.RaceManager, not by the queue
@@ -32,5 +34,6 @@ EXPLAIN = dict(concurrency_id="explain", concurrency_limit=_limit("ELECTRA_EXPLA
 ATTRIBUTE = dict(concurrency_id="attribute", concurrency_limit=_limit("ELECTRA_ATTRIBUTE_CONCURRENCY", 2))
 MODEL = dict(concurrency_id="model", concurrency_limit=4)
 SWEEP = dict(concurrency_id="sweep", concurrency_limit=1)
+CLASS = dict(concurrency_id="class", concurrency_limit=_limit("ELECTRA_CLASS_CONCURRENCY", 16))
 DEFAULT = 8  # `Blocks.queue(default_concurrency_limit=...)`: every event not listed above
 MAX_QUEUED = 256  # requests waiting at once; past this a caller is told the queue is full (no unbounded memory)

@@ -1,0 +1,125 @@
+"""The live class through the app's API (explainer/ui/api.py `class_*`) and its views (explainer/render/class_view.py),
+on the tiny seeded pair: a student never gets the truth before answering nor the teacher key, the server's
+scores add up on the teacher's view, replays change nothing, hostile input gets a short message, and every
+user text is escaped on the projector."""
+
+from __future__ import annotations
+
+import re
+
+import gradio as gr
+import pytest
+
+from explainer.core.class_store import ClassStore
+from explainer.lesson import class_session
+from explainer.render import class_view
+from explainer.ui import api
+from explainer.ui.class_page import page_link
+
+
+@pytest.fixture
+def classes(tmp_path, monkeypatch, tiny_pair_dir):
+    """The API on the tiny pair with a fresh store."""
+    monkeypatch.setenv("ELECTRA_MODEL", str(tiny_pair_dir))
+    monkeypatch.setenv("ELECTRA_MODEL_ROOTS", str(tiny_pair_dir))
+    monkeypatch.setattr(class_session, "_store", ClassStore(tmp_path))
+    return class_session._store
+
+
+def test_a_class_through_the_api_adds_up_and_keeps_the_first_answer(classes):
+    start = api.class_start(3, 11)
+    assert start["teacher_query"] == f"?class={start['code']}&teacher={start['teacher_key']}"
+    assert start["student_query"] == f"?class={start['code']}" and start["sentences"] == 3
+    students = [api.class_join(start["code"].lower(), name) for name in ("Ana", "", "Bo")]
+    assert [s["name"] for s in students] == ["Ana", "Student 2", "Bo"] and [s["number"] for s in students] == [1, 2, 3]
+    mine = api.class_round(start["code"], students[0]["student"])
+    assert len(mine["sentences"]) == 3 and mine["answered_a"] == [] and mine["points"] == 0
+    text = repr(mine)
+    assert start["teacher_key"] not in text and "replaced" not in text and "originals" not in text  # no truth yet
+    assert all(f["words"] and " ".join(f["words"]) == f["text"] for f in mine["fool_sentences"])
+
+    totals = dict(caught=0, missed=0, false_alarms=0, points=0)
+    for n, student in enumerate(students):
+        for k, words in enumerate(mine["sentences"]):
+            picks = [j for j in range(len(words["words"])) if (j + n + k) % 3 == 0]
+            out = api.class_spot(start["code"], student["student"], k, picks)
+            assert out["new"] and out["picks"] == picks and len(out["replaced"]) == len(words["words"])
+            fakes = {j for j, r in enumerate(out["replaced"]) if r}
+            expected = len(fakes & set(picks)), len(fakes - set(picks)), len(set(picks) - fakes)
+            assert (out["you"]["caught"], out["you"]["missed"], out["you"]["false_alarms"]) == expected  # server-scored
+            for key in totals:
+                totals[key] += out["you"][key]
+    again = api.class_spot(start["code"], students[0]["student"], 0, [1, 2])  # a replay: the first answer stands
+    first_picks = [j for j in range(len(mine["sentences"][0]["words"])) if j % 3 == 0]
+    assert not again["new"] and again["picks"] == first_picks
+
+    fooled = api.class_fool(start["code"], students[1]["student"], 2, 0, "Yesterday", True)
+    assert fooled["new"] and fooled["edited"].startswith("Yesterday") and fooled["original_word"]
+    assert fooled["bet_right"] == fooled["flagged"] and fooled["fooled"] == (not fooled["flagged"])
+    replay = api.class_fool(start["code"], students[1]["student"], 2, 1, "Other", False)
+    assert not replay["new"] and replay["new_word"] == "Yesterday" and replay["bet"] is True
+
+    view = api.class_view(start["code"], start["teacher_key"])
+    assert view["joined"] == 3 and view["answered"] == 3 and view["class_total"] == totals
+    assert [r["answered_a"] for r in view["roster"]] == [3, 3, 3] and view["fool_tries"] == 1
+    assert view["fool_fooled"] == int(fooled["fooled"]) and view["build_ms"] >= 0
+    assert "student_id" not in repr(view) and students[0]["student"] not in repr(view)
+    assert api.class_round(start["code"], students[0]["student"])["answered_a"] == [0, 1, 2]
+
+
+def test_the_api_refuses_what_it_must_with_short_messages(classes):
+    start = api.class_start(3, 5)
+    student = api.class_join(start["code"])["student"]
+    huge = "<script>" + "x" * 10_000
+    cases = [
+        (lambda: api.class_view(start["code"], "not-the-key"), "Wrong teacher key"),
+        (lambda: api.class_view(start["code"], huge), "Wrong teacher key"),
+        (lambda: api.class_join(huge), "No class has the code"),
+        (lambda: api.class_join(start["code"], huge), "at most 24 characters"),
+        (lambda: api.class_round(start["code"], huge), "does not know you"),
+        (lambda: api.class_spot(start["code"], student, 9, []), "numbered 0 to 2"),
+        (lambda: api.class_spot(start["code"], student, 0, [10_000]), "points at no word"),
+        (lambda: api.class_spot(start["code"], student, 0, "0,1"), "must be a list"),
+        (lambda: api.class_fool(start["code"], student, 0, 1, "two words", True), "one word"),
+        (lambda: api.class_fool(start["code"], student, 0, 1, "<b>x</b>", True), "one word"),
+        (lambda: api.class_start(0), "A round has 1 to"),
+        (lambda: api.game(huge), "whole number"),
+        (lambda: api.game(1, huge), "whole number"),
+    ]
+    for call, expected in cases:
+        with pytest.raises(gr.Error) as caught:
+            call()
+        assert expected in caught.value.message
+        assert len(caught.value.message) < 200 and "<script>" not in caught.value.message.replace("'<script>", "")
+    other = api.class_start(3, 5)
+    with pytest.raises(gr.Error, match="does not know you"):  # one class's student is nobody in another
+        api.class_round(other["code"], student)
+    assert api.class_view(start["code"], start["teacher_key"])["roster"][0]["answered_a"] == 0  # nothing stored
+
+
+def test_the_projector_view_escapes_every_user_text_and_shows_no_secret(classes, tiny_pair):
+    start = class_session.create_class(tiny_pair, 3, 11, store=classes)
+    evil = class_session.join_class(start.code, "<img src=x onerror=1>", store=classes)
+    class_session.join_class(start.code, store=classes)
+    items = class_session.class_items(tiny_pair, start.code, store=classes)
+    for k, item in enumerate(items):
+        class_session.submit_spot(tiny_pair, start.code, evil.student_id, k, [0], store=classes)
+    out = class_session.submit_fool(tiny_pair, start.code, evil.student_id, 0, 1, "it's", False, store=classes)
+    data = class_session.teacher_view_data(tiny_pair, start.code, start.secret, store=classes)
+    html = class_view.teacher_view_html(data)
+    assert "<img" not in html and "&lt;img src=x onerror=1&gt;" in html and "Student 2" in html
+    assert start.secret not in html and evil.student_id not in html
+    assert re.search(r'id="class-total">[+-]\d+<', html) and f"{data.joined}</span>joined" in html
+    assert ("it&#x27;s" in html) == out.fooled  # the edit is listed (escaped) only when it fooled ELECTRA
+    fresh = class_session.create_class(tiny_pair, 3, 2, store=classes)
+    empty = class_view.teacher_view_html(class_session.teacher_view_data(tiny_pair, fresh.code, fresh.secret,
+                                                                         store=classes))
+    assert "Nobody has joined yet" in empty and "No answers yet" in empty and "Round B" not in empty
+
+    link = page_link("https://a-space.hf.space/class?class=OLD#x", **{"class": start.code})
+    assert link == f"https://a-space.hf.space/class?class={start.code}"
+    assert page_link("javascript:alert(1)", **{"class": "ABCDEF"}) == "class?class=ABCDEF"  # never a script link
+    card = class_view.join_card_html(start.code, link, start.expires, teacher_link=link + "&teacher=k")
+    assert card.count("<svg") == 1 and class_view.pretty_code(start.code) in card and "teacher=k" in card
+    student_card = class_view.join_card_html(start.code, link, start.expires)
+    assert "teacher" not in student_card
