@@ -106,3 +106,35 @@ def test_a_wrong_code_says_so_and_the_typed_code_opens_the_class(browser, app_ur
     page.wait_for_url("**/class?class=abc-def", timeout=15_000)
     wait_for_text(page, "#class-message", "No class has the code", timeout=30_000)
     page.close()
+
+
+def test_the_class_pages_fit_a_phone_and_have_no_serious_accessibility_violation(browser, app_url):
+    from axe_playwright_python.sync_playwright import Axe
+
+    def severe(page) -> list[str]:
+        found = Axe().run(page).response["violations"]
+        return [f"{v['id']}: {v['help']}" for v in found if v["impact"] in ("serious", "critical")]
+
+    def overflow(page) -> int:  # pixels the page is wider than the screen (0: nothing scrolls sideways)
+        return page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+
+    teacher = browser.new_page(viewport={"width": 420, "height": 900})  # the teacher's view on a phone
+    teacher.goto(app_url + "class")
+    teacher.locator("#class-start").wait_for(timeout=30_000)
+    assert severe(teacher) == []
+    teacher.locator("#class-start").click()
+    teacher.locator("#class-code").wait_for(timeout=30_000)
+    link = teacher.locator("#class-student-link").get_attribute("href")
+    student = browser.new_page(viewport={"width": 420, "height": 900})
+    student.goto(link)
+    student.locator("#class-join").click()
+    wait_for_text(student, "#class-sentence", "sentence 1 of", timeout=30_000)
+    student.locator("#class-ticks label").first.click()
+    student.locator("#class-submit").click()
+    wait_for_text(student, "#class-reveal", "the truth", timeout=30_000)
+    wait_for_text(teacher, "#class-answered", "1", timeout=15_000)
+    teacher.wait_for_timeout(500)
+    for page in (teacher, student):
+        assert overflow(page) <= 1
+        assert severe(page) == []
+        page.close()

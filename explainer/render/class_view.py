@@ -152,11 +152,13 @@ def teacher_view_html(view: TeacherView) -> str:
                     f"{_sentence_html(s.words, s.fakes)}</p>"
                     f'<p class="ee-muted" style="margin:2px 0">{s.answered} answer{"s" if s.answered != 1 else ""}; '
                     f"the class scored {s.class_score.points:+d} points in all, ELECTRA {s.electra.points:+d} per answer.</p>"
-                    f'<div class="ee-scroll"><table><tr><th>fake</th><th>was</th><th>caught by the class</th>'
+                    f'<div class="ee-scroll" tabindex="0" role="region" aria-label="sentence {s.index + 1}: its fakes">'
+                    f'<table><tr><th>fake</th><th>was</th><th>caught by the class</th>'
                     f"<th>ELECTRA</th></tr>{table}</table></div></div>")
     sentences = "<h3>Sentence by sentence <span class=\"ee-muted\">(✗ marks the fakes)</span></h3>" + "".join(rows)
     if view.most_fooling:
-        fooling = ("<h3>The fakes that fooled the most students</h3><div class=\"ee-scroll\"><table id=\"class-fooling\">"
+        fooling = ("<h3>The fakes that fooled the most students</h3><div class=\"ee-scroll\" tabindex=\"0\" role=\"region\" "
+                   "aria-label=\"the fakes that fooled the most students\"><table id=\"class-fooling\">"
                    "<tr><th>sentence</th><th>fake</th><th>was</th><th>caught by the class</th><th>ELECTRA</th></tr>"
                    + "".join(_fake_row(f, with_sentence=True) for f in view.most_fooling) + "</table></div>")
     else:
@@ -164,7 +166,8 @@ def teacher_view_html(view: TeacherView) -> str:
     if view.fool_tries:
         edits = "".join(f"<tr><td>{e.sentence_index + 1}</td><td>“{esc(e.original_word)}” → “{esc(e.new_word)}”</td>"
                         f"<td>{e.fooled} of {e.tries}</td></tr>" for e in view.best_edits)
-        table = (f'<div class="ee-scroll"><table id="class-edits"><tr><th>sentence</th><th>edit</th>'
+        table = (f'<div class="ee-scroll" tabindex="0" role="region" aria-label="the edits that fooled ELECTRA">'
+                 f'<table id="class-edits"><tr><th>sentence</th><th>edit</th>'
                  f"<th>fooled ELECTRA</th></tr>{edits}</table></div>" if edits else
                  "<p>No edit has fooled ELECTRA yet.</p>")
         round_b = (f"<h3>Round B: fool the discriminator</h3><p>{view.fool_tries} edit{'s' if view.fool_tries != 1 else ''}"

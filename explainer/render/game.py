@@ -55,7 +55,8 @@ def spot_reveal_html(item: SpotItem, result: SpotResult, picked) -> str:
         f"<td>✗ fake<br><small>was “{esc(o)}”</small></td>" if r else
         ("<td>original<br><small>drawn back ↺</small></td>" if d else "<td>original</td>")
         for r, d, o in zip(item.replaced, item.drawn_back, item.originals))
-    table = (f'<div class="ee-scroll"><table aria-label="the reveal">'
+    table = (f'<div class="ee-scroll" tabindex="0" role="region" aria-label="the reveal, word by word">'
+             f'<table aria-label="the reveal">'
              f"<tr><th>the sentence</th>{head}</tr><tr><th>you ticked ☑</th>{you}</tr>"
              f"<tr><th>ELECTRA flagged ⚑ (P &gt; 50%)</th>{electra}</tr><tr><th>the truth</th>{truth}</tr></table></div>")
     back = sum(item.drawn_back)
