@@ -233,3 +233,25 @@ def test_a_head_refit_moves_only_the_generators_head(tmp_path):
 def test_a_head_refit_trains_a_generator_alone():
     with pytest.raises(ValueError, match="generator_head_only re-fits a generator trained alone"):
         dataclasses.replace(TINY, generator_head_only=True)
+
+
+def test_the_learning_curve_table_lists_each_step_once_from_the_watchers_records(tmp_path):
+    def record(step, english, imdb, sentences=None):
+        r = {"step": step, "english": {"auc": english}, "imdb": {"auc": imdb},
+             "english_short": {"auc": 0.8, "top_rated_replaced": 0.5}}
+        if sentences is not None:
+            r["english_sentences"] = {"auc": sentences, "recall": 0.4, "false_alarm_rate": 0.03,
+                                      "top_rated_replaced": 0.7}
+        return r
+
+    baseline = tmp_path / "start.json"
+    baseline.write_text(json.dumps(record(0, 0.80, 0.82), indent=1))
+    log = tmp_path / "watch.jsonl"
+    log.write_text("\n".join(json.dumps(r) for r in (record(500, 0.81, 0.83), record(1000, 0.84, 0.86, 0.87),
+                                                     record(500, 0.9, 0.9))) + "\n")
+    table = watch.curve_table(watch.read_records(baseline, log)).splitlines()
+    assert len(table) == 2 + 3  # header, rule, steps 0, 500, 1,000 (a step measured twice: its last record)
+    assert table[2].startswith("| 0 | 0.0M | 0.800 | 0.820 | **0.8100** | – |")
+    assert table[3].startswith("| 500 | 1.0M | 0.900 | 0.900 | **0.9000** |")
+    assert table[4] == ("| 1,000 | 2.0M | 0.840 | 0.860 | **0.8500** | 0.870 | 0.400 | 0.030 | 0.700 | 0.800 | "
+                        "0.500 |")

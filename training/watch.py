@@ -127,3 +127,42 @@ def watch(run: str | Path, every_minutes: float = 30.0, threads: int = 1, once: 
         if once:
             return
         time.sleep(every_minutes * 60 if record is not None else 60)  # no new checkpoint yet: look again soon
+
+
+TOKENS_PER_STEP = 2048  # the campaign's steps: 16 blocks of 128 tokens, or 64 of 32 (the same tokens)
+
+
+def _cell(record: dict, name: str, key: str, digits: int = 3) -> str:
+    value = record.get(name, {}).get(key)
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def curve_table(records: list[dict], tokens_per_step: int = TOKENS_PER_STEP) -> str:
+    """The learning curve as a Markdown table, one row per measured step (the last record of a step wins):
+    held-out ROC-AUC of broad English and IMDB and their mean (the score), then the whole-sentence blocks'
+    AUC, recall, false alarms and top-rated token, then the 32-token cuts' AUC and top-rated token."""
+    by_step = {int(r["step"]): r for r in records}
+    lines = ["| step | tokens seen | broad English AUC | IMDB AUC | **mean (the score)** | sentence blocks: AUC | recall "
+             "| false alarms | top-rated token replaced | 32-token cuts: AUC | top-rated token replaced |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for step, r in sorted(by_step.items()):
+        score = r.get("score", (r["english"]["auc"] + r["imdb"]["auc"]) / 2)
+        lines.append(f"| {step:,} | {step * tokens_per_step / 1e6:.1f}M | {_cell(r, 'english', 'auc')} | "
+                     f"{_cell(r, 'imdb', 'auc')} | **{score:.4f}** | {_cell(r, 'english_sentences', 'auc')} | "
+                     f"{_cell(r, 'english_sentences', 'recall')} | {_cell(r, 'english_sentences', 'false_alarm_rate')} | "
+                     f"{_cell(r, 'english_sentences', 'top_rated_replaced')} | {_cell(r, 'english_short', 'auc')} | "
+                     f"{_cell(r, 'english_short', 'top_rated_replaced')} |")
+    return "\n".join(lines)
+
+
+def read_records(*paths: str | Path) -> list[dict]:
+    """The JSON lines of watch.jsonl files (or single-record JSON files, like a step-0 baseline), in order."""
+    records = []
+    for path in paths:
+        text = Path(path).read_text(encoding="utf-8").strip()
+        if text.startswith("{") and "\n{" not in text:
+            records.append(json.loads(text))
+        else:
+            records.extend(json.loads(line) for line in text.splitlines() if line.strip())
+    return records
+

@@ -39,6 +39,11 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
 def cmd_watch(args: argparse.Namespace) -> None:
     from training.watch import watch
 
+    if args.table:
+        from training.watch import curve_table, read_records
+
+        print(curve_table(read_records(*args.baseline, Path(args.run) / "watch.jsonl")))
+        return
     if not (Path(args.run) / "config.json").exists():
         raise FileNotFoundError(f"{args.run} is not a run folder (no config.json)")
     watch(args.run, every_minutes=args.every_minutes, threads=args.threads, once=args.once)
@@ -92,4 +97,8 @@ def add_watch(sub) -> None:
     p.add_argument("--every-minutes", type=float, default=30.0)
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1: the run keeps the rest)")
     p.add_argument("--once", action="store_true", help="measure the latest checkpoint once and stop")
+    p.add_argument("--table", action="store_true", help="print the learning curve so far (RUN/watch.jsonl) as a "
+                   "Markdown table, and stop")
+    p.add_argument("--baseline", nargs="*", default=[], metavar="FILE", help="with --table: measurements to list "
+                   "first (e.g. the starting pair's, step 0), as JSON or JSON lines")
     p.set_defaults(func=cmd_watch)
