@@ -1,15 +1,20 @@
-"""The temperature sweep (explainer.lesson.difficulty) -> a plotly figure and escaped HTML (no gradio here).
+"""The generator's difficulty as plotly figures and escaped HTML (no gradio here): the temperature sweep
+(explainer.lesson.difficulty) and the generator-strength study (explainer.lesson.strength, the paper's Figure 3).
 
-MLM's blue draws accuracy, RTD's orange the discriminator's ROC-AUC; the weaker generator is dashed.
+MLM's blue draws accuracy, RTD's orange the discriminator's ROC-AUC; the weaker generator is dashed. In the
+strength figure the shipped generator is RTD's orange star, the others grey.
 """
 
 from __future__ import annotations
+
+import math
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from explainer.lesson.difficulty import WEAKER, Sweep
-from explainer.render.style import FONT, MLM_COLOUR, RTD_COLOUR, esc
+from explainer.lesson.strength import MEASURE_COMMAND, StrengthPoint, StrengthStudy
+from explainer.render.style import FONT, MLM_COLOUR, MUTED, RTD_COLOUR, esc
 
 
 def sweep_figure(sweep: Sweep) -> go.Figure:
@@ -70,3 +75,108 @@ def sweep_summary_html(sweep: Sweep) -> str:
             "detection trivial and teaches little; too strong a one leaves few, subtle replacements. The paper's "
             "best generators were 1/4 to 1/2 the discriminator's size. Accuracy alone misleads: calling every token "
             f"original already scores {1 - cold.replaced_fraction:.0%} at {cold.temperature:g}.</p></div>")
+
+
+# --- the generator-strength study: several generators against one discriminator -----------------------
+
+def _pct(value: float, digits: int = 0) -> str:
+    return "–" if math.isnan(value) else f"{value:.{digits}%}"  # NaN: nothing to count (no replaced word)
+
+
+def _strength_hover(p: StrengthPoint, current: str | None) -> str:
+    role = " (shipped)" if p.shipped else ""
+    role += " · in use" if p.name == current else ""
+    return (f"<b>{esc(p.name)}</b>{role}<br>{p.layers} layers × {p.hidden}<br>"
+            f"generator at [MASK]: top-1 {_pct(p.top1_at_mask, 1)}, top-5 {_pct(p.top5_at_mask, 1)}<br>"
+            f"held-out English: ROC-AUC {p.auc:.3f}, recall {_pct(p.recall, 1)}, "
+            f"false alarms {_pct(p.false_alarm_rate, 1)}<br>"
+            f"classroom: {_pct(p.classroom_recall)} of replaced words flagged, "
+            f"{_pct(p.classroom_false_alarms)} of original words;<br>top-rated word replaced in "
+            f"{_pct(p.classroom_top_word)} of scenes")
+
+
+def strength_figure(study: StrengthStudy, current: str | None = None) -> go.Figure:
+    """Top: the discriminator's ROC-AUC against each generator; below: the replaced words it flags in the
+    classroom sentences; x: each generator's top-1 where it saw [MASK]. The shipped generator is a star;
+    `current` (a point's name) is ringed as the generator in use. Stacked to fit a phone and a projector."""
+    figure = make_subplots(rows=2, cols=1, vertical_spacing=0.24, subplot_titles=(
+        "Discriminator: ROC-AUC<br>on held-out English", "Replaced words it flags<br>(classroom sentences)"))
+    figure.update_annotations(font_size=14)  # the two subplot titles
+    points = sorted(study.points, key=lambda p: p.top1_at_mask)
+    x = [p.top1_at_mask for p in points]
+    low, high = min(x), max(x)
+    pad = max(high - low, 0.1) * 0.15
+    symbols = iter(("circle", "square", "diamond", "triangle-up", "triangle-down", "pentagon", "hexagon", "cross", "x"))
+    style = {p.name: ("star", 20, RTD_COLOUR) if p.shipped else (next(symbols, "circle"), 12, "#555") for p in points}
+    for row, metric in ((1, "auc"), (2, "classroom_recall")):
+        figure.add_trace(go.Scatter(x=x, y=[getattr(p, metric) for p in points], mode="lines", showlegend=False,
+                                    line=dict(color=MUTED, width=1, dash="dot"), hoverinfo="skip"), row, 1)
+        for p in points:  # one trace per generator: its own marker and legend entry (labels beside close points overlap)
+            symbol, size, colour = style[p.name]
+            figure.add_trace(go.Scatter(
+                x=[p.top1_at_mask], y=[getattr(p, metric)], mode="markers", name=esc(p.name), legendgroup=p.name,
+                showlegend=row == 1, cliponaxis=False,
+                marker=dict(symbol=symbol, size=size, color=colour, line=dict(color="#fff", width=1)),
+                hovertext=[_strength_hover(p, current)], hoverinfo="text"), row, 1)
+        used = [p for p in points if p.name == current]
+        if used:
+            figure.add_trace(go.Scatter(
+                x=[used[0].top1_at_mask], y=[getattr(used[0], metric)], mode="markers", hoverinfo="skip",
+                marker=dict(symbol="circle-open", size=30, color="#111", line=dict(width=2)),
+                name="the generator in use", legendgroup="current", showlegend=row == 1), row, 1)
+    lowest = min(p.auc for p in points)
+    figure.add_hline(y=0.5, line=dict(color="#999", width=1, dash="dot"), row=1, col=1,
+                     annotation_text="AUC 0.5 = guessing", annotation_position="bottom right")
+    figure.update_xaxes(title_text="generator's top-1 where it saw [MASK]<br>(stronger generator →)",
+                        tickformat=".0%", range=[max(low - pad, 0), min(high + pad, 1)])
+    figure.update_yaxes(range=[min(0.45, lowest - 0.05), 1.02], row=1, col=1)
+    figure.update_yaxes(range=[0, min(1.0, max(p.classroom_recall for p in points) * 1.25 + 0.05)], tickformat=".0%",
+                        row=2, col=1)
+    figure.update_layout(height=820, template="plotly_white", margin=dict(l=10, r=10, t=40, b=10),
+                         legend=dict(orientation="h", y=-0.14, yanchor="top"))
+    return figure
+
+
+def strength_summary_html(study: StrengthStudy | None, matches: bool) -> str:
+    """What the points are, the shipped generator's figures, the weakest's and the strongest's, and the lesson;
+    a note when the study belongs to another discriminator than the model in use (`matches` False)."""
+    if study is None:
+        return (f'<div class="ee-c" style="{FONT}"><p>The generator-strength study has not been measured for this '
+                "model yet. To measure it (several generators against the bundled discriminator, a few minutes on "
+                f"a CPU):</p><pre><code>{esc(MEASURE_COMMAND)}</code></pre></div>")
+    note = "" if matches else (
+        '<p class="ee-strength-other" role="note" style="background: #fff4e5; border: 1px solid #e6a23c; '
+        'border-radius: 6px; padding: 6px 10px"><b>Note:</b> these points were measured against the bundled '
+        "model's discriminator, not the model in use: they show the trade-off, not this model's figures.</p>")
+    points = sorted(study.points, key=lambda p: p.top1_at_mask)
+    weakest, strongest = points[0], points[-1]
+    n = len(points)
+    intro = (f"<p>{n} generator{'s' if n != 1 else ''} against one discriminator ({esc(study.discriminator)}), "
+             f"each point one generator: its top-1 where it saw [MASK] and the discriminator's ROC-AUC on "
+             f"{study.blocks} held-out blocks of broad English, and the share of replaced words it flags in the "
+             f"{study.sentences} classroom sentences under {len(study.seeds)} seed{'s' if len(study.seeds) != 1 else ''}."
+             "</p>")
+
+    def figures(p: StrengthPoint) -> str:
+        return (f"<b>{esc(p.name)}</b>: top guess right {_pct(p.top1_at_mask)} of the time, ROC-AUC {p.auc:.2f}, "
+                f"{_pct(p.classroom_recall)} of the classroom's replaced words flagged "
+                f"({_pct(p.classroom_false_alarms, 1)} of the original words)")
+
+    shipped = next((p for p in points if p.shipped), None)
+    lines = [f"The shipped generator (★), {figures(shipped)}." if shipped else ""]
+    if n > 1:
+        ends = [(label, p) for label, p in (("weakest", weakest), ("strongest", strongest)) if p is not shipped]
+        lines += [f"The {label}, {figures(p)}." for label, p in ends]
+        lines += [f"The shipped generator is the {label} here." for label, p in
+                  (("weakest", weakest), ("strongest", strongest)) if p is shipped]
+    if n > 1 and strongest.auc < weakest.auc:
+        here = " Here too: the discriminator's AUC falls as the generator gets stronger."
+    elif n > 1:
+        here = " These points do not show that fall; a few hundred blocks leave the AUC a little noisy."
+    else:
+        here = ""
+    lesson = ("<p><b>The lesson:</b> the stronger the generator, the subtler its fakes: they are plausible words, "
+              f"and the discriminator catches fewer of them.{here} Too weak a generator makes fakes that are easy "
+              "to spot and teaches the discriminator little; the paper (Figure 3) found generators 1/4 to 1/2 the "
+              "discriminator's size work best.</p>")
+    return f'<div class="ee-c" style="{FONT}">{note}{intro}<p>{" ".join(l for l in lines if l)}</p>{lesson}</div>'

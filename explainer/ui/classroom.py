@@ -1,12 +1,13 @@
 """Classroom tab: a 10-minute lesson on ELECTRA from six views, no slides needed.
 
 Walk-through (mask -> propose -> swap -> detect, Back/Next, presenter mode with arrow keys),
-supervised positions (MLM vs RTD, position by position), generator difficulty (temperature sweep),
+supervised positions (MLM vs RTD, position by position), generator difficulty (temperature sweep, and the
+generator-strength study: the paper's Figure 3 on this pair),
 efficiency (the paper's points, and the user's race), Hugging Face code, and a knowledge check.
 Thin wiring only: the sentence runs through `explainer.ui.api.make_explanation`, exactly as in Explore
 (same model, masking and seed, so both tabs show the same game), and everything else is
-`explainer.lesson` (classroom, walkthrough, difficulty, quiz) and `training.paper`, rendered by `explainer.render`
-(classroom, walkthrough, difficulty, efficiency). The lesson's links: `explainer.ui.classroom_links`.
+`explainer.lesson` (classroom, walkthrough, difficulty, strength, quiz) and `training.paper`, rendered by
+`explainer.render` (classroom, walkthrough, difficulty, efficiency). The lesson's links: `explainer.ui.classroom_links`.
 """
 
 from __future__ import annotations
@@ -14,18 +15,24 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from types import SimpleNamespace
 
 import gradio as gr
 
 from explainer.core import models
 from explainer.core.pipeline import Settings
-from explainer.lesson import classroom, difficulty, quiz
+from explainer.lesson import classroom, difficulty, quiz, strength
 from explainer.lesson.walkthrough import walkthrough
 from explainer.render import classroom as view
 from explainer.render import explore as render
 from explainer.render import style
-from explainer.render.difficulty import sweep_figure, sweep_summary_html
+from explainer.render.difficulty import (
+    strength_figure,
+    strength_summary_html,
+    sweep_figure,
+    sweep_summary_html,
+)
 from explainer.render.efficiency import efficiency_figure
 from explainer.render.walkthrough import walk_step_html
 from explainer.ui import api, queues
@@ -65,6 +72,9 @@ PRESENT_JS = "(on) => { document.body.classList.toggle('ee-present', on); }"
 
 _sweeps: dict[str, difficulty.Sweep] = {}  # per model name: the sweep is the same every time
 _sweep_lock = threading.Lock()
+_study: list = []  # the generator-strength study, read once: [StrengthStudy | None | ValueError]
+_discriminator_hashes: dict[str, str | None] = {}  # per model name: sha256 of its local discriminator weights
+_strength_lock = threading.Lock()
 
 
 def _settings(text: str, seed) -> Settings:
@@ -106,6 +116,42 @@ def run_sweep(model: str, progress=gr.Progress()):
                 return None, style.message_html(getattr(error, "message", None) or str(error))
             _sweeps[model] = sweep
     return sweep_figure(sweep), sweep_summary_html(sweep)
+
+
+def _strength_study():
+    """The shipped study (None: not measured), read once; a malformed file stays its ValueError."""
+    if not _study:
+        try:
+            _study.append(strength.load_study())
+        except ValueError as error:
+            _study.append(error)
+    return _study[0]
+
+
+def _discriminator_sha256(model: str) -> str | None:
+    """sha256 of the model's discriminator weights when it is a local folder (bundled included); None otherwise."""
+    if model not in _discriminator_hashes:
+        try:
+            source = models.resolve(model, models.allowed_roots())
+            weights = Path(source.discriminator, "model.safetensors")
+            found = strength.file_sha256(weights) if source.kind == "local" and weights.is_file() else None
+        except (models.ModelLoadError, OSError):
+            found = None
+        _discriminator_hashes[model] = found
+    return _discriminator_hashes[model]
+
+
+def run_strength(model: str):
+    """The generator-strength figure and its summary; the note says when the study is another model's."""
+    with _strength_lock:
+        study = _strength_study()
+        if isinstance(study, ValueError):
+            return None, style.message_html(models.public(str(study)))
+        if study is None:
+            return None, strength_summary_html(None, False)
+        matches = _discriminator_sha256(model) == study.discriminator_sha256
+    shipped = next((p.name for p in study.points if p.shipped), None)
+    return strength_figure(study, shipped if matches else None), strength_summary_html(study, matches)
 
 
 # --- knowledge check -----------------------------------------------------------------------------
@@ -250,6 +296,11 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
                         "how many tokens end up really replaced, and how well the discriminator spots them.")
             sweep_plot = gr.Plot(show_label=False)
             sweep_note = gr.HTML(elem_id="classroom-sweep-note")
+            gr.Markdown("#### Generator strength: the paper's Figure 3 on this pair\nSeveral generators, weaker and "
+                        "stronger, against one discriminator: the stronger the generator, the harder its fakes are "
+                        "to catch.")
+            strength_plot = gr.Plot(show_label=False, elem_id="classroom-strength")
+            strength_note = gr.HTML(elem_id="classroom-strength-note")
         with gr.Tab("④ Efficiency", id="efficiency", elem_id="classroom-efficiency-tab") as efficiency_tab:
             efficiency_plot = _build_efficiency()
         with gr.Tab("⑤ Use it in Hugging Face", id="hf", elem_id="classroom-hf-tab"):
@@ -274,6 +325,7 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
                        api_visibility="private")
     walk.present.change(None, [walk.present], None, js=PRESENT_JS)
     sweep_tab.select(run_sweep, [model], [sweep_plot, sweep_note], api_visibility="private", **queues.SWEEP)
+    sweep_tab.select(run_strength, [model], [strength_plot, strength_note], api_visibility="private")
     efficiency_tab.select(lambda: efficiency_figure(latest_race(), measured_gaps()), None, [efficiency_plot],
                           api_visibility="private")
     _wire_quiz(quiz_parts)
@@ -284,5 +336,7 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
     # A view opened by a link, not by a click, gets no select event: draw it here.
     opened.then(lambda view, m: run_sweep(m) if view == "difficulty" else (gr.skip(), gr.skip()), [view_id, model],
                 [sweep_plot, sweep_note], api_visibility="private", **queues.SWEEP)
+    opened.then(lambda view, m: run_strength(m) if view == "difficulty" else (gr.skip(), gr.skip()), [view_id, model],
+                [strength_plot, strength_note], api_visibility="private")
     opened.then(lambda view: efficiency_figure(latest_race(), measured_gaps()) if view == "efficiency" else gr.skip(),
                 [view_id], [efficiency_plot], api_visibility="private")

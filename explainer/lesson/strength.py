@@ -1,0 +1,269 @@
+"""How strong a generator should be, measured: the paper's Figure 3 trade-off on this project's pair, as data.
+
+Several generators play against ONE discriminator (the bundled pair's): the pair's own generator, the same
+generator cut after its first layers (a weaker one: its LM head reads an earlier layer's output), and any other
+generator folder named on the command line. For each one:
+
+- on held-out broad English (`training.english`), `training.downstream.evaluate.detection`: the generator's top-1
+  and top-5 where it saw [MASK], and the discriminator's ROC-AUC, recall and false-alarm rate (P > 0.5);
+- on the classroom sentences, `explainer.lesson.measure.classroom_measure` (Explore's game under a few seeds):
+  replaced words flagged, original words flagged, and how often the top-rated word is a replaced one.
+
+A generator always plays on the discriminator's shared embeddings (`training.models.tie_embeddings`), as in
+training. The study ships beside the bundled model (`STRENGTH_FILE`) and is measured once, on a CPU:
+
+    python -m explainer.lesson.strength --pair assets/model --cut 1 --cut 2 --out assets/generator_strength.json
+
+Left out: training generators of other sizes here (a `--generator` folder brings one trained elsewhere).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import torch
+
+from training.project import ASSETS
+
+STRENGTH_FILE = ASSETS / "generator_strength.json"
+SENTENCE_FILES = (ASSETS / "game_sentences.json", ASSETS / "check_sentences.json")
+SEQ_LEN = 128  # tokens per held-out block
+MEASURE_COMMAND = ("python -m explainer.lesson.strength --pair assets/model --cut 1 --cut 2 "
+                   "--out assets/generator_strength.json")
+
+
+@dataclass(frozen=True)
+class StrengthPoint:
+    name: str
+    shipped: bool  # the generator the bundled pair ships with
+    layers: int
+    hidden: int
+    top1_at_mask: float  # the generator's top guess is the original, where it saw [MASK] (held-out English)
+    top5_at_mask: float  # the original among its five best guesses there
+    auc: float  # the discriminator's ROC-AUC against this generator's fakes (same blocks)
+    recall: float  # replaced tokens flagged (P > 0.5)
+    false_alarm_rate: float  # original tokens flagged
+    classroom_recall: float  # replaced words flagged on the classroom sentences
+    classroom_false_alarms: float  # original words flagged there
+    classroom_top_word: float  # scenes whose top-rated word is a replaced one (among scenes with fakes)
+
+
+@dataclass(frozen=True)
+class StrengthStudy:
+    discriminator: str  # a description of the one discriminator every generator plays against
+    discriminator_sha256: str  # of its model.safetensors: which model the points belong to
+    blocks: int  # held-out blocks of SEQ_LEN tokens
+    seeds: tuple[int, ...]  # the classroom measure's seeds
+    sentences: int  # classroom sentences
+    points: tuple[StrengthPoint, ...]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> StrengthStudy:
+        """The inverse of `to_dict`; ValueError naming what is missing or of the wrong type."""
+        if not isinstance(data, dict):
+            raise ValueError("the study must be a JSON object")
+        study = _typed(cls, data, skip=("seeds", "points"))
+        seeds, points = data.get("seeds"), data.get("points")
+        if not isinstance(seeds, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
+            raise ValueError("'seeds' must be a list of integers")
+        if not isinstance(points, list) or not points or not all(isinstance(p, dict) for p in points):
+            raise ValueError("'points' must be a non-empty list of objects")
+        return cls(**study, seeds=tuple(seeds), points=tuple(StrengthPoint(**_typed(StrengthPoint, p)) for p in points))
+
+
+def _typed(cls, data: dict, skip: tuple[str, ...] = ()) -> dict:
+    """`cls`'s fields from `data`, each checked against its annotation (str, bool, int or float)."""
+    checks = {"str": (str,), "bool": (bool,), "int": (int,), "float": (int, float)}
+    values = {}
+    for f in fields(cls):
+        if f.name in skip:
+            continue
+        if f.name not in data:
+            raise ValueError(f"{cls.__name__} lacks {f.name!r}")
+        value = data[f.name]
+        wanted = checks[f.type]
+        if not isinstance(value, wanted) or (f.type != "bool" and isinstance(value, bool)):
+            raise ValueError(f"{cls.__name__}.{f.name} must be a {f.type}, not {value!r}")
+        values[f.name] = float(value) if f.type == "float" else value
+    return values
+
+
+def file_sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def load_study(path: str | Path = STRENGTH_FILE) -> StrengthStudy | None:
+    """The measured study, or None when it has not been measured (no file); ValueError if it is malformed."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    try:
+        return StrengthStudy.from_dict(json.loads(text))
+    except (json.JSONDecodeError, ValueError, TypeError) as error:
+        raise ValueError(f"{path} is not a generator-strength study: {error}") from None
+
+
+def cut_generator(generator, layers: int):
+    """A copy of `generator` (an ElectraForMaskedLM) keeping only its first `layers` encoder layers: its LM head
+    then reads that layer's output. The original is left as it is."""
+    total = generator.config.num_hidden_layers
+    if not 1 <= layers <= total:
+        raise ValueError(f"a generator of {total} layers can be cut after 1 to {total} layers, not {layers}")
+    cut = copy.deepcopy(generator)
+    cut.electra.encoder.layer = cut.electra.encoder.layer[:layers]
+    cut.config.num_hidden_layers = layers
+    return cut
+
+
+def measure_generator(name: str, generator, discriminator, tokenizer, texts: Sequence[str], sentences: Sequence[str],
+                      *, seeds: Iterable[int] = range(5), blocks: int = 200, shipped: bool = False) -> StrengthPoint:
+    """One generator against `discriminator`: on `blocks` held-out blocks of `texts` and on the classroom
+    `sentences` under `seeds`. The generator is tied to the discriminator's embeddings in place (pass a copy)."""
+    from explainer.core.models import ModelPair
+    from explainer.lesson.measure import classroom_measure
+    from training.downstream.evaluate import detection
+    from training.models import tie_embeddings
+
+    g, d = generator.config, discriminator.config
+    if (g.vocab_size, g.embedding_size) != (d.vocab_size, d.embedding_size):
+        raise ValueError(f"{name}: its vocabulary and embedding width ({g.vocab_size}, {g.embedding_size}) must be the "
+                         f"discriminator's ({d.vocab_size}, {d.embedding_size}) to play on its embeddings")
+    seeds = tuple(seeds)
+    tie_embeddings(generator, discriminator)
+    generator.eval(), discriminator.eval()
+    with torch.no_grad():
+        held_out = detection(generator, discriminator, tokenizer, texts, seq_len=SEQ_LEN, n_blocks=blocks, seed=0)
+        classroom = classroom_measure(ModelPair(generator, discriminator, tokenizer, name), sentences, seeds)
+    return StrengthPoint(
+        name, shipped, g.num_hidden_layers, g.hidden_size,
+        held_out["generator_top1_at_mask"], held_out["generator_top5_at_mask"], held_out["auc"], held_out["recall"],
+        held_out["false_alarm_rate"], classroom.recall, classroom.false_alarm_rate, classroom.top_word_replaced,
+    )
+
+
+# --- the command line ----------------------------------------------------------------------------
+
+def read_sentences(paths: Iterable[str | Path]) -> list[str]:
+    """The sentences of each file (a JSON object with a "sentences" list, or a bare list), pooled in order."""
+    pooled = []
+    for path in paths:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            raise ValueError(f"cannot read sentences from {path}: {error}") from None
+        sentences = data.get("sentences") if isinstance(data, dict) else data
+        if not isinstance(sentences, list) or not sentences or not all(isinstance(s, str) for s in sentences):
+            raise ValueError(f"{path} must hold a non-empty 'sentences' list of strings")
+        pooled.extend(sentences)
+    return pooled
+
+
+def heldout_texts() -> tuple[str, ...]:
+    """The broad English corpus's held-out documents (fetched into the cache on first use)."""
+    from training.english import load_english
+
+    return load_english().heldout
+
+
+def _generator_folder(folder: Path) -> Path:
+    return folder / "generator" if (folder / "generator" / "config.json").exists() else folder
+
+
+def _layers(n: int) -> str:
+    return f"{n} layer" if n == 1 else f"{n} layers"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m explainer.lesson.strength",
+                                     description="Measure several generators against one discriminator (the paper's "
+                                                 "Figure 3 trade-off) and write the study the Classroom draws.")
+    parser.add_argument("--pair", required=True, type=Path, metavar="DIR",
+                        help="a folder with generator/ and discriminator/: the discriminator, and its shipped generator")
+    parser.add_argument("--generator", action="append", default=[], metavar="NAME=DIR",
+                        help="another generator: a generator folder, or a run folder holding generator/ (repeatable)")
+    parser.add_argument("--cut", action="extend", nargs="+", type=int, default=[], metavar="N",
+                        help="also the pair's generator cut after its first N layers (repeatable)")
+    parser.add_argument("--blocks", type=int, default=200, help=f"held-out {SEQ_LEN}-token blocks (default 200)")
+    parser.add_argument("--seeds", type=int, default=5, help="classroom seeds 0..N-1 (default 5)")
+    parser.add_argument("--sentences", action="extend", nargs="+", default=None, metavar="FILE",
+                        help="classroom sentence files, pooled (default: assets/game_sentences.json and "
+                             "assets/check_sentences.json)")
+    parser.add_argument("--threads", type=int, default=2, help="torch CPU threads (default 2)")
+    parser.add_argument("--out", type=Path, default=None, help="write the JSON study here (default: print it)")
+    args = parser.parse_args(argv)
+    for spec in args.generator:
+        if "=" not in spec or not spec.split("=", 1)[0].strip() or not spec.split("=", 1)[1].strip():
+            parser.error(f"--generator takes NAME=DIR, not {spec!r}")
+    if args.blocks < 1 or args.seeds < 1 or args.threads < 1:
+        parser.error("--blocks, --seeds and --threads must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    torch.set_num_threads(args.threads)
+    from transformers import AutoTokenizer, ElectraForMaskedLM
+
+    from training.models import load_pair
+
+    folder = args.pair
+    weights = folder / "discriminator" / "model.safetensors"
+    if not weights.exists():
+        print(f"error: {weights} is missing (--pair needs a folder with generator/ and discriminator/)", file=sys.stderr)
+        return 2
+    generator, discriminator = load_pair(folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder / "discriminator")
+    layers = generator.config.num_hidden_layers
+    try:
+        cuts = [cut_generator(generator, n) for n in args.cut]
+        sentences = read_sentences(args.sentences or SENTENCE_FILES)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    players = [(f"{_layers(layers)} x {generator.config.hidden_size} (shipped)", generator, True)]
+    players += [(f"cut after {_layers(n)}", cut, False) for n, cut in zip(args.cut, cuts)]
+    for spec in args.generator:
+        name, path = (part.strip() for part in spec.split("=", 1))
+        players.append((name, ElectraForMaskedLM.from_pretrained(_generator_folder(Path(path))), False))
+    texts, seeds = heldout_texts(), tuple(range(args.seeds))
+    log = sys.stdout if args.out else sys.stderr  # printed JSON stays clean on stdout
+    points = []
+    for name, model, shipped in players:
+        point = measure_generator(name, model, discriminator, tokenizer, texts, sentences, seeds=seeds,
+                                  blocks=args.blocks, shipped=shipped)
+        points.append(point)
+        print(f"{name}: top-1 at [MASK] {point.top1_at_mask:.1%}, top-5 {point.top5_at_mask:.1%} | AUC "
+              f"{point.auc:.3f}, recall {point.recall:.1%}, false alarms {point.false_alarm_rate:.1%} | classroom: "
+              f"recall {point.classroom_recall:.1%}, false alarms {point.classroom_false_alarms:.1%}, top word "
+              f"{point.classroom_top_word:.1%}", file=log, flush=True)
+    d = discriminator.config
+    owner = "the bundled pair's discriminator" if folder.resolve() == (ASSETS / "model").resolve() else folder.resolve().name
+    study = StrengthStudy(f"{owner}, {_layers(d.num_hidden_layers)} x {d.hidden_size}",
+                          file_sha256(weights), args.blocks, seeds, len(sentences), tuple(points))
+    text = json.dumps(study.to_dict(), indent=1)
+    if args.out:
+        args.out.write_text(text + "\n", encoding="utf-8")
+        print(f"wrote {args.out}", file=log)
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
