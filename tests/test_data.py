@@ -368,3 +368,32 @@ def test_sentence_blocks_mask_their_padding(wordpiece):
         assert row[n - 1] == wordpiece.sep_token_id and (row[n:] == wordpiece.pad_token_id).all()
     assert (attention == (ids != wordpiece.pad_token_id)).all() and lengths.min() < 32
     assert len(blocks) == 2  # one block per document: its sentences fit together
+
+
+def test_a_share_of_sentence_blocks_lose_their_final_full_stop_as_people_type(wordpiece):
+    from training.config import TrainConfig
+    from training.data import drop_final_punctuation, make_sentence_blocks
+
+    CLS, SEP, PAD, DOT = 101, 102, 0, 1012
+    rows = torch.tensor([[CLS, 5, 6, DOT, SEP, PAD], [CLS, 5, 6, 7, SEP, PAD], [CLS, 5, DOT, 6, DOT, SEP]] * 20)
+    none, every = (drop_final_punctuation(rows, share, {DOT}, SEP, PAD, seed=0) for share in (0.0, 1.0))
+    assert torch.equal(none, rows)
+    assert every[:3].tolist() == [[CLS, 5, 6, SEP, PAD, PAD], [CLS, 5, 6, 7, SEP, PAD], [CLS, 5, DOT, 6, SEP, PAD]]
+    half = drop_final_punctuation(rows, 0.5, {DOT}, SEP, PAD, seed=0)
+    changed = (half != rows).any(1)
+    assert 10 <= int(changed.sum()) <= 30 and not changed[1::3].any()  # only blocks that ended with a mark
+    assert torch.equal(half, drop_final_punctuation(rows, 0.5, {DOT}, SEP, PAD, seed=0))  # seeded
+
+    texts = ("The chef cooked a meal for the guests. They ate it all. Then they went home happy!",
+             "A second document starts here with one long sentence about nothing in particular.")
+    plain = make_sentence_blocks(texts, wordpiece, seq_len=32, seed=0).ids
+    typed = make_sentence_blocks(texts, wordpiece, seq_len=32, seed=0, unpunctuated=1.0).ids
+    marks = {wordpiece.convert_tokens_to_ids(m) for m in (".", "!")}
+    for before, after in zip(plain, typed):
+        end = int((before == wordpiece.sep_token_id).nonzero()[0])
+        assert int(before[end - 1]) in marks and int(after[end - 1]) not in marks
+        assert after[end - 1] == wordpiece.sep_token_id and after[:end - 1].tolist() == before[:end - 1].tolist()
+    with pytest.raises(ValueError, match="give mixed_sentences"):
+        TrainConfig(mixed_seq_len=32, unpunctuated=0.5, max_steps=10)
+    with pytest.raises(ValueError, match="from 0 to 1"):
+        TrainConfig(mixed_seq_len=32, mixed_sentences=True, unpunctuated=1.5, max_steps=10)

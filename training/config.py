@@ -23,6 +23,9 @@ class TrainConfig:
     #   seq_len / mixed_seq_len, so every step holds the same tokens): short input as people type it, too
     mixed_sentences: bool = False  # those shorter blocks hold whole sentences ([CLS] sentences [SEP] [PAD]...),
     #   as people type them, instead of a cut of running text that starts and ends mid-sentence
+    unpunctuated: float = 0.0  # with mixed_sentences: the share of those blocks whose last sentence loses its final
+    #   . ! or ?, as people often type a sentence; without it, a text that stops without one looks cut short,
+    #   and the discriminator suspects its last word
     batch_size: int = 32  # blocks per step per process
     lr: float = 5e-4  # peak learning rate of newly initialised weights (ELECTRA-Small: 5e-4)
     warm_start_lr_scale: float = 0.2  # copied weights train at lr x this, so they drift slowly
@@ -84,6 +87,10 @@ class TrainConfig:
                              "the generator not frozen")
         if self.mixed_sentences and self.mixed_seq_len is None:
             raise ValueError("mixed_sentences shapes the mixed-length blocks: give mixed_seq_len too")
+        if not 0.0 <= self.unpunctuated <= 1.0:
+            raise ValueError(f"unpunctuated is a share from 0 to 1, not {self.unpunctuated}")
+        if self.unpunctuated and not self.mixed_sentences:
+            raise ValueError("unpunctuated shapes the whole-sentence blocks: give mixed_sentences too")
         if self.mixed_seq_len is not None:
             if self.mixed_seq_len < 8 or self.seq_len % self.mixed_seq_len:
                 raise ValueError(f"mixed_seq_len must be at least 8 and divide seq_len ({self.seq_len}), "

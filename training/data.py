@@ -253,9 +253,24 @@ def pack_sentences(sentences: list[np.ndarray], documents: np.ndarray, seq_len: 
     return blocks
 
 
+def drop_final_punctuation(blocks: torch.Tensor, share: float, punctuation_ids: set[int], sep_id: int, pad_id: int,
+                           seed: int) -> torch.Tensor:
+    """A seeded `share` of the blocks whose last token before [SEP] is one of `punctuation_ids` (. ! ?) lose it:
+    [SEP] moves one place left, a [PAD] follows. People often type a sentence without its full stop."""
+    blocks = blocks.clone()
+    chosen = torch.rand(len(blocks), generator=torch.Generator().manual_seed(seed * 7919 + 17)) < share
+    sep = (blocks == sep_id).int().argmax(dim=1)  # the first (only) [SEP] of each block
+    for row in chosen.nonzero().flatten().tolist():
+        end = int(sep[row])
+        if end >= 2 and int(blocks[row, end - 1]) in punctuation_ids:
+            blocks[row, end - 1], blocks[row, end] = sep_id, pad_id
+    return blocks
+
+
 def make_sentence_blocks(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerBase, seq_len: int, seed: int,
-                         cache: Path | None = None) -> Blocks:
-    """Blocks of whole sentences (`pack_sentences`), tokenized once and cached like `make_blocks`' stream."""
+                         cache: Path | None = None, unpunctuated: float = 0.0) -> Blocks:
+    """Blocks of whole sentences (`pack_sentences`), tokenized once and cached like `make_blocks`' stream;
+    `unpunctuated`: the share of them whose last sentence loses its final . ! or ? (`drop_final_punctuation`)."""
     pieces, documents = [], []
     for number, text in enumerate(texts):
         for sentence in split_sentences(text):
@@ -269,6 +284,9 @@ def make_sentence_blocks(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerB
         documents = list(range(len(sentences)))
     ids = pack_sentences(sentences, np.asarray(documents), seq_len, tokenizer.cls_token_id, tokenizer.sep_token_id,
                          tokenizer.pad_token_id)
+    if unpunctuated:
+        marks = {tokenizer.convert_tokens_to_ids(mark) for mark in (".", "!", "?")} - {tokenizer.unk_token_id}
+        ids = drop_final_punctuation(ids, unpunctuated, marks, tokenizer.sep_token_id, tokenizer.pad_token_id, seed)
     return Blocks(ids, (tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id), seed)
 
 

@@ -66,9 +66,12 @@ def _streams(config: TrainConfig, texts, tokenizer, cache) -> list[_Stream]:
     streams = [_Stream(config.seq_len, config.batch_size,
                        data_lib.make_blocks(texts, tokenizer, config.seq_len, config.seed, cache))]
     if config.mixed_seq_len:
-        make = data_lib.make_sentence_blocks if config.mixed_sentences else data_lib.make_blocks
-        streams.append(_Stream(config.mixed_seq_len, config.batch_size * config.seq_len // config.mixed_seq_len,
-                               make(texts, tokenizer, config.mixed_seq_len, config.seed, cache)))
+        if config.mixed_sentences:
+            short = data_lib.make_sentence_blocks(texts, tokenizer, config.mixed_seq_len, config.seed, cache,
+                                                  unpunctuated=config.unpunctuated)
+        else:
+            short = data_lib.make_blocks(texts, tokenizer, config.mixed_seq_len, config.seed, cache)
+        streams.append(_Stream(config.mixed_seq_len, config.batch_size * config.seq_len // config.mixed_seq_len, short))
     return streams
 
 
