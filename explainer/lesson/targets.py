@@ -1,0 +1,134 @@
+"""Does a pair meet the targets a class needs? One command checks every figure the bundled pair is held to.
+
+    python -m explainer.lesson.targets assets/model                       # quick: 200 blocks, 1 seed
+    python -m explainer.lesson.targets RUN/best --blocks 0 --seeds 3      # the card's figures: whole splits
+
+Each target is a figure, its threshold and where it comes from:
+- the classroom measure (`explainer.lesson.measure`, Explore's own pipeline at its defaults, seeds 0-4), on the
+  game's 40 sentences and on the 40 check sentences, each set alone: replaced words flagged (P > 0.5) >= 30%,
+  false alarms <= 3%, the top-rated word a replaced one in >= 80% of scenes;
+- held-out text (`training.downstream.evaluate.evaluate_pair`): the generator's top-1 where it saw [MASK] on
+  broad English >= 0.25 (no weaker generator bought with detection); the discriminator's ROC-AUC against its
+  own generator >= 0.86 on broad English and on IMDB;
+- the swap pairs (`assets/swap_pairs.json`): the swapped word is the top-flagged one in >= 28 of 40;
+- size: the two folders together <= 100 MB as stored (float16).
+Left out: fine-tuning (>= +5 points over random weights on sentiment), which takes an hour here:
+`python -m training finetune`.
+
+Prints one line per target (PASS / FAIL, the figure, the threshold); `--json FILE` writes them. Exit status 0
+when every target passes, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import operator
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from training.project import ASSETS
+
+SENTENCE_SETS = {"game": ASSETS / "game_sentences.json", "check": ASSETS / "check_sentences.json"}
+MAX_MB = 100.0
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    figure: float
+    op: str  # ">=" or "<="
+    threshold: float
+    shown: str  # the figure as people read it
+    wanted: str  # the threshold as people read it
+
+    @property
+    def met(self) -> bool:
+        compare = operator.ge if self.op == ">=" else operator.le
+        return not math.isnan(self.figure) and compare(self.figure, self.threshold)
+
+
+def _share(x: float) -> str:
+    return "–" if math.isnan(x) else f"{x:.1%}"
+
+
+def classroom_targets(name: str, measure) -> list[Target]:
+    """The three classroom targets of one sentence set (an `explainer.lesson.measure.ClassroomMeasure`)."""
+    return [
+        Target(f"classroom ({name}): replaced words flagged", measure.recall, ">=", 0.30, _share(measure.recall), "30%"),
+        Target(f"classroom ({name}): false alarms", measure.false_alarm_rate, "<=", 0.03,
+               _share(measure.false_alarm_rate), "3%"),
+        Target(f"classroom ({name}): top-rated word replaced", measure.top_word_replaced, ">=", 0.80,
+               _share(measure.top_word_replaced), "80%"),
+    ]
+
+
+def heldout_targets(evaluation: dict) -> list[Target]:
+    """The held-out and swap-pair targets from `evaluate_pair`'s result."""
+    english, imdb = evaluation["heldout_english"], evaluation["heldout_imdb"]
+    hits = round(evaluation["swap_pairs"]["hit_rate"] * len(evaluation["swap_pairs"]["pairs"]))
+    total = len(evaluation["swap_pairs"]["pairs"])
+    return [
+        Target("generator top-1 at [MASK], broad English", english["generator_top1_at_mask"], ">=", 0.25,
+               f"{english['generator_top1_at_mask']:.3f}", "0.25"),
+        Target("ROC-AUC, broad English", english["auc"], ">=", 0.86, f"{english['auc']:.4f}", "0.86"),
+        Target("ROC-AUC, IMDB", imdb["auc"], ">=", 0.86, f"{imdb['auc']:.4f}", "0.86"),
+        Target("swap pairs: swapped word top-flagged", hits * 40 / total, ">=", 28, f"{hits} of {total}", "28 of 40"),
+    ]
+
+
+def size_target(folder: Path) -> Target:
+    size = sum(f.stat().st_size for part in ("generator", "discriminator") for f in (folder / part).rglob("*")
+               if f.is_file())
+    return Target("both folders, as stored", size / 1e6, "<=", MAX_MB, f"{size / 1e6:.1f} MB", f"{MAX_MB:g} MB")
+
+
+def check(folder: str | Path, *, blocks: int | None = 200, seeds: int = 1, classroom_seeds: int = 5) -> list[Target]:
+    """Every target for the pair in `folder` (generator/ and discriminator/)."""
+    from explainer.core import models
+    from explainer.lesson.measure import classroom_measure
+    from training.downstream.evaluate import evaluate_pair
+
+    folder = Path(folder)
+    pair = models.load(str(folder))  # roots=None: any local folder (the user's own machine)
+    targets = []
+    for name, path in SENTENCE_SETS.items():
+        sentences = json.loads(path.read_text(encoding="utf-8"))["sentences"]
+        targets += classroom_targets(name, classroom_measure(pair, sentences, range(classroom_seeds)))
+    targets += heldout_targets(evaluate_pair(folder, n_blocks=blocks, seeds=seeds))
+    targets.append(size_target(folder))
+    return targets
+
+
+def report(targets: list[Target]) -> str:
+    width = max(len(t.name) for t in targets)
+    lines = [f"{'PASS' if t.met else 'FAIL'}  {t.name:<{width}}  {t.shown:>10}  (target {t.op} {t.wanted})"
+             for t in targets]
+    met = sum(t.met for t in targets)
+    return "\n".join([*lines, f"{met} of {len(targets)} targets met"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m explainer.lesson.targets", description=__doc__.split("\n\n")[0])
+    parser.add_argument("pair", help="a folder with generator/ and discriminator/")
+    parser.add_argument("--blocks", type=int, default=200, help="held-out blocks per text (0: the whole split)")
+    parser.add_argument("--seeds", type=int, default=1, help="held-out seeds (figures are their mean)")
+    parser.add_argument("--classroom-seeds", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--json", metavar="FILE", help="also write the targets here")
+    args = parser.parse_args(argv)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    targets = check(args.pair, blocks=args.blocks or None, seeds=args.seeds, classroom_seeds=args.classroom_seeds)
+    print(report(targets))
+    if args.json:
+        Path(args.json).write_text(json.dumps([{**asdict(t), "met": t.met} for t in targets], indent=1) + "\n")
+    return 0 if all(t.met for t in targets) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""The pair's targets, checked in one command (explainer/lesson/targets.py): thresholds, PASS/FAIL, the report,
+and the whole check on the tiny pair (fast: a few blocks, one classroom seed)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from explainer.lesson import targets
+from explainer.lesson.measure import ClassroomMeasure
+
+
+def measure(recall, false_alarms, top_word) -> ClassroomMeasure:
+    return ClassroomMeasure(40, (0,), 40, 38, 60, 300, recall, false_alarms, top_word, 0.5, 0.4, 0.1)
+
+
+def evaluation(top1, english_auc, imdb_auc, hits) -> dict:
+    pairs = [{"hit": i < hits} for i in range(40)]
+    return {"heldout_english": {"generator_top1_at_mask": top1, "auc": english_auc},
+            "heldout_imdb": {"auc": imdb_auc}, "swap_pairs": {"hit_rate": hits / 40, "pairs": pairs}}
+
+
+def test_each_target_passes_at_its_threshold_and_fails_just_short_of_it():
+    at = targets.classroom_targets("game", measure(0.30, 0.03, 0.80)) + targets.heldout_targets(
+        evaluation(0.25, 0.86, 0.86, 28))
+    assert all(t.met for t in at) and len(at) == 7
+    short = targets.classroom_targets("game", measure(0.299, 0.031, 0.799)) + targets.heldout_targets(
+        evaluation(0.249, 0.8599, 0.86, 27))
+    assert [t.met for t in short] == [False, False, False, False, False, True, False]
+    assert short[-1].shown == "27 of 40" and short[0].shown == "29.9%"
+    nothing = targets.classroom_targets("check", measure(float("nan"), 0.0, float("nan")))
+    assert [t.met for t in nothing] == [False, True, False] and nothing[0].shown == "–"  # no fakes: not a pass
+    text = targets.report(at[:2] + short[:1])
+    assert text.splitlines()[0].startswith("PASS  classroom (game): replaced words flagged")
+    assert "(target >= 30%)" in text and "FAIL" in text and text.endswith("2 of 3 targets met")
+
+
+@pytest.mark.slow
+def test_the_whole_check_runs_on_a_pair_folder(tiny_pair_dir, tmp_path, capsys):
+    out = tmp_path / "targets.json"
+    status = targets.main([str(tiny_pair_dir), "--blocks", "2", "--classroom-seeds", "1", "--json", str(out)])
+    found = json.loads(out.read_text())
+    assert status == 1 and len(found) == 11  # a random tiny pair misses the detection targets
+    assert {t["name"] for t in found} >= {"ROC-AUC, IMDB", "both folders, as stored", "classroom (check): false alarms"}
+    size = next(t for t in found if t["name"] == "both folders, as stored")
+    assert size["met"] and 0 < size["figure"] < 100 and not math.isnan(size["figure"])
+    assert "of 11 targets met" in capsys.readouterr().out
