@@ -130,6 +130,7 @@ def test_the_watcher_measures_each_new_checkpoint_once_and_keeps_the_best(tmp_pa
     (line,) = (run / "watch.jsonl").read_text().splitlines()
     assert json.loads(line)["step"] == 6
     assert first["english_sentences"]["blocks"] == 8 and first["english_sentences"]["tokens"] < 8 * 30  # padded
+    assert first["swap_pairs"]["pairs"] == 40 and 0 <= first["swap_pairs"]["hits"] <= 40
     assert json.loads((run / "best" / "measured.json").read_text())["step"] == 6
     from training.models import load_pair
 
@@ -242,6 +243,7 @@ def test_the_learning_curve_table_lists_each_step_once_from_the_watchers_records
         if sentences is not None:
             r["english_sentences"] = {"auc": sentences, "recall": 0.4, "false_alarm_rate": 0.03,
                                       "top_rated_replaced": 0.7}
+            r["swap_pairs"] = {"hits": 31, "pairs": 40, "above_half": 0.5}
         return r
 
     baseline = tmp_path / "start.json"
@@ -254,4 +256,5 @@ def test_the_learning_curve_table_lists_each_step_once_from_the_watchers_records
     assert table[2].startswith("| 0 | 0.0M | 0.800 | 0.820 | **0.8100** | – |")
     assert table[3].startswith("| 500 | 1.0M | 0.900 | 0.900 | **0.9000** |")
     assert table[4] == ("| 1,000 | 2.0M | 0.840 | 0.860 | **0.8500** | 0.870 | 0.400 | 0.030 | 0.700 | 0.800 | "
-                        "0.500 |")
+                        "0.500 | 31 of 40 |")
+    assert table[3].endswith("| – |")  # measured before the watcher counted swap pairs

@@ -14,7 +14,8 @@ What it measures, per point (`training.downstream.evaluate.detection`, seed 0, 1
 - held-out broad English cut into 32-token blocks, about the length people type: the same, plus how often
   the highest-rated token of a block is a replaced one;
 - the same text as blocks of whole sentences (`[CLS]` sentences `[SEP]` padding), the shape of what people
-  type into Explore.
+  type into Explore;
+- the swap pairs (`assets/swap_pairs.json`): in how many of the 40 the swapped word is the top-flagged one.
 "Best" is the highest mean ROC-AUC of the two 128-token slices: the figure the targets rank pairs by; the
 others are recorded beside it.
 
@@ -34,7 +35,7 @@ from transformers import AutoTokenizer
 
 from training.build import build_objective
 from training.config import TrainConfig
-from training.downstream.evaluate import detection
+from training.downstream.evaluate import detection, swap_pairs
 
 SLICES = (  # (name, corpus, block length, blocks, whole sentences?)
     ("english", "english", 128, 160, False),
@@ -73,6 +74,9 @@ def measure(generator, discriminator, tokenizer, texts: dict[str, tuple[str, ...
         result = detection(generator, discriminator, tokenizer, texts[corpus], seq_len=seq_len, n_blocks=blocks, seed=0,
                            sentences=sentences)
         out[name] = {k: round(v, 5) if isinstance(v, float) else v for k, v in result.items()}
+    swaps = swap_pairs(discriminator, tokenizer)
+    out["swap_pairs"] = {"hits": sum(r["hit"] for r in swaps["pairs"]), "pairs": len(swaps["pairs"]),
+                         "above_half": round(swaps["above_half"], 5)}
     out["score"] = round((out["english"]["auc"] + out["imdb"]["auc"]) / 2, 5)
     return out
 
@@ -137,21 +141,26 @@ def _cell(record: dict, name: str, key: str, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
+def _swaps(record: dict) -> str:
+    swaps = record.get("swap_pairs")
+    return "–" if swaps is None else f"{swaps['hits']} of {swaps['pairs']}"
+
+
 def curve_table(records: list[dict], tokens_per_step: int = TOKENS_PER_STEP) -> str:
     """The learning curve as a Markdown table, one row per measured step (the last record of a step wins):
     held-out ROC-AUC of broad English and IMDB and their mean (the score), then the whole-sentence blocks'
     AUC, recall, false alarms and top-rated token, then the 32-token cuts' AUC and top-rated token."""
     by_step = {int(r["step"]): r for r in records}
     lines = ["| step | tokens seen | broad English AUC | IMDB AUC | **mean (the score)** | sentence blocks: AUC | recall "
-             "| false alarms | top-rated token replaced | 32-token cuts: AUC | top-rated token replaced |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| false alarms | top-rated token replaced | 32-token cuts: AUC | top-rated token replaced | swap pairs |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for step, r in sorted(by_step.items()):
         score = r.get("score", (r["english"]["auc"] + r["imdb"]["auc"]) / 2)
         lines.append(f"| {step:,} | {step * tokens_per_step / 1e6:.1f}M | {_cell(r, 'english', 'auc')} | "
                      f"{_cell(r, 'imdb', 'auc')} | **{score:.4f}** | {_cell(r, 'english_sentences', 'auc')} | "
                      f"{_cell(r, 'english_sentences', 'recall')} | {_cell(r, 'english_sentences', 'false_alarm_rate')} | "
                      f"{_cell(r, 'english_sentences', 'top_rated_replaced')} | {_cell(r, 'english_short', 'auc')} | "
-                     f"{_cell(r, 'english_short', 'top_rated_replaced')} |")
+                     f"{_cell(r, 'english_short', 'top_rated_replaced')} | {_swaps(r)} |")
     return "\n".join(lines)
 
 

@@ -291,7 +291,7 @@ def build_class_page(demo: gr.Blocks) -> None:
     screens = {teacher, student, remembered, a_index, shown, start_box, teacher_box, student_box, join_box, play_box,
                code_box, card, board, timer, message, status, sentence, ticks, reveal, submit, next_button, b_sentence}
     private = dict(api_visibility="private")
-    demo.load(open_page, [location, remembered], screens, js=LOCATION_JS, **private, **queues.CLASS)
+    demo.load(open_page, [location, remembered], screens, js=LOCATION_JS, show_progress="hidden", **private, **queues.CLASS)
     start.click(start_class, [n, location], screens | {teacher_query}, js="(n, x) => [n, window.location.href]",
                 **private, **queues.EXPLAIN).then(
         None, [teacher_query], None, js="(q) => { if (q) { const u = new URL(window.location.href); u.search = q; "
