@@ -42,9 +42,10 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
+
+import load  # bench/load.py: the same wait for a served app
 
 PROJECT = Path(__file__).resolve().parent.parent
 NEW_WORDS = ["dog", "happy", "quickly", "green", "table"]
@@ -75,18 +76,8 @@ def start_server(env: dict, log: Path) -> subprocess.Popen:
 
 
 def wait_for_page(url: str, server: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + STARTUP_S
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
-        if server.poll() is not None or time.monotonic() > deadline:
-            tail = log.read_text(errors="replace")[-3000:]
-            raise RuntimeError(f"the app did not come up at {url}; its output ends:\n{tail}")
-        time.sleep(0.2)
+    """Until the app answers at `url` (bench/load.py's wait: it exits with the app's output if it never does)."""
+    load.wait_for_page(url, server, STARTUP_S, log)
 
 
 def percentile(values: list[float], q: float) -> float | None:
