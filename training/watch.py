@@ -168,10 +168,10 @@ def read_records(*paths: str | Path) -> list[dict]:
     """The JSON lines of watch.jsonl files (or single-record JSON files, like a step-0 baseline), in order."""
     records = []
     for path in paths:
-        text = Path(path).read_text(encoding="utf-8").strip()
-        if text.startswith("{") and "\n{" not in text:
-            records.append(json.loads(text))
-        else:
+        text = Path(path).read_text(encoding="utf-8")
+        try:
+            records.append(json.loads(text))  # one record (indented or not)
+        except json.JSONDecodeError:  # JSON lines: one record a line
             records.extend(json.loads(line) for line in text.splitlines() if line.strip())
     return records
 

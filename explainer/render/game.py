@@ -31,11 +31,24 @@ def _wrap(inner: str, element_id: str) -> str:
 
 def spot_sentence_html(item: SpotItem, index: int, total: int) -> str:
     """The sentence to judge, big, with what to do."""
-    words = " ".join(esc(w) for w in item.words)
+    return words_prompt_html(item.words, index, total)
+
+
+def words_prompt_html(words: tuple[str, ...], index: int, total: int, button: str = "Reveal", label: str = "Sentence"
+                      ) -> str:
+    """Round A's prompt for a sentence's words (the single-browser game's, and a live class's with its own
+    button and label)."""
+    shown = " ".join(esc(w) for w in words)
     return _wrap(
-        f'<p style="color:#555;margin:0">Sentence {index + 1} of {total}. The generator changed some of these words '
-        f"(at least one). Tick the words you think are fakes, then press <b>Reveal</b>.</p>"
-        f'<p class="ee-big" style="margin:6px 0">{words}</p>', "game-sentence")
+        f'<p style="color:#555;margin:0">{esc(label)} {index + 1} of {total}. The generator changed some of these words '
+        f"(at least one). Tick the words you think are fakes, then press <b>{esc(button)}</b>.</p>"
+        f'<p class="ee-big" style="margin:6px 0">{shown}</p>', "game-sentence")
+
+
+def round_done_html(points: int) -> str:
+    """A live class's round A, answered in full: the student's points, and what comes next."""
+    return _wrap(f"<p>Round A is done: <b>{points:+d}</b> point{'s' if abs(points) != 1 else ''}. Now try round B "
+                 "below: can you fool ELECTRA?</p>", "game-sentence")
 
 
 def _score_line(name: str, score: Score) -> str:

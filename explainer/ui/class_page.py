@@ -14,7 +14,7 @@ After "Start a class" the teacher's address bar holds the teacher link, so a rel
 from __future__ import annotations
 
 import hashlib
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import gradio as gr
 
@@ -46,7 +46,7 @@ def _error(error: Exception | str) -> str:
 def page_link(location: str, **params: str) -> str:
     """This page's address (from the browser: what students can reach) with `params` as its query."""
     parts = urlsplit(location if isinstance(location, str) and len(location) <= MAX_URL else "")
-    query = "&".join(f"{k}={v}" for k, v in params.items())
+    query = urlencode(params)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return f"class?{query}"  # a relative link: still right on this server
     return urlunsplit((parts.scheme, parts.netloc, parts.path, query, ""))
@@ -88,13 +88,8 @@ def b_choices(mine) -> list[tuple[str, int]]:
 
 def sentence_html(mine, index: int | None) -> str:
     if index is None:
-        return game_view._wrap(f"<p>Round A is done: <b>{mine.points:+d}</b> point{'s' if abs(mine.points) != 1 else ''}. "
-                               "Now try round B below: can you fool ELECTRA?</p>", "game-sentence")
-    words = " ".join(style.esc(w) for w in mine.sentences[index])
-    return game_view._wrap(
-        f'<p style="color:#555;margin:0">Round A, sentence {index + 1} of {len(mine.sentences)}. The generator changed '
-        f"some of these words (at least one). Tick the words you think are fakes, then press <b>Submit</b>.</p>"
-        f'<p class="ee-big" style="margin:6px 0">{words}</p>', "game-sentence")
+        return game_view.round_done_html(mine.points)
+    return game_view.words_prompt_html(mine.sentences[index], index, len(mine.sentences), "Submit", "Round A, sentence")
 
 
 def join_student(code, nickname, remembered: dict) -> tuple[dict, dict]:
