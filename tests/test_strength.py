@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import shutil
 
 import pytest
 import torch
@@ -144,7 +145,28 @@ def test_cli_help_works(capsys):
     assert exit_.value.code == 0 and "--cut" in capsys.readouterr().out
 
 
-def test_cli_measures_the_pair_and_its_cut(tiny_pair_dir, imdb_texts, tmp_path, monkeypatch, capsys):
+@pytest.fixture()
+def sharp_pair_dir(tiny_pair_dir, tmp_path):
+    """The tiny pair with a generator whose last layer matters and whose output is peaked.
+
+    At random initialisation a layer adds little to its residual stream, and the generator's logits are nearly
+    flat: at temperature 1 the generator and its cut then draw the same tokens from the same random numbers,
+    and nothing they measure tells them apart. Here the last layer's output projection is scaled up (x 100) and
+    the head's LayerNorm gain too (x 300), so the cut's draws differ from the whole generator's."""
+    from transformers import AutoModelForMaskedLM
+
+    folder = tmp_path / "sharp-pair"
+    shutil.copytree(tiny_pair_dir, folder)
+    generator = AutoModelForMaskedLM.from_pretrained(folder / "generator")
+    with torch.no_grad():
+        generator.electra.encoder.layer[-1].output.dense.weight.mul_(100.0)
+        generator.generator_predictions.LayerNorm.weight.mul_(300.0)
+    generator.save_pretrained(folder / "generator")
+    return folder
+
+
+def test_cli_measures_the_pair_and_its_cut(sharp_pair_dir, imdb_texts, tmp_path, monkeypatch, capsys):
+    tiny_pair_dir = sharp_pair_dir
     monkeypatch.setattr(strength, "heldout_texts", lambda: imdb_texts[:20])  # no corpus fetch in a test
     sentences = tmp_path / "sentences.json"
     sentences.write_text(json.dumps({"sentences": SENTENCES}))
@@ -156,7 +178,7 @@ def test_cli_measures_the_pair_and_its_cut(tiny_pair_dir, imdb_texts, tmp_path, 
     assert [(p.name, p.shipped, p.layers) for p in study.points] == [
         ("2 layers x 16 (shipped)", True, 2), ("cut after 1 layer", False, 1)]
     shipped, cut = study.points
-    assert shipped.auc != cut.auc or shipped.top1_at_mask != cut.top1_at_mask  # two different generators
+    assert shipped.auc != cut.auc  # two different generators, each measured
     assert (study.blocks, study.seeds, study.sentences) == (2, (0,), 2)
     assert study.discriminator_sha256 == strength.file_sha256(tiny_pair_dir / "discriminator" / "model.safetensors")
     assert study.discriminator.startswith(tiny_pair_dir.name)
