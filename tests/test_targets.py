@@ -40,8 +40,14 @@ def test_each_target_passes_at_its_threshold_and_fails_just_short_of_it():
 @pytest.mark.slow
 def test_the_whole_check_runs_on_a_pair_folder(tiny_pair_dir, tmp_path, capsys):
     out = tmp_path / "targets.json"
-    status = targets.main([str(tiny_pair_dir), "--blocks", "2", "--classroom-seeds", "1", "--json", str(out)])
+    evaluation = tmp_path / "evaluate.json"
+    status = targets.main([str(tiny_pair_dir), "--blocks", "2", "--classroom-seeds", "1", "--json", str(out),
+                           "--evaluation", str(evaluation)])
     found = json.loads(out.read_text())
+    held_out = json.loads(evaluation.read_text())  # the evaluation the targets were read from, as `evaluate --out` writes it
+    assert set(held_out) == {"heldout_imdb", "heldout_english", "rotten_tomatoes_test", "swap_pairs"}
+    auc = next(t for t in found if t["name"] == "ROC-AUC, IMDB")
+    assert auc["figure"] == held_out["heldout_imdb"]["auc"]
     assert status == 1 and len(found) == 11  # a random tiny pair misses the detection targets
     assert {t["name"] for t in found} >= {"ROC-AUC, IMDB", "both folders, as stored", "classroom (check): false alarms"}
     size = next(t for t in found if t["name"] == "both folders, as stored")

@@ -2,6 +2,7 @@
 
     python -m explainer.lesson.targets assets/model                       # quick: 200 blocks, 1 seed
     python -m explainer.lesson.targets RUN/best --blocks 0 --seeds 3      # the card's figures: whole splits
+    python -m explainer.lesson.targets assets/model --blocks 0 --seeds 3 --json T.json --evaluation E.json
 
 Each target is a figure, its threshold and where it comes from:
 - the classroom measure (`explainer.lesson.measure`, Explore's own pipeline at its defaults, seeds 0-4), on the
@@ -85,8 +86,11 @@ def size_target(folder: Path) -> Target:
     return Target("both folders, as stored", size / 1e6, "<=", MAX_MB, f"{size / 1e6:.1f} MB", f"{MAX_MB:g} MB")
 
 
-def check(folder: str | Path, *, blocks: int | None = 200, seeds: int = 1, classroom_seeds: int = 5) -> list[Target]:
-    """Every target for the pair in `folder` (generator/ and discriminator/)."""
+def check(folder: str | Path, *, blocks: int | None = 200, seeds: int = 1, classroom_seeds: int = 5,
+          evaluation_out: str | Path | None = None) -> list[Target]:
+    """Every target for the pair in `folder` (generator/ and discriminator/). With `evaluation_out`, the
+    held-out evaluation behind the targets is also written there, as `python -m training evaluate --out` writes
+    it (the model card's measured/evaluate.json), so a ship measures the whole splits once."""
     from explainer.core import models
     from explainer.lesson.measure import classroom_measure
     from training.downstream.evaluate import evaluate_pair
@@ -97,7 +101,10 @@ def check(folder: str | Path, *, blocks: int | None = 200, seeds: int = 1, class
     for name, path in SENTENCE_SETS.items():
         sentences = json.loads(path.read_text(encoding="utf-8"))["sentences"]
         targets += classroom_targets(name, classroom_measure(pair, sentences, range(classroom_seeds)))
-    targets += heldout_targets(evaluate_pair(folder, n_blocks=blocks, seeds=seeds))
+    evaluation = evaluate_pair(folder, n_blocks=blocks, seeds=seeds)
+    if evaluation_out:
+        Path(evaluation_out).write_text(json.dumps(evaluation, indent=2))
+    targets += heldout_targets(evaluation)
     targets.append(size_target(folder))
     return targets
 
@@ -118,12 +125,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--classroom-seeds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--json", metavar="FILE", help="also write the targets here")
+    parser.add_argument("--evaluation", metavar="FILE",
+                        help="also write the held-out evaluation here (what `python -m training evaluate --out` writes)")
     args = parser.parse_args(argv)
     if args.threads:
         import torch
 
         torch.set_num_threads(args.threads)
-    targets = check(args.pair, blocks=args.blocks or None, seeds=args.seeds, classroom_seeds=args.classroom_seeds)
+    targets = check(args.pair, blocks=args.blocks or None, seeds=args.seeds, classroom_seeds=args.classroom_seeds,
+                    evaluation_out=args.evaluation)
     print(report(targets))
     if args.json:
         Path(args.json).write_text(json.dumps([{**asdict(t), "met": t.met} for t in targets], indent=1) + "\n")
