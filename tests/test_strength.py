@@ -166,12 +166,11 @@ def sharp_pair_dir(tiny_pair_dir, tmp_path):
 
 
 def test_cli_measures_the_pair_and_its_cut(sharp_pair_dir, imdb_texts, tmp_path, monkeypatch, capsys):
-    tiny_pair_dir = sharp_pair_dir
     monkeypatch.setattr(strength, "heldout_texts", lambda: imdb_texts[:20])  # no corpus fetch in a test
     sentences = tmp_path / "sentences.json"
     sentences.write_text(json.dumps({"sentences": SENTENCES}))
     out = tmp_path / "study.json"
-    assert strength.main(["--pair", str(tiny_pair_dir), "--cut", "1", "--blocks", "2", "--seeds", "1",
+    assert strength.main(["--pair", str(sharp_pair_dir), "--cut", "1", "--blocks", "2", "--seeds", "1",
                           "--sentences", str(sentences), "--threads", "1", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     study = strength.load_study(out)
@@ -180,8 +179,8 @@ def test_cli_measures_the_pair_and_its_cut(sharp_pair_dir, imdb_texts, tmp_path,
     shipped, cut = study.points
     assert shipped.auc != cut.auc  # two different generators, each measured
     assert (study.blocks, study.seeds, study.sentences) == (2, (0,), 2)
-    assert study.discriminator_sha256 == strength.file_sha256(tiny_pair_dir / "discriminator" / "model.safetensors")
-    assert study.discriminator.startswith(tiny_pair_dir.name)
+    assert study.discriminator_sha256 == strength.file_sha256(sharp_pair_dir / "discriminator" / "model.safetensors")
+    assert study.discriminator.startswith(sharp_pair_dir.name)
     assert printed.count("top-1 at [MASK]") == 2
     assert torch.get_num_threads() == 1
 

@@ -53,3 +53,10 @@ def test_the_whole_check_runs_on_a_pair_folder(tiny_pair_dir, tmp_path, capsys):
     size = next(t for t in found if t["name"] == "both folders, as stored")
     assert size["met"] and 0 < size["figure"] < 100 and not math.isnan(size["figure"])
     assert "of 11 targets met" in capsys.readouterr().out
+
+
+def test_an_output_path_that_cannot_be_written_is_refused_before_measuring(tmp_path, capsys):
+    for flag in ("--json", "--evaluation"):
+        with pytest.raises(SystemExit) as exit_:
+            targets.main(["no-such-pair", flag, str(tmp_path / "missing" / "out.json")])
+        assert exit_.value.code == 2 and f"{flag}: the folder of" in capsys.readouterr().err

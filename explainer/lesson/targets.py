@@ -86,11 +86,11 @@ def size_target(folder: Path) -> Target:
     return Target("both folders, as stored", size / 1e6, "<=", MAX_MB, f"{size / 1e6:.1f} MB", f"{MAX_MB:g} MB")
 
 
-def check(folder: str | Path, *, blocks: int | None = 200, seeds: int = 1, classroom_seeds: int = 5,
-          evaluation_out: str | Path | None = None) -> list[Target]:
-    """Every target for the pair in `folder` (generator/ and discriminator/). With `evaluation_out`, the
-    held-out evaluation behind the targets is also written there, as `python -m training evaluate --out` writes
-    it (the model card's measured/evaluate.json), so a ship measures the whole splits once."""
+def check(folder: str | Path, *, blocks: int | None = 200, seeds: int = 1,
+          classroom_seeds: int = 5) -> tuple[list[Target], dict]:
+    """Every target for the pair in `folder` (generator/ and discriminator/), and the held-out evaluation behind
+    them (`evaluate_pair`'s result: what `python -m training evaluate --out` writes, the model card's
+    measured/evaluate.json), so that a ship measures the whole splits once."""
     from explainer.core import models
     from explainer.lesson.measure import classroom_measure
     from training.downstream.evaluate import evaluate_pair
@@ -102,11 +102,9 @@ def check(folder: str | Path, *, blocks: int | None = 200, seeds: int = 1, class
         sentences = json.loads(path.read_text(encoding="utf-8"))["sentences"]
         targets += classroom_targets(name, classroom_measure(pair, sentences, range(classroom_seeds)))
     evaluation = evaluate_pair(folder, n_blocks=blocks, seeds=seeds)
-    if evaluation_out:
-        Path(evaluation_out).write_text(json.dumps(evaluation, indent=2))
     targets += heldout_targets(evaluation)
     targets.append(size_target(folder))
-    return targets
+    return targets, evaluation
 
 
 def report(targets: list[Target]) -> str:
@@ -128,15 +126,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--evaluation", metavar="FILE",
                         help="also write the held-out evaluation here (what `python -m training evaluate --out` writes)")
     args = parser.parse_args(argv)
+    for flag, path in (("--json", args.json), ("--evaluation", args.evaluation)):
+        if path and not Path(path).resolve().parent.is_dir():  # say so now, not after the measuring
+            parser.error(f"{flag}: the folder of {path[:80]!r} does not exist")
     if args.threads:
         import torch
 
         torch.set_num_threads(args.threads)
-    targets = check(args.pair, blocks=args.blocks or None, seeds=args.seeds, classroom_seeds=args.classroom_seeds,
-                    evaluation_out=args.evaluation)
+    targets, evaluation = check(args.pair, blocks=args.blocks or None, seeds=args.seeds,
+                                classroom_seeds=args.classroom_seeds)
     print(report(targets))
     if args.json:
         Path(args.json).write_text(json.dumps([{**asdict(t), "met": t.met} for t in targets], indent=1) + "\n")
+    if args.evaluation:
+        Path(args.evaluation).write_text(json.dumps(evaluation, indent=2))
     return 0 if all(t.met for t in targets) else 1
 
 
