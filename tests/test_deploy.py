@@ -244,3 +244,15 @@ def test_the_deploy_command_checks_the_space_name_and_lists_files_in_a_dry_run(c
     out = capsys.readouterr().out.splitlines()
     assert "app.py" in out and out[-1].endswith("would go to the Space someone/electra-explainer")
     assert not any(line.startswith(("tests/", "runs/", "bench/")) for line in out)
+
+
+def test_every_setting_the_code_reads_is_in_the_readmes_settings_table():
+    """Each `ELECTRA_*` environment variable named in the app's and the trainer's code has a row in README's
+    "Settings for hosting" table, so that whoever hosts the app can find every knob in one place."""
+    text = (PROJECT / "README.md").read_text(encoding="utf-8")
+    table = text[text.index("## Settings for hosting"):]
+    table = table[:table.index("\n## ", 1)]
+    sources = [PROJECT / "app.py", *(PROJECT / "explainer").rglob("*.py"), *(PROJECT / "training").rglob("*.py")]
+    read = {name for path in sources for name in re.findall(r'"(ELECTRA_[A-Z_]+)"', path.read_text(encoding="utf-8"))}
+    assert len(read) >= 15  # the scan finds the settings at all
+    assert sorted(name for name in read if f"`{name}`" not in table) == []
