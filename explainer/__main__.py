@@ -5,6 +5,7 @@
     python -m explainer "the chef cooked a meal" --mask-words 1 4 --attribute
     python -m explainer "..." --model runs/rtd          # any folder with generator/ + discriminator/
     python -m explainer --sentences assets/check_sentences.json --seeds 5   # the classroom measure
+    python -m explainer --sentences assets/game_sentences.json --misses    # ... and the scenes it gets wrong
 
 The local user owns the machine, so any local folder may be named here (the web app limits
 folders to assets/, runs/ and $ELECTRA_MODEL_ROOTS). Exit status 2 on a user error.
@@ -27,6 +28,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--sentences", metavar="FILE", help="instead of one text: a JSON list of sentences (or an "
                         "object with a 'sentences' list), each played under --seeds seeds; prints the classroom "
                         "measure (explainer.lesson.measure)")
+    parser.add_argument("--misses", action="store_true", help="with --sentences: also list each scene whose top-rated "
+                        "word is an original one, with the word blamed and the replaced ones")
     parser.add_argument("--seeds", type=int, default=5, help="with --sentences: seeds SEED, SEED+1, ... (default 5)")
     parser.add_argument("--model", default=None, help="bundled (default), a hub id like google/electra-small, or a folder")
     mode = parser.add_mutually_exclusive_group()
@@ -45,6 +48,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if (args.text is None) == (args.sentences is None):
         parser.error("give one text, or --sentences FILE")
+    if args.misses and args.sentences is None:
+        parser.error("--misses goes with --sentences FILE")
     return args
 
 
@@ -72,6 +77,14 @@ def measure_table(measure) -> str:
         f"draws outside the generator's top 5: {m.draws_outside_top5:6.1%}",
         f"mean P(replaced): replaced words {m.mean_p_replaced:.1%}, original words {m.mean_p_original:.1%}",
     ])
+
+
+def misses_table(misses) -> str:
+    """Each miss on two lines, after a count of where the blamed words stand."""
+    near, last = sum(m.next_to_fake for m in misses), sum(m.last_word for m in misses)
+    head = (f"\n{len(misses)} scenes rate an original word highest: {near} of those words stand next to a replaced "
+            f"one, {last} are the sentence's last word")
+    return "\n".join([head, *(m.line() for m in misses)])
 
 
 def table(explanation, attribution=None) -> str:
@@ -141,7 +154,7 @@ def run_measure(args: argparse.Namespace) -> int:
     from explainer.core import models
     from explainer.core.pipeline import Settings
     from explainer.core.text import InputError
-    from explainer.lesson.measure import classroom_measure
+    from explainer.lesson.measure import find_misses, play, score_scenes
 
     try:
         if args.seeds < 1:
@@ -149,11 +162,22 @@ def run_measure(args: argparse.Namespace) -> int:
         sentences = read_sentences(args.sentences)
         pair = models.load(args.model or "")
         settings = Settings("auto", args.mask_rate, args.seed, args.temperature, max(args.top_k, 5))
-        measure = classroom_measure(pair, sentences, range(args.seed, args.seed + args.seeds), settings)
+        seeds = range(args.seed, args.seed + args.seeds)
+        scenes = play(pair, sentences, seeds, settings)
     except (models.ModelLoadError, InputError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(json.dumps({"model": pair.name, **measure.to_dict()}, indent=1) if args.json else measure_table(measure))
+    measure = score_scenes(scenes, len(sentences), tuple(seeds))
+    misses = find_misses(scenes) if args.misses else None
+    if args.json:
+        out = {"model": pair.name, **measure.to_dict()}
+        if misses is not None:
+            out["misses"] = [dataclasses.asdict(m) for m in misses]
+        print(json.dumps(out, indent=1, ensure_ascii=False))
+        return 0
+    print(measure_table(measure))
+    if misses is not None:
+        print(misses_table(misses))
     return 0
 
 

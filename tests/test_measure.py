@@ -9,7 +9,7 @@ import pytest
 
 from explainer.__main__ import main
 from explainer.core.pipeline import Settings, explain
-from explainer.lesson.measure import classroom_measure, score_scenes
+from explainer.lesson.measure import classroom_measure, find_misses, play, score_scenes
 from tests.test_explain import forcing_generator
 
 SENTENCES = ["The chef cooked a delicious meal for the guests.", "We walked along the river before dinner.",
@@ -32,6 +32,40 @@ def test_the_measure_counts_what_the_scenes_show(tiny_pair):
     assert measure == score_scenes(scenes, 3, (0, 1, 2))  # batched scenes are the lone ones
 
 
+def test_the_misses_are_the_scenes_whose_top_word_is_an_original_one(tiny_pair):
+    scenes = play(tiny_pair, SENTENCES, seeds=range(4))
+    measure = score_scenes(scenes, 3, (0, 1, 2, 3))
+    misses = find_misses(scenes)
+    assert len(misses) == round(measure.scenes_with_fakes * (1 - measure.top_word_replaced))
+    wrong = [s for s in scenes if any(w.replaced for w in s.words)
+             and not max(s.words, key=lambda w: w.p_replaced).replaced]
+    assert len(misses) == len(wrong)
+    for miss, scene in zip(misses, wrong):
+        top = max(scene.words, key=lambda w: w.p_replaced)
+        fakes = [w for w in scene.words if w.replaced]
+        assert (miss.seed, miss.blamed, miss.blamed_p) == (scene.settings.seed, top.text, top.p_replaced)
+        assert [f[1] for f in miss.fakes] == [w.text for w in fakes]
+        assert all(f[0] in miss.shown for f in miss.fakes)
+        assert miss.next_to_fake == any(abs(w.index - top.index) == 1 for w in fakes)
+        assert miss.shown.endswith(scene.text[scene.words[-1].end:])
+
+
+def test_a_miss_says_where_its_blamed_word_stands(tiny_pair):
+    # "the" forced into "river" makes "the the": whatever the tiny discriminator blames, the facts hold.
+    forced = forcing_generator(tiny_pair, "the")
+    scene = explain(forced, "We walked along the river before dinner.", Settings(mode="manual", mask_words=(4,)))
+    misses = find_misses([scene])
+    top = max(scene.words, key=lambda w: w.p_replaced)
+    if top.replaced:
+        assert misses == []
+    else:
+        (miss,) = misses
+        assert miss.shown == "We walked along the the before dinner."
+        assert miss.fakes == (("the", "river", scene.words[4].p_replaced),)
+        assert miss.next_to_fake == (top.index in (3, 5)) and miss.last_word == (top.text == "dinner")
+        assert "blamed" in miss.line() and "(was 'river')" in miss.line()
+
+
 def test_draws_of_the_top_guess_are_inside_the_top_5_and_replace_nothing_when_original(tiny_pair):
     # A generator that always proposes "the": every draw is its top guess, never outside its top 5.
     forced = forcing_generator(tiny_pair, "the")
@@ -51,7 +85,14 @@ def test_the_cli_prints_the_measure_and_json(tiny_pair_dir, tmp_path, capsys):
     assert "3 sentences x 2 seeds = 6 scenes" in out and "replaced words flagged (P > 50%)" in out
     assert main(["--sentences", str(path), "--seeds", "2", "--model", str(tiny_pair_dir), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["scenes"] == 6 and data["seeds"] == [0, 1]
+    assert data["scenes"] == 6 and data["seeds"] == [0, 1] and "misses" not in data
+    assert main(["--sentences", str(path), "--seeds", "2", "--model", str(tiny_pair_dir), "--json", "--misses"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["misses"]) == round(data["scenes_with_fakes"] * (1 - data["top_word_replaced"]))
+    assert main(["--sentences", str(path), "--seeds", "2", "--model", str(tiny_pair_dir), "--misses"]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(data['misses'])} scenes rate an original word highest" in out
+    assert out.count("blamed ") == len(data["misses"])
 
 
 @pytest.mark.parametrize("content, message", [
@@ -74,6 +115,9 @@ def test_the_cli_wants_a_text_or_a_sentences_file_not_both(tiny_pair_dir, tmp_pa
     with pytest.raises(SystemExit):
         main([])
     assert "give one text, or --sentences FILE" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["a text", "--misses"])
+    assert "--misses goes with --sentences FILE" in capsys.readouterr().err
 
 
 def test_the_check_sentences_are_40_new_everyday_sentences():

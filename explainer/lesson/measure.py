@@ -12,6 +12,10 @@ student reads them:
 - draws outside the top 5: the generator's draws, at positions it saw as [MASK], that are not among the
   five guesses Explore lists: how often the fake is an odd word rather than a plausible one.
 
+A miss is a scene with a replaced word whose top-rated word is an original one; `find_misses` lists each
+with what the discriminator blamed instead, whether that word stands next to a replaced one (the
+discriminator saw a clash but blamed its wrong side) and whether it is the sentence's last word.
+
 Left out: attributions (they explain a verdict, they do not change it).
 """
 
@@ -75,9 +79,55 @@ def score_scenes(scenes: Sequence[Explanation], sentences: int, seeds: tuple[int
     )
 
 
-def classroom_measure(pair, sentences: Sequence[str], seeds: Sequence[int] = range(5),
-                      settings: Settings = Settings(), batch_size: int = 16) -> ClassroomMeasure:
-    """Explore's game on every sentence under every seed, at `settings` (Explore's defaults), scored.
+@dataclass(frozen=True)
+class Miss:
+    """A scene whose top-rated word is an original one."""
+    seed: int
+    shown: str  # the sentence as the discriminator read it (replaced pieces spliced in)
+    blamed: str  # the original word rated highest
+    blamed_p: float
+    fakes: tuple[tuple[str, str, float], ...]  # each replaced word: (as shown, original, P(replaced))
+    next_to_fake: bool  # the blamed word's neighbour (the word before or after it) is a replaced one
+    last_word: bool  # the blamed word is the sentence's last word (punctuation aside)
+
+    def line(self) -> str:
+        fakes = ", ".join(f"{shown!r} (was {original!r}) {p:.0%}" for shown, original, p in self.fakes)
+        where = [w for w, on in (("next to a fake", self.next_to_fake), ("last word", self.last_word)) if on]
+        return (f"seed {self.seed}: {self.shown}\n    blamed {self.blamed!r} {self.blamed_p:.0%}"
+                f"{' (' + ', '.join(where) + ')' if where else ''}; replaced: {fakes}")
+
+
+def _shown(scene: Explanation) -> str:
+    parts, cursor = [], 0
+    for word in scene.words:
+        parts += [scene.text[cursor:word.start], word.corrupted]
+        cursor = word.end
+    return "".join(parts + [scene.text[cursor:]])
+
+
+def find_misses(scenes: Sequence[Explanation]) -> list[Miss]:
+    """Every scene with a replaced word whose top-rated word is an original one, in the scenes' order."""
+    misses = []
+    for scene in scenes:
+        judged = [w for w in scene.words if w.replaced is not None]
+        if not any(w.replaced for w in judged):
+            continue
+        top = max(judged, key=lambda w: w.p_replaced)
+        if top.replaced:
+            continue
+        replaced = {w.index for w in judged if w.replaced}
+        wordlike = [w.index for w in judged if any(c.isalnum() for c in w.text)]
+        misses.append(Miss(
+            scene.settings.seed, _shown(scene), top.text, top.p_replaced,
+            tuple((w.corrupted, w.text, w.p_replaced) for w in judged if w.replaced),
+            bool({top.index - 1, top.index + 1} & replaced), bool(wordlike) and top.index == wordlike[-1],
+        ))
+    return misses
+
+
+def play(pair, sentences: Sequence[str], seeds: Sequence[int] = range(5), settings: Settings = Settings(),
+         batch_size: int = 16) -> list[Explanation]:
+    """Explore's game on every sentence under every seed, at `settings` (Explore's defaults): the scenes.
     A sentence the pipeline refuses (empty, say) raises its error: a measure must not skip text silently."""
     settings = replace(settings, mode="auto", top_k=max(settings.top_k, 5))
     requests = [(text, replace(settings, seed=seed)) for seed in seeds for text in sentences]
@@ -87,4 +137,10 @@ def classroom_measure(pair, sentences: Sequence[str], seeds: Sequence[int] = ran
             if isinstance(result, Exception):
                 raise result
             scenes.append(result)
-    return score_scenes(scenes, len(sentences), tuple(seeds))
+    return scenes
+
+
+def classroom_measure(pair, sentences: Sequence[str], seeds: Sequence[int] = range(5),
+                      settings: Settings = Settings(), batch_size: int = 16) -> ClassroomMeasure:
+    """Explore's game on every sentence under every seed, at `settings` (Explore's defaults), scored."""
+    return score_scenes(play(pair, sentences, seeds, settings, batch_size), len(sentences), tuple(seeds))
