@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 
-from explainer.core.pipeline import Explanation, Settings, explain_many
+from explainer.core.pipeline import Explanation, Settings, WordResult, explain_many
 
 THRESHOLD = 0.5  # the verdict Explore shows: P(replaced) above one half
 
@@ -52,12 +52,22 @@ def _ratio(part: int, whole: int) -> float:
     return part / whole if whole else float("nan")
 
 
+def _judged(scene: Explanation) -> list[WordResult]:
+    """The words whose truth is known (all of them, outside detect-only mode)."""
+    return [w for w in scene.words if w.replaced is not None]
+
+
+def _top_word(judged: Sequence[WordResult]) -> WordResult | None:
+    """The highest-rated word, or None when nothing was replaced (then there is no ranking to judge)."""
+    return max(judged, key=lambda w: w.p_replaced) if any(w.replaced for w in judged) else None
+
+
 def score_scenes(scenes: Sequence[Explanation], sentences: int, seeds: tuple[int, ...]) -> ClassroomMeasure:
     """The measure over explained scenes (each with its truth: automatic or manual masking)."""
     flagged_fakes = fakes = flagged_originals = originals = top_hits = with_fakes = outside = draws = 0
     p_fake = p_original = 0.0
     for scene in scenes:
-        judged = [w for w in scene.words if w.replaced is not None]
+        judged = _judged(scene)
         for word in judged:
             flagged = word.p_replaced > THRESHOLD
             if word.replaced:
@@ -65,9 +75,10 @@ def score_scenes(scenes: Sequence[Explanation], sentences: int, seeds: tuple[int
             else:
                 originals, flagged_originals = originals + 1, flagged_originals + flagged
                 p_original += word.p_replaced
-        if any(w.replaced for w in judged):
+        top = _top_word(judged)
+        if top is not None:
             with_fakes += 1
-            top_hits += max(judged, key=lambda w: w.p_replaced).replaced
+            top_hits += top.replaced
         for position in scene.masked:
             if position.shown_as_mask:
                 draws += 1
@@ -109,11 +120,9 @@ def find_misses(scenes: Sequence[Explanation]) -> list[Miss]:
     """Every scene with a replaced word whose top-rated word is an original one, in the scenes' order."""
     misses = []
     for scene in scenes:
-        judged = [w for w in scene.words if w.replaced is not None]
-        if not any(w.replaced for w in judged):
-            continue
-        top = max(judged, key=lambda w: w.p_replaced)
-        if top.replaced:
+        judged = _judged(scene)
+        top = _top_word(judged)
+        if top is None or top.replaced:
             continue
         replaced = {w.index for w in judged if w.replaced}
         wordlike = [w.index for w in judged if any(c.isalnum() for c in w.text)]
