@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -50,20 +51,23 @@ def test_the_misses_are_the_scenes_whose_top_word_is_an_original_one(tiny_pair):
         assert miss.shown.endswith(scene.text[scene.words[-1].end:])
 
 
-def test_a_miss_says_where_its_blamed_word_stands(tiny_pair):
-    # "the" forced into "river" makes "the the": whatever the tiny discriminator blames, the facts hold.
+@pytest.mark.parametrize("blamed, next_to_fake, last_word", [(4, True, False), (6, True, True), (0, False, False)])
+def test_a_miss_says_where_its_blamed_word_stands(tiny_pair, blamed, next_to_fake, last_word):
+    # "the" forced into "before" (one token in every vocabulary here); the ratings are then set by hand so the
+    # blamed word is fixed: the tiny discriminator rates every word about 50%, so its own top word is a coin toss.
     forced = forcing_generator(tiny_pair, "the")
-    scene = explain(forced, "We walked along the river before dinner.", Settings(mode="manual", mask_words=(4,)))
-    misses = find_misses([scene])
-    top = max(scene.words, key=lambda w: w.p_replaced)
-    if top.replaced:
-        assert misses == []
-    else:
-        (miss,) = misses
-        assert miss.shown == "We walked along the the before dinner."
-        assert miss.fakes == (("the", "river", scene.words[4].p_replaced),)
-        assert miss.next_to_fake == (top.index in (3, 5)) and miss.last_word == (top.text == "dinner")
-        assert "blamed" in miss.line() and "(was 'river')" in miss.line()
+    scene = explain(forced, "We walked along the river before dinner.", Settings(mode="manual", mask_words=(5,)))
+    assert [w.index for w in scene.words if w.replaced] == [5] and scene.words[5].corrupted == "the"
+    rated = [replace(w, p_replaced=0.9 if w.index == blamed else 0.6 if w.index == 5 else 0.1) for w in scene.words]
+    (miss,) = find_misses([replace(scene, words=tuple(rated))])
+    assert miss.shown == "We walked along the river the dinner."
+    assert (miss.blamed, miss.blamed_p) == (scene.words[blamed].text, 0.9)
+    assert miss.fakes == (("the", "before", 0.6),)
+    assert (miss.next_to_fake, miss.last_word) == (next_to_fake, last_word)
+    assert f"blamed {scene.words[blamed].text!r} 90%" in miss.line() and "'the' (was 'before') 60%" in miss.line()
+    # The replaced word rated highest: no miss.
+    caught = [replace(w, p_replaced=0.95 if w.index == 5 else w.p_replaced) for w in rated]
+    assert find_misses([replace(scene, words=tuple(caught))]) == []
 
 
 def test_draws_of_the_top_guess_are_inside_the_top_5_and_replace_nothing_when_original(tiny_pair):
