@@ -350,3 +350,63 @@ def test_detect_is_the_discriminators_own_forward(pair, masked_batch):
     logits, hidden = detect(discriminator, masked_batch.original, masked_batch.attention_mask)
     own = discriminator(input_ids=masked_batch.original, attention_mask=masked_batch.attention_mask)
     assert torch.allclose(logits, own.logits) and hidden.shape[:2] == masked_batch.original.shape
+
+
+# ---------------------------------------------------------------------------------------------
+# A share of the fakes drawn hotter
+
+
+def test_a_temperature_per_row_is_each_rows_own_softmax():
+    logits = torch.randn(6, VOCAB, generator=torch.Generator().manual_seed(2))
+    temperatures = torch.tensor([1.0, 1.5, 2.0, 1.0, 0.5, 1.5])
+    rows = objectives.softmax(logits, temperatures)
+    for row, t in enumerate(temperatures.tolist()):
+        assert torch.allclose(rows[row], objectives.softmax(logits[row:row + 1], t)[0], atol=1e-6)
+
+
+def test_the_hot_share_picks_that_share_of_positions_and_none_without_it(pair):
+    hot = RTDObjective(*pair, hot_share=0.3, hot_temperature=1.5).temperatures(20_000, rng(), torch.device("cpu"))
+    assert set(hot.unique().tolist()) == {1.0, 1.5} and (hot == 1.5).float().mean().item() == pytest.approx(0.3, abs=0.01)
+    assert RTDObjective(*pair).temperatures(20_000, rng(), torch.device("cpu")) == 1.0
+
+
+def test_without_a_hot_share_the_draws_are_exactly_the_plain_ones(pair, masked_batch):
+    plain = RTDObjective(*pair)(masked_batch, rng())
+    zero = RTDObjective(*pair, hot_share=0.0, hot_temperature=3.0)(masked_batch, rng())
+    assert torch.equal(plain.disc_labels, zero.disc_labels) and torch.equal(plain.disc_logits, zero.disc_logits)
+
+
+def test_hot_positions_are_drawn_from_the_hotter_softmax_and_the_generator_loss_stays_at_t1(pair, masked_batch, monkeypatch):
+    seen = []
+    real_draw = objectives.draw
+    monkeypatch.setattr(objectives, "draw", lambda probs, g: seen.append(probs) or real_draw(probs, g))
+    out = RTDObjective(*pair, hot_share=0.5, hot_temperature=2.0)(masked_batch, rng())
+    (probs,) = seen
+    temperatures = RTDObjective(*pair, hot_share=0.5, hot_temperature=2.0).temperatures(len(probs), rng(), probs.device)
+    assert 0 < (temperatures == 2.0).sum() < len(probs)  # both kinds in this batch
+    logits, _ = masked_lm_logits(pair[0], masked_batch.masked, masked_batch.attention_mask, masked_batch.is_masked)
+    assert torch.allclose(probs, torch.softmax(logits / temperatures[:, None], -1), atol=1e-6)
+    targets = masked_batch.original[masked_batch.is_masked]
+    assert out.mlm_loss.item() == pytest.approx(F.cross_entropy(logits, targets).item(), rel=1e-5)
+
+
+def test_a_frozen_generator_with_a_hot_share_reports_its_t1_loss(pair, masked_batch):
+    generator, discriminator = pair
+    for p in generator.parameters():
+        p.requires_grad_(False)
+    out = RTDObjective(generator, discriminator, hot_share=1.0, hot_temperature=2.0)(masked_batch, rng())
+    logits, _ = masked_lm_logits(generator, masked_batch.masked, masked_batch.attention_mask, masked_batch.is_masked)
+    targets = masked_batch.original[masked_batch.is_masked]
+    assert out.mlm_loss.item() == pytest.approx(F.cross_entropy(logits, targets).item(), rel=1e-5)
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"hot_share": 1.5}, "share from 0 to 1"),
+    ({"hot_share": 0.3, "objective": "mlm"}, "objective rtd"),
+    ({"hot_share": 0.3, "hot_temperature": 0.0}, "hot_temperature above 0"),
+])
+def test_a_bad_hot_share_is_refused(values, message):
+    from training.config import TrainConfig
+
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(max_steps=1, **values)

@@ -73,4 +73,5 @@ def build_objective(config: TrainConfig, vocab_size: int, pad_id: int) -> tuple[
         warm = {n for n in warm if not n.startswith("generator.")} | warm_start_generator_minilm(generator)
     elif config.generator_warm_start:
         raise ValueError(f"unknown generator warm start {config.generator_warm_start!r}: only 'minilm'")
-    return RTDObjective(generator, discriminator, config.disc_weight, config.temperature), warm
+    return RTDObjective(generator, discriminator, config.disc_weight, config.temperature,
+                        config.hot_share, config.hot_temperature), warm

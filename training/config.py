@@ -48,6 +48,9 @@ class TrainConfig:
     mask_rate: float = 0.15  # fraction of non-special tokens selected per sequence
     disc_weight: float = 50.0  # lambda: weight of the discriminator's BCE (paper: 50)
     temperature: float = 1.0  # generator sampling temperature
+    hot_share: float = 0.0  # RTD: this share of the masked positions is drawn at hot_temperature instead: blatant
+    #   fakes (a noun for an unrelated noun, as people swap words by hand) among the generator's plausible ones
+    hot_temperature: float = 1.5  # at 1.5 the 3-layer generator mostly still draws whole words; at 2 often junk
     generator_layers: int | None = None  # override the preset's generator depth
     generator_hidden: int | None = None  # ... and width (heads: one per 64; feed-forward 4 x width)
     generator_warm_start: str | None = None  # "minilm": the generator's layers from MiniLM's lower layers and a
@@ -74,6 +77,10 @@ class TrainConfig:
             raise ValueError("seq_len must be at least 8")
         if self.disc_weight < 0:
             raise ValueError("disc_weight must be 0 or more (0 trains the generator alone)")
+        if not 0.0 <= self.hot_share <= 1.0:
+            raise ValueError(f"hot_share is a share from 0 to 1, not {self.hot_share}")
+        if self.hot_share and (self.objective != "rtd" or self.hot_temperature <= 0):
+            raise ValueError("hot_share draws some fakes hotter: objective rtd and a hot_temperature above 0")
         if self.schedule not in ("linear", "constant"):
             raise ValueError(f"schedule must be 'linear' or 'constant', not {self.schedule!r}")
         if self.precision not in ("auto", "bf16", "fp32"):

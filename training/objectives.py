@@ -101,10 +101,10 @@ class Corruption:
 
 
 @torch.no_grad()
-def corrupt(original: torch.Tensor, is_masked: torch.Tensor, logits: torch.Tensor, temperature: float,
+def corrupt(original: torch.Tensor, is_masked: torch.Tensor, logits: torch.Tensor, temperature: float | torch.Tensor,
             rng: torch.Generator, attention_mask: torch.Tensor | None = None) -> Corruption:
     """Swap: one token per masked position from softmax(logits / T) (float32: a bf16 softmax skews rare
-    tokens), written into a copy of `original`. A draw equal to the original is labelled original, as
+    tokens; T one number, or one per masked position, (M,)), written into a copy of `original`. A draw equal to the original is labelled original, as
     in the paper (section 2) and the official code; padding (attention 0) is never replaced.
     The one corrupt step of the trainer, the evaluator, the Classroom's sweep and the Explore pipeline."""
     probs = softmax(logits, temperature)  # (M, V)
@@ -125,8 +125,11 @@ def detect(discriminator: ElectraForPreTraining, ids: torch.Tensor, attention_ma
     return discriminator.discriminator_predictions(hidden), hidden
 
 
-def softmax(logits: torch.Tensor, temperature: float) -> torch.Tensor:
-    """The generator's sampling distribution, softmax(logits / T), in float32, (M, V)."""
+def softmax(logits: torch.Tensor, temperature: float | torch.Tensor) -> torch.Tensor:
+    """The generator's sampling distribution, softmax(logits / T), in float32, (M, V); T is one number or one
+    per row, (M,)."""
+    if isinstance(temperature, torch.Tensor):
+        return torch.softmax(logits.detach().float() / temperature.float().clamp_min(1e-6)[:, None], dim=-1)
     return torch.softmax(logits.detach().float() / max(temperature, 1e-6), dim=-1)
 
 
@@ -163,19 +166,31 @@ class StepOutput:
 class RTDObjective(nn.Module):
     """ELECTRA: generator MLM loss + disc_weight x replaced-token-detection loss."""
 
-    def __init__(self, generator: ElectraForMaskedLM, discriminator: ElectraForPreTraining, disc_weight: float = 50.0, temperature: float = 1.0):
+    def __init__(self, generator: ElectraForMaskedLM, discriminator: ElectraForPreTraining, disc_weight: float = 50.0,
+                 temperature: float = 1.0, hot_share: float = 0.0, hot_temperature: float = 1.5):
         super().__init__()
         self.generator = generator
         self.discriminator = discriminator
         self.disc_weight = disc_weight  # lambda in the paper
         self.temperature = temperature  # sampling temperature of the generator
+        self.hot_share = hot_share  # share of the masked positions drawn at hot_temperature instead
+        self.hot_temperature = hot_temperature
+
+    def temperatures(self, n_masked: int, rng: torch.Generator, device: torch.device) -> float | torch.Tensor:
+        """The sampling temperature: one number, or one per masked position when a share is drawn hotter (the
+        share's own random numbers come first, so a run without it draws exactly as before)."""
+        if not self.hot_share:
+            return self.temperature
+        hot = torch.rand(n_masked, generator=rng, device=rng.device) < self.hot_share
+        return torch.where(hot, self.hot_temperature, self.temperature).to(device)
 
     def forward(self, batch: MaskedBatch, rng: torch.Generator) -> StepOutput:
         targets = batch.original[batch.is_masked]  # (M,)
         frozen = not any(p.requires_grad for p in self.generator.parameters())  # nothing to learn: no graph
         with torch.set_grad_enabled(torch.is_grad_enabled() and not frozen):
             gen_logits, gen_hidden = masked_lm_logits(self.generator, batch.masked, batch.attention_mask, batch.is_masked)
-        if frozen and self.disc_weight > 0 and self.temperature == 1.0:
+        temperature = self.temperatures(targets.numel(), rng, targets.device)
+        if frozen and self.disc_weight > 0 and not isinstance(temperature, torch.Tensor) and temperature == 1.0:
             gen_loss = None  # nothing to learn: read it off the sampling distribution below, not a second softmax
         else:
             gen_loss = F.cross_entropy(gen_logits.float(), targets)
@@ -187,7 +202,7 @@ class RTDObjective(nn.Module):
 
         # Sampling is not differentiable: the discriminator's loss never reaches the generator
         # (except through the shared embeddings, as in the paper).
-        fake = corrupt(batch.original, batch.is_masked, gen_logits, self.temperature, rng, batch.attention_mask)
+        fake = corrupt(batch.original, batch.is_masked, gen_logits, temperature, rng, batch.attention_mask)
         labels = fake.labels  # (B, T); a sample equal to the original is labelled original
         if gen_loss is None:  # the frozen generator's cross-entropy: -log softmax(logits)[target], at T = 1
             gen_loss = -fake.probs.gather(1, targets[:, None]).clamp_min(1e-30).log().mean()
