@@ -6,6 +6,7 @@ import json
 
 import torch
 from safetensors import safe_open
+from tokenizers import Tokenizer
 from transformers import AutoModelForMaskedLM, AutoModelForPreTraining, AutoTokenizer
 
 from training.export import export_pair
@@ -28,3 +29,23 @@ def test_export_stores_float16_loads_float32_and_keeps_the_weights(tiny_pair_dir
     assert embeddings_shared(generator, discriminator)
     for key, value in discriminator.state_dict().items():
         assert torch.equal(value, original[key].half().float()), key
+
+
+def test_export_writes_a_tokenizer_that_pads_nothing(tiny_pair_dir, tmp_path):
+    # A run's tokenizer is saved as training left it: padding every text to the block length.
+    run = tmp_path / "run"
+    tokenizer = AutoTokenizer.from_pretrained(tiny_pair_dir / "discriminator")
+    tokenizer(["a short text"], padding="max_length", truncation=True, max_length=16)
+    tokenizer.backend_tokenizer.enable_padding(length=16, pad_id=tokenizer.pad_token_id, pad_token=tokenizer.pad_token)
+    for name in ("generator", "discriminator"):
+        (run / name).mkdir(parents=True)
+        for f in (tiny_pair_dir / name).iterdir():
+            (run / name / f.name).write_bytes(f.read_bytes())
+        tokenizer.save_pretrained(run / name)
+    assert json.loads((run / "discriminator" / "tokenizer.json").read_text())["padding"] is not None
+    export_pair(run, tmp_path / "model")
+    positions = load_pair(run)[1].config.max_position_embeddings
+    for name in ("generator", "discriminator"):
+        saved = json.loads((tmp_path / "model" / name / "tokenizer.json").read_text())
+        assert saved["padding"] is None and saved["truncation"]["max_length"] == positions
+        assert len(Tokenizer.from_file(str(tmp_path / "model" / name / "tokenizer.json")).encode("a short text").ids) < 16

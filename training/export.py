@@ -23,6 +23,10 @@ def export_pair(run_dir: str | Path, out_dir: str | Path, dtype: str = "float16"
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     generator, discriminator = load_pair(run_dir)
     tokenizer = AutoTokenizer.from_pretrained(run_dir / "discriminator")
+    # A run saves its tokenizer as training left it, padding every text to the block length: the pair's own
+    # files pad nothing and cut only at the model's positions, for anyone reading tokenizer.json directly.
+    tokenizer.backend_tokenizer.no_padding()
+    tokenizer.backend_tokenizer.enable_truncation(max_length=discriminator.config.max_position_embeddings)
     fit = None
     if calibrate:
         from training.calibrate import calibrate_pair
