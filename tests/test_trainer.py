@@ -369,6 +369,15 @@ def test_the_generator_lr_scale_applies_to_the_generators_own_weights_only(wordp
     assert len(lr_of) == len({id(p) for p in objective.parameters()})  # every weight, once
 
 
+def test_the_hot_share_reaches_the_objective(wordpiece):
+    from training.build import build_objective
+
+    objective, _ = build_objective(config(hot_share=0.3, hot_temperature=1.7), len(wordpiece), 0)
+    assert (objective.hot_share, objective.hot_temperature, objective.temperature) == (0.3, 1.7, 1.0)
+    plain, _ = build_objective(config(), len(wordpiece), 0)
+    assert plain.hot_share == 0.0
+
+
 def test_stop_ends_the_run_cleanly_and_saves(tmp_path):
     seen: list[dict] = []
     for event in train(config(max_steps=50, log_every=1, checkpoint_every=1000), tmp_path, stop=lambda: len(seen) >= 3):
