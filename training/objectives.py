@@ -104,8 +104,9 @@ class Corruption:
 def corrupt(original: torch.Tensor, is_masked: torch.Tensor, logits: torch.Tensor, temperature: float | torch.Tensor,
             rng: torch.Generator, attention_mask: torch.Tensor | None = None) -> Corruption:
     """Swap: one token per masked position from softmax(logits / T) (float32: a bf16 softmax skews rare
-    tokens; T one number, or one per masked position, (M,)), written into a copy of `original`. A draw equal to the original is labelled original, as
-    in the paper (section 2) and the official code; padding (attention 0) is never replaced.
+    tokens; T one number, or one per masked position, (M,)), written into a copy of `original`. A draw equal
+    to the original is labelled original, as in the paper (section 2) and the official code; padding
+    (attention 0) is never replaced.
     The one corrupt step of the trainer, the evaluator, the Classroom's sweep and the Explore pipeline."""
     probs = softmax(logits, temperature)  # (M, V)
     samples = draw(probs, rng)  # (M,)
@@ -128,9 +129,9 @@ def detect(discriminator: ElectraForPreTraining, ids: torch.Tensor, attention_ma
 def softmax(logits: torch.Tensor, temperature: float | torch.Tensor) -> torch.Tensor:
     """The generator's sampling distribution, softmax(logits / T), in float32, (M, V); T is one number or one
     per row, (M,)."""
-    if isinstance(temperature, torch.Tensor):
-        return torch.softmax(logits.detach().float() / temperature.float().clamp_min(1e-6)[:, None], dim=-1)
-    return torch.softmax(logits.detach().float() / max(temperature, 1e-6), dim=-1)
+    per_row = isinstance(temperature, torch.Tensor)
+    t = temperature.float().clamp_min(1e-6)[:, None] if per_row else max(temperature, 1e-6)
+    return torch.softmax(logits.detach().float() / t, dim=-1)
 
 
 def draw(probs: torch.Tensor, rng: torch.Generator) -> torch.Tensor:
@@ -190,7 +191,7 @@ class RTDObjective(nn.Module):
         with torch.set_grad_enabled(torch.is_grad_enabled() and not frozen):
             gen_logits, gen_hidden = masked_lm_logits(self.generator, batch.masked, batch.attention_mask, batch.is_masked)
         temperature = self.temperatures(targets.numel(), rng, targets.device)
-        if frozen and self.disc_weight > 0 and not isinstance(temperature, torch.Tensor) and temperature == 1.0:
+        if frozen and self.disc_weight > 0 and not self.hot_share and self.temperature == 1.0:
             gen_loss = None  # nothing to learn: read it off the sampling distribution below, not a second softmax
         else:
             gen_loss = F.cross_entropy(gen_logits.float(), targets)
