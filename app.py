@@ -13,6 +13,11 @@ Nothing is downloaded unless a user names a hub model; analytics and hub telemet
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # the command line (explainer/launch.py) first: it imports this file as `app`, once
+    from explainer.launch import main
+
+    raise SystemExit(main())
+
 import os
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -62,11 +67,11 @@ with gr.Blocks(title="ELECTRA Explainer", delete_cache=(CACHE_MAX_AGE_S, CACHE_M
     gr.api(api.explain, api_name="explain", **queues.EXPLAIN)
     gr.api(api.attribute, api_name="attribute", **queues.ATTRIBUTE)
     gr.api(api.game, api_name="game", **queues.EXPLAIN)
-    for call in (api.class_join, api.class_round, api.class_spot, api.class_view):
+    for call in (api.class_join, api.class_round, api.class_spot, api.class_view, api.class_phase, api.class_results):
         gr.api(call, api_name=call.__name__, **queues.CLASS)
     for call in (api.class_start, api.class_fool):  # these run the models
         gr.api(call, api_name=call.__name__, **queues.EXPLAIN)
-with demo.route("Live class", "class", show_in_navbar=False):  # /class: ?class=CODE (students), &teacher=KEY
+with demo.route("Live class", "class", show_in_navbar=False):  # /class: ?class=CODE (students), &view=TOKEN
     build_class_page(demo)
 demo.queue(max_size=queues.MAX_QUEUED, default_concurrency_limit=queues.DEFAULT)
 
@@ -81,6 +86,3 @@ CSS = """
 .form > .block:has(> label.checkbox-container) { min-width: min(160px, 100%) !important; }
 """
 LAUNCH = dict(max_file_size=MANAGER.max_upload_bytes, theme=THEME, css=CSS)  # what `python app.py` passes to launch()
-
-if __name__ == "__main__":
-    demo.launch(**LAUNCH)

@@ -1,7 +1,7 @@
 """The live class through the app's API (explainer/ui/api.py `class_*`) and its views (explainer/render/class_view.py),
-on the tiny seeded pair: a student never gets the truth before answering nor the teacher key, the server's
-scores add up on the teacher's view, replays change nothing, hostile input gets a short message, and every
-user text is escaped on the projector."""
+on the tiny seeded pair: no response names a fake before the reveal and none holds the teacher key, the
+server's scores add up on the teacher's view, replays change nothing, hostile input and hostile phase changes
+get a short message, and every user text is escaped on the projector."""
 
 from __future__ import annotations
 
@@ -28,60 +28,82 @@ def classes(tmp_path, monkeypatch, tiny_pair_dir):
 
 def test_a_class_through_the_api_adds_up_and_keeps_the_first_answer(classes):
     start = api.class_start(3, 11)
-    assert start["teacher_query"] == f"?class={start['code']}&teacher={start['teacher_key']}"
-    assert start["student_query"] == f"?class={start['code']}" and start["sentences"] == 3
-    students = [api.class_join(start["code"].lower(), name) for name in ("Ana", "", "Bo")]
+    code, key = start["code"], start["teacher_key"]
+    assert start["view_query"] == f"?class={code}&view={start['view_token']}" and key not in repr(start["view_query"])
+    assert start["student_query"] == f"?class={code}" and start["sentences"] == 3 and start["phase"] == "lobby"
+    students = [api.class_join(code.lower(), name) for name in ("Ana", "", "Bo")]
     assert [s["name"] for s in students] == ["Ana", "Student 2", "Bo"] and [s["number"] for s in students] == [1, 2, 3]
-    mine = api.class_round(start["code"], students[0]["student"])
+    seen = [api.class_round(code, students[0]["student"]), api.class_view(code, start["view_token"])]
+    assert seen[0]["phase"] == "lobby" and seen[0]["sentences"] == []
+    assert api.class_phase(code, key, "round_a") == {"code": code, "phase": "round_a", "sentence": 0}
+    mine = api.class_round(code, students[0]["student"])
     assert len(mine["sentences"]) == 3 and mine["answered_a"] == [] and mine["points"] == 0
-    text = repr(mine)
-    assert start["teacher_key"] not in text and "replaced" not in text and "originals" not in text  # no truth yet
-    assert all(f["words"] and " ".join(f["words"]) == f["text"] for f in mine["fool_sentences"])
 
     totals = dict(caught=0, missed=0, false_alarms=0, points=0)
     for n, student in enumerate(students):
         for k, words in enumerate(mine["sentences"]):
             picks = [j for j in range(len(words["words"])) if (j + n + k) % 3 == 0]
-            out = api.class_spot(start["code"], student["student"], k, picks)
-            assert out["new"] and out["picks"] == picks and len(out["replaced"]) == len(words["words"])
-            fakes = {j for j, r in enumerate(out["replaced"]) if r}
-            expected = len(fakes & set(picks)), len(fakes - set(picks)), len(set(picks) - fakes)
-            assert (out["you"]["caught"], out["you"]["missed"], out["you"]["false_alarms"]) == expected  # server-scored
-            for key in totals:
-                totals[key] += out["you"][key]
-    again = api.class_spot(start["code"], students[0]["student"], 0, [1, 2])  # a replay: the first answer stands
+            out = api.class_spot(code, student["student"], k, picks)
+            assert out == {"code": code, "sentence": k, "new": True, "picks": picks}  # stored, nothing of the truth
+            seen.append(out)
+        seen += [api.class_round(code, student["student"]), api.class_view(code, start["view_token"]),
+                 api.class_view(code, key)]
+    again = api.class_spot(code, students[0]["student"], 0, [1, 2])  # a replay: the first answer stands
     first_picks = [j for j in range(len(mine["sentences"][0]["words"])) if j % 3 == 0]
     assert not again["new"] and again["picks"] == first_picks
+    text = repr(seen + [mine, again])
+    assert key not in text and not any(k in text for k in ("replaced", "originals", "electra_flagged", "fakes': ({"))
+    assert seen[-1]["progress"] == (3, 3, 3) and seen[-1]["sentences"] == () and seen[-1]["class_total"]["points"] == 0
 
-    fooled = api.class_fool(start["code"], students[1]["student"], 2, 0, "Yesterday", True)
+    api.class_phase(code, key, "reveal", 0)
+    for n, student in enumerate(students):
+        for r in api.class_round(code, student["student"])["revealed"]:  # the truth comes with the reveal
+            k, picks = r["sentence"], r["picks"]
+            fakes = {j for j, f in enumerate(r["replaced"]) if f}
+            expected = len(fakes & set(picks)), len(fakes - set(picks)), len(set(picks) - fakes)
+            assert (r["you"]["caught"], r["you"]["missed"], r["you"]["false_alarms"]) == expected  # server-scored
+    for k in (1, 2):
+        api.class_phase(code, key, "reveal", k)
+    for student in students:
+        mine_now = api.class_round(code, student["student"])
+        assert [r["sentence"] for r in mine_now["revealed"]] == [0, 1, 2]
+        for r in mine_now["revealed"]:
+            for name in totals:
+                totals[name] += r["you"][name]
+    api.class_phase(code, key, "round_b")
+    assert all(f["words"] and " ".join(f["words"]) == f["text"]
+               for f in api.class_round(code, students[0]["student"])["fool_sentences"])
+
+    fooled = api.class_fool(code, students[1]["student"], 2, 0, "Yesterday", True)
     assert fooled["new"] and fooled["edited"].startswith("Yesterday") and fooled["original_word"]
     assert fooled["bet_right"] == fooled["flagged"] and fooled["fooled"] == (not fooled["flagged"])
-    replay = api.class_fool(start["code"], students[1]["student"], 2, 1, "Other", False)
+    replay = api.class_fool(code, students[1]["student"], 2, 1, "Other", False)
     assert not replay["new"] and replay["new_word"] == "Yesterday" and replay["bet"] is True
 
-    view = api.class_view(start["code"], start["teacher_key"])
+    view = api.class_view(code, key)
     assert view["joined"] == 3 and view["answered"] == 3 and view["class_total"] == totals
     assert [r["answered_a"] for r in view["roster"]] == [3, 3, 3] and view["fool_tries"] == 1
     assert view["fool_fooled"] == int(fooled["fooled"]) and view["build_ms"] >= 0
     assert "student_id" not in repr(view) and students[0]["student"] not in repr(view)
-    assert api.class_round(start["code"], students[0]["student"])["answered_a"] == [0, 1, 2]
+    assert api.class_round(code, students[0]["student"])["answered_a"] == [0, 1, 2]
+    assert sum(r["points"] for r in view["roster"]) == totals["points"]
 
 
 def test_the_api_refuses_what_it_must_with_short_messages(classes):
     start = api.class_start(3, 5)
     student = api.class_join(start["code"])["student"]
+    api.class_phase(start["code"], start["teacher_key"], "round_a")
     huge = "<script>" + "x" * 10_000
     cases = [
-        (lambda: api.class_view(start["code"], "not-the-key"), "Wrong teacher key"),
-        (lambda: api.class_view(start["code"], huge), "Wrong teacher key"),
+        (lambda: api.class_view(start["code"], "not-the-key"), "Wrong key for this class's view"),
+        (lambda: api.class_view(start["code"], huge), "Wrong key for this class's view"),
         (lambda: api.class_join(huge), "No class has the code"),
         (lambda: api.class_join(start["code"], huge), "at most 24 characters"),
         (lambda: api.class_round(start["code"], huge), "does not know you"),
         (lambda: api.class_spot(start["code"], student, 9, []), "numbered 0 to 2"),
         (lambda: api.class_spot(start["code"], student, 0, [10_000]), "points at no word"),
         (lambda: api.class_spot(start["code"], student, 0, "0,1"), "must be a list"),
-        (lambda: api.class_fool(start["code"], student, 0, 1, "two words", True), "one word"),
-        (lambda: api.class_fool(start["code"], student, 0, 1, "<b>x</b>", True), "one word"),
+        (lambda: api.class_fool(start["code"], student, 0, 1, "two words", True), "Round B is not open yet"),
         (lambda: api.class_start(0), "A round has 1 to"),
         (lambda: api.game(huge), "whole number"),
         (lambda: api.game(1, huge), "whole number"),
@@ -123,3 +145,36 @@ def test_the_projector_view_escapes_every_user_text_and_shows_no_secret(classes,
     assert card.count("<svg") == 1 and class_view.pretty_code(start.code) in card and "teacher=k" in card
     student_card = class_view.join_card_html(start.code, link, start.expires)
     assert "teacher" not in student_card
+
+
+def test_hostile_phase_changes_are_refused_with_a_short_message_and_change_nothing(classes):
+    start = api.class_start(3, 5)
+    code, key, token = start["code"], start["teacher_key"], start["view_token"]
+    student = api.class_join(code, "Ana")["student"]
+    projected = f"?class={code}&view={token}"  # everything the projector's page and its address show
+    api.class_phase(code, key, "round_a")
+    for wrong_key, phase, sentence, expected in [
+            ("not-the-key", "reveal", 0, "Wrong teacher key"), (student, "reveal", 0, "Wrong teacher key"),
+            (token, "reveal", 0, "Wrong teacher key"), (projected, "reveal", 0, "Wrong teacher key"),
+            (code, "reveal", 0, "Wrong teacher key"), (key, "results", 0, "Out of order"),
+            (key, "round_a", 0, "already at round A"), (key, "lobby", 0, "past the lobby"),
+            (key, "reveal", 7, "numbered from 0 to 2"), (key, "<b>go</b>" * 100, 0, "A phase is one of"),
+            (key, "reveal", "1", "numbered from 0")]:
+        with pytest.raises(gr.Error) as caught:
+            api.class_phase(code, wrong_key, phase, sentence)
+        assert expected in caught.value.message and len(caught.value.message) < 130
+        assert api.class_view(code, token)["phase"] == "round_a"  # nothing changed
+    api.class_phase(code, key, "reveal", 0)
+    with pytest.raises(gr.Error, match="past round A"):  # a replayed older change
+        api.class_phase(code, key, "round_a")
+    with pytest.raises(gr.Error, match="once the class is at its results"):
+        api.class_results(code, key)
+    api.class_phase(code, key, "round_b")
+    api.class_phase(code, key, "results")
+    with pytest.raises(gr.Error, match="Wrong teacher key"):
+        api.class_results(code, token)  # the projector's token reads the view, not the results
+    assert api.class_results(code, key)["students"][0]["nickname"] == "Ana"
+    api.class_phase(code, key, "ended")
+    with pytest.raises(gr.Error, match="has ended: answers are closed"):
+        api.class_spot(code, student, 0, [])
+    assert api.class_view(code, token)["phase"] == "ended"  # the results stay readable

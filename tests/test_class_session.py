@@ -1,6 +1,7 @@
 """A live class session on the tiny seeded pair (explainer/lesson/class_session.py): the class plays the
 seeded game's round, the server scores the picks, replays change nothing, the teacher key stays with the
-teacher, and the teacher's aggregates are the sums of the students' stored results."""
+teacher, the teacher's aggregates are the sums of the students' stored results, and nothing anyone is sent
+names a fake before the reveal."""
 
 from __future__ import annotations
 
@@ -25,6 +26,13 @@ def started(tiny_pair, store):
     return session.create_class(tiny_pair, N, SEED, store=store)
 
 
+def move(store, started, *stages) -> None:
+    """The teacher moves the class through `stages`: "round_a", "reveal:1", ..."""
+    for stage in stages:
+        phase, _, sentence = stage.partition(":")
+        session.move_class(started.code, started.secret, phase, int(sentence or 0), store=store)
+
+
 def fakes_and_originals(item: game.SpotItem) -> tuple[list[int], list[int]]:
     return [i for i, r in enumerate(item.replaced) if r], [i for i, r in enumerate(item.replaced) if not r]
 
@@ -32,13 +40,20 @@ def fakes_and_originals(item: game.SpotItem) -> tuple[list[int], list[int]]:
 def test_a_class_plays_the_seeded_round_and_students_see_no_truth_and_no_key(tiny_pair, store, started):
     assert (started.seed, started.n_sentences, started.model) == (SEED, N, tiny_pair.name)
     assert started.student_params == {"class": started.code}
-    assert started.teacher_params == {"class": started.code, "teacher": started.secret}
+    assert started.view_params == {"class": started.code, "view": started.view_token} and started.secret not in repr(
+        started.view_params)
     student = session.join_class(started.code.lower(), "Ana", store=store)
+    lobby = session.student_round(tiny_pair, started.code, student.student_id, store=store)
+    assert lobby.phase == "lobby" and lobby.sentences == () and lobby.fool_sentences == ()  # nothing to read ahead
+    move(store, started, "round_a")
     view = session.student_round(tiny_pair, started.code, student.student_id, store=store)
     expected = game.spot_round(tiny_pair, SEED, N)
     assert view.sentences == tuple(item.words for item in expected) and view.display_name == "Ana"
-    assert view.fool_sentences == tuple(item.explanation.text for item in expected)
-    assert view.answered_a == view.answered_b == ()
+    assert view.fool_sentences == ()  # round B's sentences are round A's as written: they would show the fakes
+    assert view.answered_a == view.answered_b == () and view.revealed == ()
+    move(store, started, "reveal:0", "round_b")
+    assert session.student_round(tiny_pair, started.code, student.student_id, store=store).fool_sentences == tuple(
+        item.explanation.text for item in expected)
     for public in (student, view, store.get_class(started.code)):
         assert started.secret not in repr(public)
     assert "replaced" not in repr(view) and "p_replaced" not in repr(view)
@@ -60,14 +75,22 @@ def test_round_a_is_scored_on_the_server_once(tiny_pair, store, started):
     student = session.join_class(started.code, store=store).student_id
     fakes, originals = fakes_and_originals(items[0])
     picks = [fakes[0], *originals[:1], fakes[0]]  # one catch, one false alarm, a repeat
+    with pytest.raises(ValueError, match="has not started yet"):
+        session.submit_spot(tiny_pair, started.code, student, 0, picks, store=store)
+    move(store, started, "round_a")
     outcome = session.submit_spot(tiny_pair, started.code, student, 0, picks, store=store)
     assert outcome.new and outcome.picks == tuple(sorted({fakes[0], *originals[:1]}))
-    assert outcome.result == game.score_spot(items[0], picks) and outcome.result.student == game.Score(1, len(fakes) - 1, 1)
+    assert set(vars(outcome)) == {"code", "sentence_index", "picks", "new"}  # stored; nothing of the truth yet
     stored = store.find(started.code, student, "A", 0)
+    assert game.SpotResult(**{k: v if k in ("student", "electra") else tuple(v) for k, v in {
+        "student": game.Score(**stored.result["student"]), "electra": game.Score(**stored.result["electra"]),
+        "fooled_student": stored.result["fooled_student"], "fooled_electra": stored.result["fooled_electra"]}.items()}
+    ) == game.score_spot(items[0], picks)
+    assert game.Score(**stored.result["student"]) == game.Score(1, len(fakes) - 1, 1)
     assert stored.result["caught"] == [fakes[0]] and stored.result["false_alarms"] == originals[:1]
     assert stored.result["missed"] == fakes[1:]
     replay = session.submit_spot(tiny_pair, started.code, student, 0, fakes, store=store)  # a better answer, too late
-    assert not replay.new and replay.picks == outcome.picks and replay.result == outcome.result
+    assert not replay.new and replay.picks == outcome.picks
     assert len(store.submissions(started.code)) == 1
     assert session.student_round(tiny_pair, started.code, student, store=store).answered_a == (0,)
     n_words = len(items[1].words)
@@ -89,6 +112,10 @@ def test_round_a_is_scored_on_the_server_once(tiny_pair, store, started):
 def test_round_b_stores_the_edit_and_the_verdict_once(tiny_pair, store, started):
     student = session.join_class(started.code, store=store).student_id
     sentence = session.fool_sentences(session.class_items(tiny_pair, started.code, store=store))[0]
+    move(store, started, "round_a")
+    with pytest.raises(ValueError, match="Round B is not open yet"):
+        session.submit_fool(tiny_pair, started.code, student, 0, 1, "blue", True, store=store)
+    move(store, started, "reveal:0", "round_b")
     expected = game.fool(tiny_pair, sentence, 1, "blue", True)
     outcome = session.submit_fool(tiny_pair, started.code, student, 0, 1, " blue ", True, store=store)
     assert outcome.new and outcome.explanation is not None and outcome.sentence == sentence
@@ -114,9 +141,11 @@ def test_the_teacher_sees_aggregates_that_are_the_sums_of_the_stored_results(tin
     plays = {ana: [fakes_and_originals(item)[0] for item in items],  # every fake, every sentence
              bo: [fakes_and_originals(items[0])[0][:1], list(range(len(items[1].words)))],  # two sentences
              cy: [[]]}  # ticked nothing
+    move(store, started, "round_a")
     for student, picks in plays.items():
         for i, p in enumerate(picks):
             session.submit_spot(tiny_pair, started.code, student.student_id, i, p, store=store)
+    move(store, started, *(f"reveal:{i}" for i in range(N)), "round_b")
     edits = [(ana, 0, 1, "blue"), (bo, 0, 1, "Blue"), (cy, 0, 1, "dog"), (ana, 1, 2, "cat")]
     fools = [session.submit_fool(tiny_pair, started.code, s.student_id, i, w, word, False, store=store)
              for s, i, w, word in edits]
@@ -168,18 +197,61 @@ def test_the_teacher_sees_aggregates_that_are_the_sums_of_the_stored_results(tin
     shown = repr(view)
     assert started.secret not in shown and not any(s.student_id in shown for s in (ana, bo, cy, late))
     for wrong in ("", "nope", None, "x" * 10_000):
-        with pytest.raises(ValueError, match="^Wrong teacher key for this class.$"):
+        with pytest.raises(ValueError, match="^Wrong key for this class's view.$"):
             session.teacher_view_data(tiny_pair, started.code, wrong, store=store)
 
 
 def test_classes_do_not_mix(tiny_pair, store, started):
     other = session.create_class(tiny_pair, N, SEED, store=store)  # the same round, another class
+    move(store, started, "round_a")
+    move(store, other, "round_a")
     ana = session.join_class(started.code, "Ana", store=store).student_id
     session.submit_spot(tiny_pair, started.code, ana, 0, [0], store=store)
     with pytest.raises(ValueError, match="does not know you"):
         session.submit_spot(tiny_pair, other.code, ana, 0, [0], store=store)
-    with pytest.raises(ValueError, match="Wrong teacher key"):
+    with pytest.raises(ValueError, match="Wrong key for this class's view"):
         session.teacher_view_data(tiny_pair, other.code, started.secret, store=store)
     view = session.teacher_view_data(tiny_pair, other.code, other.secret, store=store)
     assert view.roster == () and view.class_total == game.Score(0, 0, 0) and view.fool_tries == 0
     assert view.electra_total == game.Score(0, 0, 0) and view.most_fooling == () and view.best_edits == ()
+
+
+def test_nothing_anyone_reads_names_a_fake_before_the_reveal_and_each_sentence_after_it(tiny_pair, store, started):
+    items = session.class_items(tiny_pair, started.code, store=store)
+    ana, bo = (session.join_class(started.code, name, store=store) for name in ("Ana", "Bo"))
+
+    def everything() -> tuple[session.StudentRound, session.TeacherView, session.TeacherView]:
+        return (session.student_round(tiny_pair, started.code, ana.student_id, store=store),
+                session.teacher_view_data(tiny_pair, started.code, started.view_token, store=store),
+                session.teacher_view_data(tiny_pair, started.code, started.secret, store=store))
+
+    def truth_in(value) -> bool:  # a fake's original word, ELECTRA's P, or a verdict field, anywhere in it
+        text = repr(value)
+        return any(f"'{item.originals[j]}'" in text for item in items for j, r in enumerate(item.replaced) if r
+                   ) or "FakeStats" in text or "SpotItem" in text or "p_replaced" in text
+
+    for stage in ("lobby", "round_a"):
+        if stage == "round_a":
+            move(store, started, "round_a")
+            for k, item in enumerate(items):
+                session.submit_spot(tiny_pair, started.code, ana.student_id, k, fakes_and_originals(item)[0], store=store)
+            session.submit_spot(tiny_pair, started.code, bo.student_id, 0, [0], store=store)
+        mine, projector, teacher = everything()
+        assert not truth_in(mine) and not truth_in(projector) and not truth_in(teacher)
+        assert projector.class_total == teacher.electra_total == game.Score(0, 0, 0) and projector.sentences == ()
+        assert {r.points for r in projector.roster} == {0} and mine.points == 0 and not projector.teacher
+    assert projector.progress == (2, 1, 1) and [r.answered_a for r in projector.roster] == [N, 1]
+    for k in range(N):
+        move(store, started, f"reveal:{k}")
+        mine, projector, teacher = everything()
+        assert [s.index for s in projector.sentences] == list(range(k + 1)) and teacher.sentences == projector.sentences
+        assert [r.sentence_index for r in mine.revealed] == list(range(k + 1)) and mine.fool_sentences == ()
+        assert mine.points == sum(len(fakes_and_originals(item)[0]) for item in items[:k + 1])  # every fake caught
+    with pytest.raises(ValueError, match="Round A is not open"):
+        session.submit_spot(tiny_pair, started.code, bo.student_id, 1, [], store=store)
+    with pytest.raises(ValueError, match="Wrong key for this class's view"):
+        session.teacher_view_data(tiny_pair, started.code, ana.student_id, store=store)
+    with pytest.raises(ValueError, match="Wrong teacher key"):
+        session.move_class(started.code, started.view_token, "round_b", store=store)
+    with pytest.raises(ValueError, match="The reveal shows a sentence numbered from 0 to 2"):
+        session.move_class(started.code, started.secret, "reveal", N, store=store)

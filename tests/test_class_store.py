@@ -1,15 +1,18 @@
-"""The class session's store (explainer/core/class_store.py): codes and teacher keys, nicknames, bounds and
-their messages, replays that change nothing, expiry on an injected clock, isolation between classes, a
-restart, and answers from many threads at once."""
+"""The class session's store (explainer/core/class_store.py): codes, teacher keys and view tokens, nicknames,
+bounds and their messages, replays that change nothing, expiry on an injected clock, isolation between classes,
+a restart, answers from many threads at once, the phases (only the teacher key moves them; hostile moves are
+refused with a short message and change nothing) and a file made before phases existed."""
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 import threading
 
 import pytest
 
 from explainer.core import class_store
+from explainer.core.class_phases import Stage
 from explainer.core.class_store import CODE_ALPHABET, ClassStore
 
 
@@ -29,6 +32,15 @@ def clock():
 @pytest.fixture
 def store(tmp_path, clock):
     return ClassStore(tmp_path, now=clock, hours=1, max_classes=3, max_students=3)
+
+
+def opened(store: ClassStore, new, round_: str = "A") -> str:
+    """The class's code, with round A (or, through the reveal, round B) open: answers are taken only then."""
+    store.move(new.info.code, new.secret, Stage("round_a"))
+    if round_ == "B":
+        store.move(new.info.code, new.secret, Stage("reveal", 0))
+        store.move(new.info.code, new.secret, Stage("round_b"))
+    return new.info.code
 
 
 def rows(store: ClassStore, table: str, code: str) -> int:
@@ -115,19 +127,23 @@ def test_bounds_on_classes_students_and_answers(store):
 
 
 def test_a_replayed_answer_changes_nothing_and_returns_the_first(store):
-    code = store.create_class(1, 3).info.code
+    new = store.create_class(1, 3)
+    code = opened(store, new)
     student = store.join(code).student_id
     first = store.submit(code, student, "A", 1, [2, 3], {"points": 2})
     again = store.submit(code, student, "A", 1, [0], {"points": -1})
     assert first.new and not again.new
     assert (again.answer, again.result, again.created) == ([2, 3], {"points": 2}, first.created)
     assert store.find(code, student, "A", 1) == again and store.find(code, student, "B", 1) is None
+    store.move(code, new.secret, Stage("reveal", 0))
+    store.move(code, new.secret, Stage("round_b"))
     assert store.submit(code, student, "B", 1, {"w": "x"}, {}).new  # the other round is another answer
+    assert not store.submit(code, student, "A", 1, [1], {}).new  # a replay after its round closed: the first
     assert len(store.submissions(code)) == 2 and len(store.submissions(code, "A")) == 1
 
 
 def test_an_expired_class_is_invisible_then_purged_with_its_students_and_answers(store, clock):
-    old = store.create_class(1, 2).info.code
+    old = opened(store, store.create_class(1, 2))
     student = store.join(old, "Ana").student_id
     store.submit(old, student, "A", 0, [1], {})
     clock.t += 1800
@@ -145,6 +161,7 @@ def test_an_expired_class_is_invisible_then_purged_with_its_students_and_answers
 
 def test_one_class_never_sees_another_s_data(store):
     one, two = (store.create_class(1, 3) for _ in range(2))
+    opened(store, one), opened(store, two)
     ana = store.join(one.info.code, "Ana").student_id
     bo = store.join(two.info.code, "Bo").student_id
     store.submit(one.info.code, ana, "A", 0, [1], {"class": 1})
@@ -161,11 +178,12 @@ def test_one_class_never_sees_another_s_data(store):
 def test_a_restart_loses_nothing(tmp_path, clock):
     first = ClassStore(tmp_path, now=clock)
     new = first.create_class(7, 4, "m")
+    opened(first, new)
     student = first.join(new.info.code, "Ana")
     stored = first.submit(new.info.code, student.student_id, "A", 3, [1, 2], {"points": 1})
     del first
     second = ClassStore(tmp_path, now=clock)
-    assert second.check_teacher(new.info.code, new.secret) == new.info
+    assert second.check_teacher(new.info.code, new.secret) == dataclasses.replace(new.info, phase="round_a")
     assert second.students(new.info.code) == (student,)
     assert second.submissions(new.info.code) == (stored.__class__(**{**stored.__dict__, "new": False}),)
     with sqlite3.connect(second.path) as conn:
@@ -174,7 +192,7 @@ def test_a_restart_loses_nothing(tmp_path, clock):
 
 def test_concurrent_answers_are_stored_once_each(tmp_path):
     store = ClassStore(tmp_path)
-    code = store.create_class(1, 5).info.code
+    code = opened(store, store.create_class(1, 5))
     students = [store.join(code).student_id for _ in range(4)]
     barrier = threading.Barrier(20)
     returned, errors = [], []
@@ -222,3 +240,85 @@ def test_quote_cuts_and_shows_control_characters_as_escapes():
     assert class_store.quote("a" * 30) == "'" + "a" * 20 + "'…"
     assert class_store.quote("<b>\x07") == "'<b>\\x07'" and class_store.quote(12) == "12"
     assert len(class_store.quote(list(range(10_000)))) <= 25
+
+
+def test_only_the_teacher_key_moves_the_phases_one_stage_at_a_time(store):
+    new = store.create_class(1, 2)
+    code, key = new.info.code, new.secret
+    view = store.view_token(code, key)
+    ana = store.join(code, "Ana").student_id
+    assert store.get_class(code).stage == Stage("lobby") and view != key and len(view) >= 20
+    assert store.check_viewer(code, view) == (store.get_class(code), False)
+    assert store.check_viewer(code, key) == (store.get_class(code), True)
+    for wrong in (view, ana, code, "", None, "x" * 10_000, f"class={code}&view={view}"):  # read off the projector
+        with pytest.raises(ValueError, match="^Wrong teacher key for this class.$"):
+            store.move(code, wrong, Stage("round_a"))
+    with pytest.raises(ValueError, match="^Wrong key for this class's view.$"):
+        store.check_viewer(code, ana)
+    with pytest.raises(ValueError, match="has not started yet"):  # no answer in the lobby
+        store.submit(code, ana, "A", 0, [1], {})
+    hostile = [(Stage("reveal", 0), "Out of order: from the lobby the class goes to round A or the end"),
+               (Stage("round_b"), "Out of order"), (Stage("lobby"), "already at the lobby")]
+    steps = [Stage("round_a"), Stage("reveal", 0), Stage("reveal", 1), Stage("round_b"), Stage("results"), Stage("ended")]
+    seen = []
+    for step in steps:
+        for target, message in hostile:
+            before = store.get_class(code)
+            with pytest.raises(ValueError, match=message) as error:
+                store.move(code, key, target)
+            assert len(str(error.value)) < 130 and store.get_class(code) == before  # a short message, no change
+        assert store.move(code, key, step).stage == step == store.get_class(code).stage
+        seen.append(step)
+        hostile = [(step, "already at"), *((s, "past") for s in seen[:-1])]  # replays: the same move, or older ones
+        if step.phase == "reveal":
+            hostile.append((Stage("reveal", 5), "Out of order"))
+    with pytest.raises(ValueError, match="has ended: its phases no longer change"):
+        store.move(code, key, Stage("results"))
+    with pytest.raises(ValueError, match="has ended: answers are closed"):
+        store.submit(code, ana, "B", 0, {}, {})
+    with pytest.raises(ValueError, match="has ended: it takes no one new"):
+        store.join(code, "late")
+    with pytest.raises(ValueError, match="A phase change names a stage"):
+        store.move(code, key, "round_a")
+
+
+def test_each_round_takes_answers_only_while_it_is_open(store):
+    new = store.create_class(1, 3)
+    code, key = new.info.code, new.secret
+    ana = store.join(code).student_id
+    for stage, a, b in ((Stage("lobby"), "not started yet", "not started yet"),
+                        (Stage("round_a"), None, "not open yet"),
+                        (Stage("reveal", 0), "teacher is showing the answers", "teacher is showing the answers"),
+                        (Stage("round_b"), "Round A is closed", None),
+                        (Stage("results"), "Round A is closed", "Round B is closed")):
+        if stage.phase != "lobby":
+            store.move(code, key, stage)
+        for round_, message, k in (("A", a, stage.order(3)), ("B", b, stage.order(3))):
+            if message is None:
+                assert store.submit(code, ana, round_, k % 3, [], {}).new
+            else:
+                with pytest.raises(ValueError, match=message):
+                    store.submit(code, ana, round_, k % 3, [], {})
+    assert [(s.round, s.sentence_index) for s in store.submissions(code)] == [("A", 1), ("B", 2)]
+
+
+def test_a_file_made_before_phases_gets_them_and_each_class_a_sensible_one(tmp_path, clock):
+    """The schema as it was, three classes in it: no answers, round-A answers, round-B answers."""
+    old_schema = class_store.SCHEMA.replace(",\n    phase TEXT NOT NULL DEFAULT 'lobby', reveal INTEGER NOT NULL DEFAULT 0", "")
+    assert "phase" not in old_schema
+    with sqlite3.connect(tmp_path / "classes.sqlite3") as conn:
+        conn.executescript(old_schema)
+        for code in ("AAAAAA", "BBBBBB", "CCCCCC"):
+            conn.execute("INSERT INTO classes VALUES (?, ?, 1, 3, '', ?, ?)",
+                         (code, class_store._hash(code, "key"), clock.t, clock.t + 3600))
+            conn.execute("INSERT INTO students VALUES (?, 's', '', 1, ?)", (code, clock.t))
+        conn.execute("INSERT INTO submissions VALUES ('BBBBBB', 's', 'A', 0, '[]', '{}', 0)")
+        conn.execute("INSERT INTO submissions VALUES ('CCCCCC', 's', 'A', 0, '[]', '{}', 0)")
+        conn.execute("INSERT INTO submissions VALUES ('CCCCCC', 's', 'B', 1, '{}', '{}', 0)")
+    store = ClassStore(tmp_path, now=clock)
+    ClassStore(tmp_path, now=clock)  # opened again: migrated once
+    assert [store.get_class(c).phase for c in ("AAAAAA", "BBBBBB", "CCCCCC")] == ["lobby", "round_a", "round_b"]
+    assert len(store.submissions("CCCCCC")) == 2 and store.check_viewer("BBBBBB", "key")[1]
+    token = store.view_token("AAAAAA", "key")  # an old class gets a projector token too
+    assert store.check_viewer("AAAAAA", token)[1] is False
+    assert store.move("BBBBBB", "key", Stage("reveal", 0)).phase == "reveal"

@@ -1,10 +1,13 @@
 """The store of a live class session: classes, their students and the students' answers, in one SQLite file.
 
 A class has a short readable code (6 characters, no 0/O/1/I/L), a teacher key (kept as a hash, compared in
-constant time), a game seed and a number of sentences; a student joins with an optional nickname and gets a
+constant time), a view-only token for the projector (derived from that hash: it shows the class, moves nothing),
+a game seed, a number of sentences and a stage (explainer/core/class_phases.py: only the teacher key moves it,
+one stage at a time, checked in the transaction that writes it); a student joins with an optional nickname and gets a
 random id; a submission is one student's answer to one sentence of round "A" or "B" and the result the
 *server* computed, both JSON, unique per (class, student, round, sentence): a replay changes nothing and
-returns the answer stored first. Every query is scoped by the class's code.
+returns the answer stored first. An answer is taken only while its round is open (checked in the transaction
+that stores it, so none slips in as the teacher closes the round). Every query is scoped by the class's code.
 
 - File: `$ELECTRA_CLASS_DIR/classes.sqlite3` (default ~/.cache/electra-explainer/classes), WAL mode, one
   connection and one transaction per call (safe from the server's threads); a restart loses nothing.
@@ -12,12 +15,15 @@ returns the answer stored first. Every query is scoped by the class's code.
   answers by the next call. Bounds (ValueError, a message for people): `$ELECTRA_CLASS_MAX_CLASSES` live
   classes (200), `$ELECTRA_CLASS_MAX_STUDENTS` per class (200), one answer per sentence and round, 8 KB.
   Messages quote at most 20 characters of what was sent, as plain text (the page showing them escapes it).
+- A file made before classes had phases gains the columns on open; each of its classes starts in the phase its
+  answers imply (round B if it has round-B answers, else round A if it has answers, else the lobby).
 
 Not here: models and scores (explainer/lesson/class_session.py), the pages, the QR code, the projector view.
 """
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
 import hmac
@@ -32,6 +38,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from explainer.core.class_phases import PHASES, Stage, answer_refusal, check_move
 from training.offensive import is_offensive
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # 31 symbols nobody misreads: 31**6 ~ 9e8 codes
@@ -45,7 +52,8 @@ DEFAULT_HOURS, DEFAULT_MAX_CLASSES, DEFAULT_MAX_STUDENTS = 24.0, 200, 200
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS classes (
     code TEXT PRIMARY KEY, secret_hash TEXT NOT NULL, seed INTEGER NOT NULL, n_sentences INTEGER NOT NULL,
-    model TEXT NOT NULL DEFAULT '', created REAL NOT NULL, expires REAL NOT NULL);
+    model TEXT NOT NULL DEFAULT '', created REAL NOT NULL, expires REAL NOT NULL,
+    phase TEXT NOT NULL DEFAULT 'lobby', reveal INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS classes_expires ON classes (expires);
 CREATE TABLE IF NOT EXISTS students (
     class_code TEXT NOT NULL, student_id TEXT NOT NULL, nickname TEXT NOT NULL, number INTEGER NOT NULL,
@@ -112,6 +120,17 @@ def _hash(code: str, secret: str) -> str:
     return hashlib.sha256(f"{code}:{secret}".encode()).hexdigest()
 
 
+def _view_token(secret_hash: str) -> str:
+    """The projector's token: derived from the stored hash (so a class made before there were tokens has one),
+    and of no use for the teacher key: nothing leads from it back to the key."""
+    digest = hmac.new(secret_hash.encode(), b"projector view", hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:16]).decode().rstrip("=")
+
+
+def _same(stored: str, given: object) -> bool:
+    return isinstance(given, str) and len(given) <= 200 and hmac.compare_digest(stored.encode(), given.encode())
+
+
 @dataclass(frozen=True)
 class ClassInfo:
     """A live class as anyone with its code may see it (no teacher key, not even its hash)."""
@@ -122,6 +141,12 @@ class ClassInfo:
     model: str
     created: float
     expires: float
+    phase: str = "lobby"  # explainer/core/class_phases.py
+    reveal: int = 0  # in the reveal, the sentence shown (from 0)
+
+    @property
+    def stage(self) -> Stage:
+        return Stage(self.phase, self.reveal if self.phase == "reveal" else 0)
 
 
 @dataclass(frozen=True)
@@ -171,6 +196,27 @@ class ClassStore:
         with self._connect() as conn:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(SCHEMA)
+            self._migrate(conn)
+
+    @staticmethod
+    def _migrate(conn: sqlite3.Connection) -> None:
+        """Give a file made before classes had phases its phase columns, once (two servers opening it at once:
+        the write lock lets one add them, the other then finds them)."""
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(classes)")}
+            if "phase" not in columns:
+                conn.execute("ALTER TABLE classes ADD COLUMN phase TEXT NOT NULL DEFAULT 'lobby'")
+                conn.execute("ALTER TABLE classes ADD COLUMN reveal INTEGER NOT NULL DEFAULT 0")
+                # Before phases both rounds were open at once: keep open the round its students had reached.
+                conn.execute("UPDATE classes SET phase = CASE "
+                             "WHEN EXISTS (SELECT 1 FROM submissions WHERE class_code = code AND round = 'B') THEN 'round_b' "
+                             "WHEN EXISTS (SELECT 1 FROM submissions WHERE class_code = code) THEN 'round_a' "
+                             "ELSE 'lobby' END")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -214,7 +260,8 @@ class ClassStore:
             while True:
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
                 try:
-                    conn.execute("INSERT INTO classes VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    conn.execute("INSERT INTO classes (code, secret_hash, seed, n_sentences, model, created, expires) "
+                                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                                  (code, _hash(code, secret), seed, n_sentences, str(model), now, now + self.hours * 3600))
                     break
                 except sqlite3.IntegrityError:  # the code is taken: draw another
@@ -232,8 +279,8 @@ class ClassStore:
 
     def _class(self, conn: sqlite3.Connection, code: object) -> ClassInfo:
         key = self.normalise_code(code)
-        row = conn.execute("SELECT code, seed, n_sentences, model, created, expires FROM classes WHERE code = ?",
-                           (key,)).fetchone()
+        row = conn.execute("SELECT code, seed, n_sentences, model, created, expires, phase, reveal FROM classes "
+                           "WHERE code = ?", (key,)).fetchone()
         if row is None:
             raise ValueError(f"No class has the code {quote(code)}, or it has ended: check the code your teacher gave.")
         return ClassInfo(*row)
@@ -245,12 +292,45 @@ class ClassStore:
     def check_teacher(self, code: object, secret: object) -> ClassInfo:
         """The class, when `secret` is its teacher key; ValueError otherwise (the key is never quoted)."""
         with self._transaction() as conn:
-            info = self._class(conn, code)
-            (stored,) = conn.execute("SELECT secret_hash FROM classes WHERE code = ?", (info.code,)).fetchone()
+            return self._teacher(conn, code, secret)
+
+    def _teacher(self, conn: sqlite3.Connection, code: object, secret: object) -> ClassInfo:
+        info = self._class(conn, code)
+        (stored,) = conn.execute("SELECT secret_hash FROM classes WHERE code = ?", (info.code,)).fetchone()
         given = _hash(info.code, secret) if isinstance(secret, str) and len(secret) <= 200 else ""
-        if not hmac.compare_digest(stored.encode(), given.encode()):
+        if not _same(stored, given):
             raise ValueError("Wrong teacher key for this class.")
         return info
+
+    def check_viewer(self, code: object, token: object) -> tuple[ClassInfo, bool]:
+        """(the class, True) for its teacher key, (the class, False) for its view-only token; ValueError otherwise."""
+        with self._transaction() as conn:
+            info = self._class(conn, code)
+            (stored,) = conn.execute("SELECT secret_hash FROM classes WHERE code = ?", (info.code,)).fetchone()
+        if _same(_view_token(stored), token):
+            return info, False
+        given = _hash(info.code, token) if isinstance(token, str) and len(token) <= 200 else ""
+        if not _same(stored, given):
+            raise ValueError("Wrong key for this class's view.")
+        return info, True
+
+    def view_token(self, code: object, secret: object) -> str:
+        """The projector's view-only token, for the holder of the teacher key."""
+        with self._transaction() as conn:
+            info = self._teacher(conn, code, secret)
+            (stored,) = conn.execute("SELECT secret_hash FROM classes WHERE code = ?", (info.code,)).fetchone()
+        return _view_token(stored)
+
+    def move(self, code: object, secret: object, target: Stage) -> ClassInfo:
+        """Move the class to `target`, for the holder of its teacher key, when that is the next stage (or a
+        shortcut: class_phases.next_stages); ValueError with a short message, and no change, otherwise."""
+        if not isinstance(target, Stage) or target.phase not in PHASES:
+            raise ValueError("A phase change names a stage.")
+        with self._transaction() as conn:
+            info = self._teacher(conn, code, secret)
+            check_move(info.stage, target, info.n_sentences)
+            conn.execute("UPDATE classes SET phase = ?, reveal = ? WHERE code = ?", (target.phase, target.sentence, info.code))
+        return dataclasses.replace(info, phase=target.phase, reveal=target.sentence)
 
     # --- students ----------------------------------------------------------------------------------------
 
@@ -261,6 +341,8 @@ class ClassStore:
         student_id = secrets.token_urlsafe(16)
         with self._transaction() as conn:
             info = self._class(conn, code)
+            if info.phase == "ended":
+                raise ValueError("This class has ended: it takes no one new. Ask your teacher for a new code.")
             (joined,) = conn.execute("SELECT COUNT(*) FROM students WHERE class_code = ?", (info.code,)).fetchone()
             if joined >= self.max_students:
                 raise ValueError(f"This class is full: {self.max_students} students have joined, its most.")
@@ -325,10 +407,15 @@ class ClassStore:
             texts.append(text)
         with self._transaction() as conn:
             key = self._key(conn, code, student_id, round_, index)
-            inserted = conn.execute(f"INSERT OR IGNORE INTO submissions ({self._COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                    (*key, *texts, self.now())).rowcount == 1
             stored = self._find(conn, key)
-        return dataclasses.replace(stored, new=inserted)
+            if stored is not None:  # a replay, even once the round has closed: the first answer, unchanged
+                return stored
+            refusal = answer_refusal(self._class(conn, key[0]).stage, key[2])
+            if refusal:
+                raise ValueError(refusal)
+            conn.execute(f"INSERT INTO submissions ({self._COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", (*key, *texts, self.now()))
+            stored = self._find(conn, key)
+        return dataclasses.replace(stored, new=True)
 
     def submissions(self, code: object, round_: str | None = None, student_id: str | None = None
                     ) -> tuple[Submission, ...]:

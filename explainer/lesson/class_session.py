@@ -2,17 +2,22 @@
 play the seeded game's rounds (explainer/lesson/game.py), the server keeps their answers, the teacher sees
 the class's aggregates. Storage: explainer/core/class_store.py.
 
-- `create_class`: a random (or given) seed, n sentences, the model played with; the teacher gets the code and
-  the teacher key (`ClassStart`), the only time the key is handed out. `join_class`: the student's id.
+- `create_class`: a random (or given) seed, n sentences, the model played with; the teacher gets the code, the
+  teacher key (`ClassStart`, the only time the key is handed out) and the projector's view-only token.
+  `join_class`: the student's id. `move_class`: the teacher moves the class through its phases
+  (explainer/core/class_phases.py), one stage at a time.
 - Round A: `class_items` = `game.spot_round(pair, seed, n)`, computed once per (model, seed, n) and kept in
   memory; `submit_spot` scores the picks *on the server* (`game.score_spot`): a client never sends a score.
 - Round B: sentence i is round A's sentence i as written (`fool_sentences`); `submit_fool` runs `game.fool`
   and stores the edit and the verdict. One answer per student, round and sentence: a replay returns it.
-- `teacher_view_data`: who joined and answered; per fake word, the share of students who caught it beside
+- What a phase shows is decided here, for every caller alike (the projector is public): before the reveal no
+  value returned to anyone names a fake, what it replaced, ELECTRA's verdict or a score (a score would tell a
+  student which of their picks were fakes); in the reveal, the sentences up to the one shown; then everything.
+- `teacher_view_data` (teacher key or view token): who joined and answered; per fake word, the share of students who caught it beside
   ELECTRA's verdict; the fakes that fooled the most; the class's total against ELECTRA's on the same answers
   (sums of the stored results); round B's edits that fooled ELECTRA most often.
 
-No gradio, no plotly: the pages, the QR code and the projector view (drawing `TeacherView`) come later.
+No gradio, no plotly: the pages, the QR code and the projector view (drawing `TeacherView`) are elsewhere.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ import threading
 from collections import Counter, OrderedDict
 from dataclasses import asdict, dataclass
 
+from explainer.core.class_phases import Stage, answer_refusal
+from explainer.core.class_phases import stage as parse_stage
 from explainer.core.class_store import ClassInfo, ClassStore, Student, clean_text, quote
 from explainer.core.pipeline import Explanation
 from explainer.lesson import game
@@ -64,7 +71,8 @@ def _items(pair, info: ClassInfo) -> tuple[game.SpotItem, ...]:
 
 @dataclass(frozen=True)
 class ClassStart:
-    """For the teacher only: `secret` and `teacher_params` must never reach a student or the projector."""
+    """For the teacher only: `secret` must never reach a student or the projector (the teacher's page keeps it
+    in its browser's storage, not in an address)."""
 
     code: str
     secret: str
@@ -72,8 +80,9 @@ class ClassStart:
     n_sentences: int
     model: str
     expires: float  # seconds since the epoch
+    view_token: str  # the projector's: shows the class, moves nothing
     student_params: dict  # the query of the link students open: {"class": code}
-    teacher_params: dict  # the teacher's own link: {"class": code, "teacher": secret}
+    view_params: dict  # the projector's link: {"class": code, "view": view_token}
 
 
 def create_class(pair, n: int = game.ROUND_SENTENCES, seed: int | None = None, *, store: ClassStore | None = None
@@ -83,10 +92,28 @@ def create_class(pair, n: int = game.ROUND_SENTENCES, seed: int | None = None, *
         raise ValueError(f"A round has 1 to {game.MAX_SENTENCES} sentences, not {quote(n)}.")
     seed = secrets.randbelow(game.MAX_SEED) if seed is None else game.check_seed(seed)
     _items(pair, ClassInfo("", seed, n, pair.name, 0.0, 0.0))
-    new = (store or default_store()).create_class(seed, n, pair.name)
+    store = store or default_store()
+    new = store.create_class(seed, n, pair.name)
     code = new.info.code
-    return ClassStart(code, new.secret, seed, n, pair.name, new.info.expires, {"class": code},
-                      {"class": code, "teacher": new.secret})
+    token = store.view_token(code, new.secret)
+    return ClassStart(code, new.secret, seed, n, pair.name, new.info.expires, token, {"class": code},
+                      {"class": code, "view": token})
+
+
+def move_class(code, secret, phase, sentence=0, *, store: ClassStore | None = None) -> ClassInfo:
+    """The teacher moves the class to `phase` (and, in the reveal, to `sentence`): only with the teacher key, only
+    to the next stage (class_phases.next_stages); anything else is a ValueError with a short message."""
+    store = store or default_store()
+    info = store.get_class(code)
+    return store.move(info.code, secret, parse_stage(phase, sentence, info.n_sentences))
+
+
+def _open_for(info: ClassInfo, round_: str) -> None:
+    """Refuse early (before any model runs) an answer its round does not take now; the store checks again as
+    it writes, so nothing slips in while the teacher moves the class."""
+    refusal = answer_refusal(info.stage, round_)
+    if refusal:
+        raise ValueError(refusal)
 
 
 def join_class(code, nickname=None, *, store: ClassStore | None = None) -> Student:
@@ -105,30 +132,57 @@ def fool_sentences(items: tuple[game.SpotItem, ...]) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
+class RevealedSpot:
+    """A student's own round-A answer to a sentence the teacher has revealed, with the truth."""
+
+    sentence_index: int
+    item: game.SpotItem
+    picks: tuple[int, ...]
+    result: game.SpotResult
+
+
+@dataclass(frozen=True)
 class StudentRound:
-    """What a student may see before answering: the words (no truth), and what they have answered so far."""
+    """What a student may see now: the words of round A once it opens (never the truth before the reveal),
+    round B's sentences once it opens (they are round A's as written: they would show the fakes), their own
+    answers to the revealed sentences, and the points those earned."""
 
     code: str
     display_name: str
-    sentences: tuple[tuple[str, ...], ...]
-    fool_sentences: tuple[str, ...]
+    phase: str  # explainer/core/class_phases.py
+    reveal: int  # in the reveal, the sentence shown (from 0)
+    n_sentences: int
+    sentences: tuple[tuple[str, ...], ...]  # () in the lobby
+    fool_sentences: tuple[str, ...]  # () before round B
     fool_words: tuple[tuple[str, ...], ...]  # round B's words per sentence, numbered as `submit_fool` takes them
     answered_a: tuple[int, ...]
     answered_b: tuple[int, ...]
-    points: int  # the student's own round-A points so far (the sum of their stored results)
+    revealed: tuple[RevealedSpot, ...]  # () before the reveal
+    points: int  # the student's round-A points on the revealed sentences (0 before the reveal)
 
 
 def student_round(pair, code, student_id, *, store: ClassStore | None = None) -> StudentRound:
     store = store or default_store()
     student = store.get_student(code, student_id)
-    items = class_items(pair, student.code, store=store)
+    info = store.get_class(student.code)
+    stage = info.stage
     mine = store.submissions(student.code, student_id=student.student_id)
-    texts = fool_sentences(items)
-    return StudentRound(student.code, student.display_name, tuple(item.words for item in items), texts,
-                        tuple(game.fool_words(pair, text) for text in texts),
+    items = _items(pair, info) if stage.phase != "lobby" else ()
+    shown = stage.revealed(info.n_sentences)
+    texts = fool_sentences(items) if stage.phase in ("round_b", "results", "ended") else ()
+    revealed = tuple(RevealedSpot(s.sentence_index, items[s.sentence_index], tuple(s.answer), _spot_result(s.result))
+                     for s in sorted(mine, key=lambda s: s.sentence_index)
+                     if s.round == "A" and s.sentence_index < shown)
+    return StudentRound(student.code, student.display_name, stage.phase, stage.sentence, info.n_sentences,
+                        tuple(item.words for item in items), texts, tuple(game.fool_words(pair, text) for text in texts),
                         tuple(sorted(s.sentence_index for s in mine if s.round == "A")),
-                        tuple(sorted(s.sentence_index for s in mine if s.round == "B")),
-                        _total(s.result["student"] for s in mine if s.round == "A").points)
+                        tuple(sorted(s.sentence_index for s in mine if s.round == "B")), revealed,
+                        sum(r.result.student.points for r in revealed))
+
+
+def _spot_result(r: dict) -> game.SpotResult:
+    return game.SpotResult(game.Score(**r["student"]), game.Score(**r["electra"]), tuple(r["fooled_student"]),
+                           tuple(r["fooled_electra"]))
 
 
 def check_picks(picks, n_words: int) -> tuple[int, ...]:
@@ -149,21 +203,23 @@ def check_picks(picks, n_words: int) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class SpotOutcome:
+    """What a student gets back for a round-A answer: that it is stored, and nothing of the truth (round A is
+    open, so the reveal has not come: the score would tell which picks were fakes)."""
+
     code: str
     sentence_index: int
-    item: game.SpotItem  # the truth and ELECTRA's verdicts, for the reveal
     picks: tuple[int, ...]  # as stored
-    result: game.SpotResult  # as stored
     new: bool  # False: this sentence was answered before; the first answer stands
 
 
 def submit_spot(pair, code, student_id, sentence_index, picks, *, store: ClassStore | None = None) -> SpotOutcome:
-    """Score a student's picks for round A's sentence `sentence_index` and store them, once."""
+    """Score a student's picks for round A's sentence `sentence_index` and store them, once (round A open only)."""
     store = store or default_store()
     info = store.get_class(code)
     items = _items(pair, info)
     stored = store.find(info.code, student_id, "A", sentence_index)
     if stored is None:
+        _open_for(info, "A")
         item = items[sentence_index]
         chosen = check_picks(picks, len(item.words))
         result = game.score_spot(item, chosen)
@@ -173,11 +229,7 @@ def submit_spot(pair, code, student_id, sentence_index, picks, *, store: ClassSt
                   "false_alarms": [i for i in chosen if not item.replaced[i]],
                   "fooled_student": list(result.fooled_student), "fooled_electra": list(result.fooled_electra)}
         stored = store.submit(info.code, student_id, "A", sentence_index, list(chosen), record)
-    r = stored.result
-    result = game.SpotResult(game.Score(**r["student"]), game.Score(**r["electra"]), tuple(r["fooled_student"]),
-                             tuple(r["fooled_electra"]))
-    return SpotOutcome(info.code, stored.sentence_index, items[stored.sentence_index], tuple(stored.answer), result,
-                       stored.new)
+    return SpotOutcome(info.code, stored.sentence_index, tuple(stored.answer), stored.new)
 
 
 @dataclass(frozen=True)
@@ -207,6 +259,7 @@ def submit_fool(pair, code, student_id, sentence_index, word_index, new_word, pr
     stored = store.find(info.code, student_id, "B", sentence_index)
     explanation = None
     if stored is None:
+        _open_for(info, "B")
         if isinstance(word_index, bool) or not isinstance(word_index, int):
             raise ValueError("Choose the word to change.")
         if not isinstance(predicted_flag, bool):
@@ -274,18 +327,23 @@ class EditStats:
 
 @dataclass(frozen=True)
 class TeacherView:
-    """Everything the projector shows; no teacher key, no student ids."""
+    """What the projector shows in the class's current phase; no teacher key, no student ids. Before the reveal
+    `sentences`, `most_fooling`, the scores and the roster's points are empty or zero: only `progress` counts."""
 
     code: str
     n_sentences: int
     model: str
     expires: float
+    phase: str  # explainer/core/class_phases.py
+    reveal: int  # in the reveal, the sentence shown (from 0)
+    teacher: bool  # read with the teacher key (False: the projector's view-only token)
+    progress: tuple[int, ...]  # students who answered each sentence of round A
     roster: tuple[RosterEntry, ...]
-    sentences: tuple[SentenceStats, ...]
-    most_fooling: tuple[FakeStats, ...]  # the fakes the fewest students caught (answered ones only)
-    class_total: game.Score  # every stored round-A answer, summed
+    sentences: tuple[SentenceStats, ...]  # the revealed sentences only, with their fakes
+    most_fooling: tuple[FakeStats, ...]  # of the revealed fakes, those the fewest students caught (answered ones)
+    class_total: game.Score  # every stored round-A answer to a revealed sentence, summed
     electra_total: game.Score  # ELECTRA on the same answers (its score on each answered sentence, per answer)
-    electra_round: game.Score  # ELECTRA on each sentence once
+    electra_round: game.Score  # ELECTRA on each revealed sentence once
     fool_tries: int
     fool_fooled: int  # edits ELECTRA did not flag
     fool_bets_right: int
@@ -305,15 +363,18 @@ def _total(scores) -> game.Score:
     return sum((game.Score(**score) for score in scores), game.Score(0, 0, 0))
 
 
-def teacher_view_data(pair, code, secret, *, store: ClassStore | None = None) -> TeacherView:
-    """The class's aggregates, for the holder of its teacher key (ValueError otherwise)."""
+def teacher_view_data(pair, code, token, *, store: ClassStore | None = None) -> TeacherView:
+    """The class's aggregates as its phase lets them be shown, for the holder of its teacher key or of its
+    view-only token (ValueError otherwise)."""
     store = store or default_store()
-    info = store.check_teacher(code, secret)
+    info, teacher = store.check_viewer(code, token)
     items = _items(pair, info)
     answers = store.submissions(info.code)
-    spots = [s for s in answers if s.round == "A"]
-    fools = [s for s in answers if s.round == "B"]
-    count_a = Counter(s.student_id for s in spots)
+    shown = info.stage.revealed(info.n_sentences)
+    progress = tuple(sum(1 for s in answers if s.round == "A" and s.sentence_index == i) for i in range(info.n_sentences))
+    spots = [s for s in answers if s.round == "A" and s.sentence_index < shown]  # the truth of the revealed ones only
+    fools = [s for s in answers if s.round == "B"]  # none before round B: it opens after the reveal
+    count_a = Counter(s.student_id for s in answers if s.round == "A")  # how many, not how well: safe before the reveal
     count_b = Counter(s.student_id for s in fools)
     points = Counter()
     for s in spots:
@@ -321,7 +382,7 @@ def teacher_view_data(pair, code, secret, *, store: ClassStore | None = None) ->
     roster = tuple(RosterEntry(st.number, st.display_name, count_a[st.student_id], count_b[st.student_id],
                                points[st.student_id]) for st in store.students(info.code))
     sentences = []
-    for i, item in enumerate(items):
+    for i, item in enumerate(items[:shown]):
         here = [s for s in spots if s.sentence_index == i]
         fakes = tuple(FakeStats(i, j, item.words[j], item.originals[j], sum(j in s.result["caught"] for s in here),
                                 len(here), item.flagged[j], item.p_replaced[j])
@@ -338,7 +399,8 @@ def teacher_view_data(pair, code, secret, *, store: ClassStore | None = None) ->
         entry[2] += bool(s.result["fooled"])
     best = sorted((EditStats(i, original, word, tries, fooled) for (i, original, _), (word, tries, fooled) in edits.items()
                    if fooled), key=lambda e: (-e.fooled, -e.tries, e.sentence_index, e.new_word))[:TOP_EDITS]
-    return TeacherView(info.code, info.n_sentences, info.model, info.expires, roster, tuple(sentences),
+    return TeacherView(info.code, info.n_sentences, info.model, info.expires, info.phase, info.stage.sentence, teacher,
+                       progress, roster, tuple(sentences),
                        tuple(most_fooling), _total(s.result["student"] for s in spots),
                        _total(s.result["electra"] for s in spots), sum((s.electra for s in sentences), game.Score(0, 0, 0)),
                        len(fools), sum(bool(s.result["fooled"]) for s in fools),

@@ -166,16 +166,27 @@ def class_pair(code):
 
 
 def class_start(sentences: int = 5, seed: Optional[int] = None, model: str = "") -> dict:
-    """Start a live class of `sentences` sentences (a random round unless `seed` is given) on `model`. Returns
-    the class code, the teacher key (only here, only once: it opens the teacher's view) and the query strings
-    of the students' page and the teacher's (page /class)."""
+    """Start a live class of `sentences` sentences (a random round unless `seed` is given) on `model`, in its
+    lobby. Returns the class code, the teacher key (only here, only once: it moves the phases; keep it out of
+    any address or page a room can see), the projector's view-only token and the query strings of the
+    students' page and the projector's (page /class)."""
     from explainer.lesson import class_session
 
     pair = load_pair(model)
     start = _class_call(lambda: class_session.create_class(pair, sentences, seed))
-    return {"code": start.code, "teacher_key": start.secret, "seed": start.seed, "sentences": start.n_sentences,
-            "model": start.model, "expires": start.expires, "student_query": f"?class={start.code}",
-            "teacher_query": f"?class={start.code}&teacher={start.secret}"}
+    return {"code": start.code, "teacher_key": start.secret, "view_token": start.view_token, "seed": start.seed,
+            "sentences": start.n_sentences, "model": start.model, "expires": start.expires, "phase": "lobby",
+            "student_query": f"?class={start.code}", "view_query": f"?class={start.code}&view={start.view_token}"}
+
+
+def class_phase(code: str, teacher_key: str, phase: str, sentence: int = 0) -> dict:
+    """Move the class to `phase` (lobby, round_a, reveal, round_b, results, ended; in the reveal, to sentence
+    `sentence`, from 0), with the teacher key. Only the next stage is taken (from the reveal also round B, from
+    anywhere also ended); a wrong key, a replayed or an out-of-order change is refused with a message."""
+    from explainer.lesson import class_session
+
+    info = _class_call(lambda: class_session.move_class(code, teacher_key, phase, sentence))
+    return {"code": info.code, "phase": info.phase, "sentence": info.stage.sentence}
 
 
 def class_join(code: str, nickname: str = "") -> dict:
@@ -188,36 +199,45 @@ def class_join(code: str, nickname: str = "") -> dict:
 
 
 def class_round(code: str, student: str) -> dict:
-    """A student's round: round A's sentences as words (no truth), round B's sentences and their words,
-    which sentences the student answered, and their points so far."""
+    """A student's view of the class now: its phase; round A's sentences as words once it opens (never the
+    truth before the reveal); round B's sentences and their words once it opens; which sentences the student
+    answered; in and after the reveal, their own answers to the revealed sentences with the truth, and the
+    points those earned. A phone polls this to follow the teacher."""
     from explainer.lesson import class_session
 
     pair = class_pair(code)
     mine = _class_call(lambda: class_session.student_round(pair, code, student))
-    return {"code": mine.code, "name": mine.display_name, "sentences": [{"words": list(w)} for w in mine.sentences],
+    return {"code": mine.code, "name": mine.display_name, "phase": mine.phase, "sentence": mine.reveal,
+            "sentences": [{"words": list(w)} for w in mine.sentences],
             "fool_sentences": [{"text": t, "words": list(w)} for t, w in zip(mine.fool_sentences, mine.fool_words)],
-            "answered_a": list(mine.answered_a), "answered_b": list(mine.answered_b), "points": mine.points}
+            "answered_a": list(mine.answered_a), "answered_b": list(mine.answered_b),
+            "revealed": [_revealed(r) for r in mine.revealed], "points": mine.points}
+
+
+def _revealed(r) -> dict:
+    item = r.item
+    return {"sentence": r.sentence_index, "picks": list(r.picks), "words": list(item.words),
+            "originals": list(item.originals), "replaced": list(item.replaced), "drawn_back": list(item.drawn_back),
+            "electra_p_replaced": list(item.p_replaced), "electra_flagged": list(item.flagged),
+            "you": _score_dict(r.result.student), "electra": _score_dict(r.result.electra)}
 
 
 def class_spot(code: str, student: str, sentence: int, picks: Optional[list] = None) -> dict:
-    """Round A: the word indices a student thinks are fakes in sentence `sentence` (from 0). The server scores
-    them and stores them once; a second answer to the same sentence returns the first (`new` false). Returns
-    the reveal: the truth, ELECTRA's verdicts, both scores."""
+    """Round A (while the teacher has it open): the word indices a student thinks are fakes in sentence
+    `sentence` (from 0). The server scores them and stores them once; a second answer to the same sentence
+    returns the first (`new` false). Returns only that the answer is stored: the truth and the score come
+    with the reveal (class_round's `revealed`)."""
     from explainer.lesson import class_session
 
     pair = class_pair(code)
     out = _class_call(lambda: class_session.submit_spot(pair, code, student, sentence, picks))
-    item = out.item
-    return {"code": out.code, "sentence": out.sentence_index, "new": out.new, "picks": list(out.picks),
-            "words": list(item.words), "originals": list(item.originals), "replaced": list(item.replaced),
-            "drawn_back": list(item.drawn_back), "electra_p_replaced": list(item.p_replaced),
-            "electra_flagged": list(item.flagged), "you": _score_dict(out.result.student),
-            "electra": _score_dict(out.result.electra)}
+    return {"code": out.code, "sentence": out.sentence_index, "new": out.new, "picks": list(out.picks)}
 
 
 def class_fool(code: str, student: str, sentence: int, word: int, new_word: str, bet: bool) -> dict:
-    """Round B: put `new_word` in place of word `word` (numbered as class_round's fool_sentences words) of
-    sentence `sentence`, and bet whether ELECTRA will flag it (`bet` true) or be fooled. Stored once."""
+    """Round B (while the teacher has it open): put `new_word` in place of word `word` (numbered as class_round's
+    fool_sentences words) of sentence `sentence`, and bet whether ELECTRA will flag it (`bet` true) or be
+    fooled. Stored once."""
     from explainer.lesson import class_session
 
     pair = class_pair(code)
@@ -229,9 +249,10 @@ def class_fool(code: str, student: str, sentence: int, word: int, new_word: str,
 
 
 def class_view(code: str, teacher_key: str) -> dict:
-    """The teacher's view of a class, for the holder of its teacher key: who joined and answered, each fake's
-    share of students who caught it beside ELECTRA's verdict, the class's total against ELECTRA's, round B's
-    edits. `build_ms`: the server's time to build it."""
+    """The class as its projector shows it now, for the holder of its teacher key or of its view-only token
+    (the argument takes either): the phase; who joined and how many answered each sentence; from the reveal
+    on, each revealed fake's share of students who caught it beside ELECTRA's verdict and the totals; round
+    B's edits. Nothing names a fake before the reveal. `build_ms`: the server's time to build it."""
     import time
 
     from explainer.lesson import class_session
@@ -245,3 +266,13 @@ def class_view(code: str, teacher_key: str) -> dict:
     for name in ("class_total", "electra_total", "electra_round"):
         data[name] = _score_dict(getattr(view, name))
     return data
+
+
+def class_results(code: str, teacher_key: str) -> dict:
+    """The class's results, for its teacher once it is at its results (or has ended): per sentence and per fake
+    the class's catches beside ELECTRA's, each student's totals by nickname, round B's edits (the page offers
+    them as CSV and JSON). Nicknames and typed words are escaped against spreadsheet formulas."""
+    from explainer.lesson import class_results as results
+
+    pair = class_pair(code)
+    return _class_call(lambda: results.class_results(pair, code, teacher_key))
