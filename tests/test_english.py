@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from training import data, english
+from training import data, english, english_sources
 from training.data import Corpus, load_corpus
 from training.english import Source
 from training.offensive import ALLOWED, _blocked, is_offensive
@@ -382,8 +382,9 @@ PARSED = {  # source: (archive members, the documents it yields)
 
 @pytest.mark.parametrize("name", sorted(PARSED))
 def test_each_source_is_parsed_from_its_archive(tmp_path, monkeypatch, name):
-    monkeypatch.setattr(english, "SECTION_WORDS", 12)  # the book in two sections
-    monkeypatch.setattr(english, "WORDNET_GLOSSES_PER_DOC", 2)  # the glosses in two groups
+    monkeypatch.setattr(english_sources, "SECTION_WORDS", 12)  # the book in two sections
+    monkeypatch.setattr(english_sources, "WORDNET_GLOSSES_PER_DOC", 2)  # the glosses in two groups
+    monkeypatch.setattr(english_sources, "FORTUNES_PER_DOC", 2)  # the quotations in pairs
     members, expected = PARSED[name]
     source = install(name, members, tmp_path)
     assert english.documents(source, tmp_path) == expected
@@ -482,7 +483,7 @@ def test_load_english_is_deterministic_disjoint_and_order_free(tmp_path, monkeyp
 
 def test_load_english_refuses_unknown_sources(fresh_english):
     with pytest.raises(ValueError, match=r"unknown English source\(s\) \['nope'\]; choose from chitchat, sotu, "
-                                         r"bbc-news, wikipedia, gutenberg, wordnet"):
+                                         r"bbc-news, wikipedia, gutenberg, wordnet, news-2017, gimp-manual, fortunes$"):
         english.load_english(("chitchat", "nope"))
 
 

@@ -24,6 +24,9 @@ class Corpus:
     name: str
     train: tuple[str, ...]
     heldout: tuple[str, ...]
+    # A second held-out set, kept apart from `heldout` so that set stays comparable across runs: the broad
+    # English corpus's added sources' own held-out documents (training/english.py).
+    heldout_added: tuple[str, ...] = ()
 
 
 def clean_text(text: str) -> str:

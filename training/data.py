@@ -133,7 +133,7 @@ def load_corpus(spec: str) -> Corpus:
     if len(corpora) == 1:
         return corpora[0]
     return Corpus("+".join(c.name for c in corpora), tuple(t for c in corpora for t in c.train),
-                  tuple(t for c in corpora for t in c.heldout))
+                  tuple(t for c in corpora for t in c.heldout), tuple(t for c in corpora for t in c.heldout_added))
 
 
 def _fingerprint(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerBase) -> str:

