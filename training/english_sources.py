@@ -73,7 +73,7 @@ def _groups(lines: list[str], size: int) -> Iterator[list[str]]:
 
 
 # --- added sources (their held-out documents are kept apart: Corpus.heldout_added) ----------------
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\"'(\[]?[A-Z0-9])")
 _BROKEN = (  # the 2017 news articles' curly quotes and dashes, lost to "?" in an encoding round trip
     (re.compile(r'([.,!?;:])"\?\s*'), r'\1" '),  # a closing quote: 'a worse choice,"?Sen.' -> 'choice," Sen.'
     (re.compile(r'(?<=\w)"\?(?=\w)'), "' "),  # a possessive apostrophe: 'DeVos"?highly' -> "DeVos' highly"
@@ -103,7 +103,7 @@ class _Paragraphs(HTMLParser):
     """The text of a page's paragraphs, list items and definitions; code, tables and scripts skipped."""
 
     KEEP = {"p", "li", "dd", "blockquote"}
-    SKIP = {"pre", "code", "kbd", "samp", "tt", "script", "style", "table", "head"}
+    SKIP = {"pre", "script", "style", "table", "head"}  # inline code ("press <kbd>Shift</kbd>") is part of a sentence
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
