@@ -1,9 +1,12 @@
-"""A live class in Debian's Chromium: a teacher starts a class on /class, three students join by its link
-(each in their own browser context, as on their own phones), play round A and one round B edit; the
-teacher's view shows them, with the class's total equal to the sum of the points each student was shown.
-A student's page never holds the teacher key, and the class link with a wrong key opens no view.
+"""A live class in Debian's Chromium, through every phase: a teacher starts a class on /class, opens the
+projector's view-only link, three students join by its link (each in their own browser context, as on their own
+phones) and follow the teacher's phases: the lobby, round A, the reveal of each sentence, round B, the results,
+the end. Before the reveal no student page and no projector page holds a fake marked or ELECTRA's verdict;
+after it they do. The class's total equals the sum of the students' points. The teacher key is in no page's
+HTML and no address; the projector's token moves nothing.
 
-Set CLASS_SCREENSHOT=prefix to keep screenshots (prefix-projector.png at 1920 px, prefix-phone.png at 420 px).
+Set CLASS_SCREENSHOT=prefix to keep screenshots of each phase: prefix-PHASE-1920.png and -1280.png (the
+projector), prefix-PHASE-phone.png (a student at 420 px).
 """
 
 from __future__ import annotations
@@ -14,84 +17,135 @@ import re
 import pytest
 from conftest import wait_for_text
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 N = 3
+TRUTH = ("✗", "⚑", "flagged", "was “", "the truth")  # a fake marked, ELECTRA's verdict, the reveal's table
 
 
-def play_round_a(page, k: int) -> int:
-    """Tick one word per sentence, submit, go on; the student's points as their page shows them."""
-    for i in range(N):
-        wait_for_text(page, "#class-sentence", f"sentence {i + 1} of {N}", timeout=30_000)
-        page.locator("#class-ticks label").nth((k + i) % 3).click()
-        page.locator("#class-submit").click()
-        wait_for_text(page, "#class-reveal", "the truth", timeout=30_000)
-        page.locator("#class-next").click()
-    wait_for_text(page, "#class-sentence", "Round A is done", timeout=30_000)
-    status = page.locator("#class-status").inner_text()
-    assert f"Round A: {N} of {N} sentences answered" in status
-    return int(re.search(r"answered, ([+-]?\d+) point", status).group(1))
+def no_scroll(page) -> bool:
+    return page.evaluate("() => document.documentElement.scrollHeight <= window.innerHeight + 1 && "
+                         "document.documentElement.scrollWidth <= window.innerWidth + 1")
 
 
-def test_a_teacher_and_three_students_play_a_live_class(browser, app_url):
-    teacher = browser.new_page(viewport={"width": 1920, "height": 1080})
+def shoot(pages: dict, phase: str) -> None:
+    prefix = os.environ.get("CLASS_SCREENSHOT")
+    if not prefix:
+        return
+    projector = pages["projector"]
+    for width, height in ((1920, 1080), (1280, 720)):
+        projector.set_viewport_size({"width": width, "height": height})
+        projector.wait_for_timeout(300)
+        projector.screenshot(path=f"{prefix}-{phase}-{width}.png")
+    pages["phone"].screenshot(path=f"{prefix}-{phase}-phone.png", full_page=True)
+
+
+def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_the_reveal(browser, app_url):
+    teacher = browser.new_page(viewport={"width": 1280, "height": 900})
     teacher.goto(app_url + "class")
     teacher.locator("#class-n input[type=number]").fill(str(N))
     teacher.locator("#class-n input[type=number]").press("Enter")
     teacher.locator("#class-start").click()
-    teacher.locator("#class-code").wait_for(timeout=30_000)
-    code = teacher.locator("#class-code").inner_text().replace("-", "")
+    teacher.locator("#class-view-link").wait_for(timeout=30_000)
+    code = teacher.locator("#class-code").first.inner_text().replace("-", "")
     link = teacher.locator("#class-student-link").get_attribute("href")
-    secret_link = teacher.locator("#class-teacher-link").text_content()
-    assert link.endswith(f"/class?class={code}") and "teacher" not in link
-    key = re.search(r"teacher=([\w-]+)", secret_link).group(1)
-    assert teacher.locator("#class-join-card svg").count() == 1  # the QR code
-    teacher.wait_for_function(f"() => location.search.includes('teacher={key}')")  # a reload keeps the view
-    wait_for_text(teacher, "#class-board", "Nobody has joined yet", timeout=15_000)
+    view_link = teacher.locator("#class-view-link").get_attribute("href")
+    teacher.wait_for_function("() => location.search.includes('teach=1')")
+    assert link.endswith(f"/class?class={code}") and "view=" in view_link and "teacher" not in teacher.url
 
-    students, points = [], []
+    projector = browser.new_page(viewport={"width": 1920, "height": 1080})
+    projector.goto(view_link)
+    wait_for_text(projector, "#class-stage", "Join the class", timeout=30_000)
+    assert projector.locator("#class-stage svg").count() == 1  # the QR code
+    size = projector.evaluate("() => parseFloat(getComputedStyle(document.querySelector('#class-stage .ee-in')).fontSize)")
+    assert size >= 28 and no_scroll(projector)
+
+    phones = []
     for k, nickname in enumerate(("Ana", "<b>Zed</b>", "")):
         page = browser.new_page(viewport={"width": 420, "height": 900})  # its own context: its own phone
         page.goto(link)
         page.locator("#class-join").wait_for(timeout=30_000)
-        assert page.locator("#class-code-box input, #class-code-box textarea").first.input_value() == f"{code[:3]}-{code[3:]}"
         if nickname:
             page.locator("#class-nickname input, #class-nickname textarea").first.fill(nickname)
         page.locator("#class-join").click()
-        points.append(play_round_a(page, k))
-        students.append(page)
-        assert key not in page.content()  # the teacher key never reaches a student
+        wait_for_text(page, "#class-wait", "Wait for your teacher", timeout=30_000)
+        phones.append(page)
+    wait_for_text(projector, "#class-joined", "3", timeout=15_000)  # the projector refreshes by itself
+    names = projector.locator("#class-roster").inner_text()
+    assert "Ana" in names and "<b>Zed</b>" in names and "Student 3" in names  # escaped: shown, not bold
+    pages = {"projector": projector, "phone": phones[0]}
+    shoot(pages, "lobby")
 
-    ana = students[0]
+    def every_html() -> str:
+        return "".join(p.content() for p in (projector, teacher, *phones))
+
+    teacher.locator("#class-move").click()  # round A
+    for k, page in enumerate(phones):
+        for i in range(N):
+            wait_for_text(page, "#class-sentence", f"sentence {i + 1} of {N}", timeout=30_000)
+            page.locator("#class-ticks label").nth((k + i) % 3).click()
+            page.locator("#class-submit").click()
+            wait_for_text(page, "#class-saved", "Saved", timeout=30_000)
+            if i == 0 and k == 0:
+                wait_for_text(projector, "#class-progress", "1 of 3", timeout=15_000)
+                shoot(pages, "round_a")
+            page.locator("#class-next").click()
+        wait_for_text(page, "#class-wait", "Round A is done", timeout=30_000)
+    wait_for_text(projector, "#class-answered", "3", timeout=15_000)
+    html = every_html()
+    assert not any(mark in html for mark in TRUTH) and "class-revealed" not in html  # nothing names a fake yet
+
+    teacher.locator("#class-move").click()  # the reveal of sentence 1
+    wait_for_text(projector, "#class-phase", f"sentence 1 of {N}", timeout=15_000)
+    assert "✗" in projector.locator("#class-revealed").inner_text() and "ELECTRA" in projector.inner_text("#class-stage")
+    for page in phones:
+        wait_for_text(page, "#class-wait", "showing the answers", timeout=15_000)
+        assert "the truth" in page.inner_text("#class-wait-box")
+    shoot(pages, "reveal")
+    assert no_scroll(projector)
+    forged = browser.new_page()  # the projector's token, or anything off its page, moves nothing
+    forged.goto(view_link.replace("view=", "teacher="))
+    wait_for_text(forged, "#class-message", "Wrong teacher key", timeout=30_000)
+    forged.close()
+    for i in range(1, N):
+        teacher.locator("#class-move").click()
+        wait_for_text(projector, "#class-phase", f"sentence {i + 1} of {N}", timeout=15_000)
+    points = []
+    for page in phones:
+        wait_for_text(page, "#class-status", f"on the {N} revealed", timeout=15_000)
+        points.append(int(re.search(r"answered, ([+-]?\d+) point", page.inner_text("#class-status")).group(1)))
+
+    teacher.locator("#class-move").click()  # round B
+    wait_for_text(projector, "#class-phase", "Round B", timeout=15_000)
+    ana = phones[0]
+    ana.locator("#class-b-box, #class-b-test").first.wait_for(timeout=15_000)
     ana.get_by_label("Word to change").click()
     ana.get_by_role("option").nth(1).click()
     ana.locator("#class-b-new input, #class-b-new textarea").first.fill("dog")
     ana.locator("#class-b-test").click()
     wait_for_text(ana, "#class-b-result", "P(replaced)", timeout=30_000)
-    assert "Round B: 1 of" in ana.locator("#class-status").inner_text()
-    ana.reload()  # the browser remembers the student: the same one, not a new one
-    wait_for_text(ana, "#class-status", f"Round A: {N} of {N}", timeout=30_000)
-    assert "You are Ana" in ana.locator("#class-status").inner_text()
+    wait_for_text(projector, "#class-stage", "of 1 edit fooled", timeout=15_000)
+    shoot(pages, "round_b")
 
-    wait_for_text(teacher, "#class-joined", "3", timeout=15_000)  # the view refreshes by itself
-    wait_for_text(teacher, "#class-board", "1 edit tried", timeout=15_000)
-    board = teacher.locator("#class-board")
-    assert teacher.locator("#class-answered .ee-n").inner_text() == "3"
-    assert int(teacher.locator("#class-total").inner_text()) == sum(points)
-    names = teacher.locator("#class-roster").inner_text()
-    assert "Ana" in names and "<b>Zed</b>" in names and "Student 3" in names  # escaped: shown, not bold
-    assert teacher.locator("#class-roster b").count() == 0
-    assert "ELECTRA" in board.inner_text() and teacher.locator("#class-fooling tr").count() >= 2
-    if os.environ.get("CLASS_SCREENSHOT"):
-        teacher.screenshot(path=os.environ["CLASS_SCREENSHOT"] + "-projector.png", full_page=True)
-        students[1].screenshot(path=os.environ["CLASS_SCREENSHOT"] + "-phone.png", full_page=True)
+    teacher.locator("#class-move").click()  # the results
+    wait_for_text(projector, "#class-phase", "The results", timeout=15_000)
+    assert int(projector.locator("#class-total").inner_text()) == sum(points)
+    teacher.locator("#class-csv").wait_for(timeout=15_000)
+    with teacher.expect_download() as download:
+        teacher.locator("#class-csv").click()
+    text = open(download.value.path(), encoding="utf-8").read()
+    assert text.startswith("kind,sentence") and "Ana" in text and "<b>Zed</b>" in text
+    shoot(pages, "results")
 
-    snoop = students[1]  # a student who guesses at the teacher's link
-    snoop.goto(f"{app_url}class?class={code}&teacher=guess")
-    wait_for_text(snoop, "#class-message", "Wrong teacher key", timeout=30_000)
-    assert snoop.locator("#class-view").count() == 0
-    teacher.reload()
-    wait_for_text(teacher, "#class-joined", "3", timeout=30_000)  # the teacher's own link reopens the view
-    for page in (teacher, *students):
+    teacher.locator("#class-move").click()  # the end
+    wait_for_text(projector, "#class-phase", "has ended", timeout=15_000)
+    wait_for_text(phones[1], "#class-wait", "This class has ended", timeout=15_000)
+    shoot(pages, "ended")
+    assert no_scroll(projector)
+    key_free = every_html() + projector.url + teacher.url + "".join(p.url for p in phones)
+    assert "teacher=" not in key_free  # the key is in no page and no address
+    teacher.reload()  # this browser's storage reopens the teacher's page
+    wait_for_text(teacher, "#class-move", "The class has ended", timeout=30_000)
+    for page in (teacher, projector, *phones):
         page.close()
 
 
@@ -118,22 +172,23 @@ def test_the_class_pages_fit_a_phone_and_have_no_serious_accessibility_violation
     def overflow(page) -> int:  # pixels the page is wider than the screen (0: nothing scrolls sideways)
         return page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
 
-    teacher = browser.new_page(viewport={"width": 420, "height": 900})  # the teacher's view on a phone
+    teacher = browser.new_page(viewport={"width": 420, "height": 900})  # the teacher's page on a phone
     teacher.goto(app_url + "class")
     teacher.locator("#class-start").wait_for(timeout=30_000)
     assert severe(teacher) == []
     teacher.locator("#class-start").click()
-    teacher.locator("#class-code").wait_for(timeout=30_000)
+    teacher.locator("#class-student-link").wait_for(timeout=30_000)
     link = teacher.locator("#class-student-link").get_attribute("href")
     student = browser.new_page(viewport={"width": 420, "height": 900})
     student.goto(link)
     student.locator("#class-join").click()
+    wait_for_text(student, "#class-wait", "Wait for your teacher", timeout=30_000)
+    teacher.locator("#class-move").click()
     wait_for_text(student, "#class-sentence", "sentence 1 of", timeout=30_000)
     student.locator("#class-ticks label").first.click()
     student.locator("#class-submit").click()
-    wait_for_text(student, "#class-reveal", "the truth", timeout=30_000)
-    wait_for_text(teacher, "#class-answered", "1", timeout=15_000)
-    teacher.wait_for_timeout(500)
+    wait_for_text(student, "#class-saved", "Saved", timeout=30_000)
+    wait_for_text(teacher, "#class-progress", "1 of 1", timeout=15_000)
     for page in (teacher, student):
         assert overflow(page) <= 1
         assert severe(page) == []

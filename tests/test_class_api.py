@@ -12,7 +12,7 @@ import pytest
 
 from explainer.core.class_store import ClassStore
 from explainer.lesson import class_session
-from explainer.render import class_view
+from explainer.render import class_room, class_view
 from explainer.ui import api
 from explainer.ui.class_page import page_link
 
@@ -119,32 +119,47 @@ def test_the_api_refuses_what_it_must_with_short_messages(classes):
     assert api.class_view(start["code"], start["teacher_key"])["roster"][0]["answered_a"] == 0  # nothing stored
 
 
-def test_the_projector_view_escapes_every_user_text_and_shows_no_secret(classes, tiny_pair):
+def test_the_projector_escapes_every_user_text_shows_no_secret_and_each_phase_only_what_it_may(classes, tiny_pair):
     start = class_session.create_class(tiny_pair, 3, 11, store=classes)
     evil = class_session.join_class(start.code, "<img src=x onerror=1>", store=classes)
     class_session.join_class(start.code, store=classes)
     items = class_session.class_items(tiny_pair, start.code, store=classes)
-    for k, item in enumerate(items):
-        class_session.submit_spot(tiny_pair, start.code, evil.student_id, k, [0], store=classes)
-    out = class_session.submit_fool(tiny_pair, start.code, evil.student_id, 0, 1, "it's", False, store=classes)
-    data = class_session.teacher_view_data(tiny_pair, start.code, start.secret, store=classes)
-    html = class_view.teacher_view_html(data)
-    assert "<img" not in html and "&lt;img src=x onerror=1&gt;" in html and "Student 2" in html
-    assert start.secret not in html and evil.student_id not in html
-    assert re.search(r'id="class-total">[+-]\d+<', html) and f"{data.joined}</span>joined" in html
-    assert ("it&#x27;s" in html) == out.fooled  # the edit is listed (escaped) only when it fooled ELECTRA
-    fresh = class_session.create_class(tiny_pair, 3, 2, store=classes)
-    empty = class_view.teacher_view_html(class_session.teacher_view_data(tiny_pair, fresh.code, fresh.secret,
-                                                                         store=classes))
-    assert "Nobody has joined yet" in empty and "No answers yet" in empty and "Round B" not in empty
-
     link = page_link("https://a-space.hf.space/class?class=OLD#x", **{"class": start.code})
     assert link == f"https://a-space.hf.space/class?class={start.code}"
     assert page_link("javascript:alert(1)", **{"class": "ABCDEF"}) == "class?class=ABCDEF"  # never a script link
-    card = class_view.join_card_html(start.code, link, start.expires, teacher_link=link + "&teacher=k")
-    assert card.count("<svg") == 1 and class_view.pretty_code(start.code) in card and "teacher=k" in card
-    student_card = class_view.join_card_html(start.code, link, start.expires)
-    assert "teacher" not in student_card
+
+    def stage() -> str:
+        data = class_session.teacher_view_data(tiny_pair, start.code, start.view_token, store=classes)
+        html = class_room.room_html(data, link, full=True)
+        assert start.secret not in html and evil.student_id not in html and "<img" not in html
+        assert 'class="ee-stage ee-full"' in html and html.count("<svg") <= 1
+        return html
+
+    lobby = stage()
+    assert "&lt;img src=x onerror=1&gt;" in lobby and "Student 2" in lobby and lobby.count("<svg") == 1  # the QR code
+    assert class_view.pretty_code(start.code) in lobby and "2</span> joined" in lobby
+    fakes = [f"✗{w}" for item in items for w, r in zip(item.words, item.replaced) if r]
+    originals = [o for item in items for o, r in zip(item.originals, item.replaced) if r]
+    class_session.move_class(start.code, start.secret, "round_a", store=classes)
+    for k in range(len(items)):
+        class_session.submit_spot(tiny_pair, start.code, evil.student_id, k, [0], store=classes)
+    round_a = stage()
+    assert "3 of 2" not in round_a and "1 of 2" in round_a and not any(f in round_a for f in fakes)
+    assert "⚑" not in round_a and "was " not in round_a  # no fake, no verdict, no original before the reveal
+    for k in range(len(items)):
+        class_session.move_class(start.code, start.secret, "reveal", k, store=classes)
+        shown = stage()
+        assert f"sentence {k + 1} of 3" in shown and all(f"✗{w}" in shown for w, r in zip(items[k].words,
+                                                                                        items[k].replaced) if r)
+    class_session.move_class(start.code, start.secret, "round_b", store=classes)
+    out = class_session.submit_fool(tiny_pair, start.code, evil.student_id, 0, 1, "it's", False, store=classes)
+    assert ("it&#x27;s" in stage()) == out.fooled  # the edit is listed (escaped) only when it fooled ELECTRA
+    class_session.move_class(start.code, start.secret, "results", store=classes)
+    results = stage()
+    assert re.search(r'id="class-total">[+-]\d+<', results) and any(o in results for o in originals)
+
+    links = class_view.links_card_html(start.code, link, page_link(link, **{"class": start.code, "view": start.view_token}))
+    assert links.count("<svg") == 1 and start.view_token in links and start.secret not in links
 
 
 def test_hostile_phase_changes_are_refused_with_a_short_message_and_change_nothing(classes):

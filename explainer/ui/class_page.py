@@ -1,26 +1,35 @@
 """The live class page (/class): thin wiring of explainer.lesson.class_session and its views.
 
-One page, three ways in, by its address:
+One page, four ways in, by its address:
 - /class: a teacher starts a class (or a student types a code to join one);
-- /class?class=CODE: a student joins (an optional nickname) and plays round A, then round B; their browser
-  remembers them in that class (gr.BrowserState, encrypted with the data folder's key), so a reload or a
-  restarted server keeps them the same student;
-- /class?class=CODE&teacher=KEY: the teacher's projector view, refreshed every 2 seconds (only when it
-  changed). Only that link carries the key; a student's page never gets it, and a wrong or missing key
-  shows a message, never the view.
-After "Start a class" the teacher's address bar holds the teacher link, so a reload keeps the view.
+- /class?class=CODE: a student joins (an optional nickname); their phone then follows the phase the teacher
+  sets (a waiting screen in the lobby, round A, "the teacher is showing the answers", round B, the results),
+  checking every few seconds. Their browser remembers them in that class (gr.BrowserState, encrypted with the
+  data folder's key), so a reload or a restarted server keeps them the same student;
+- /class?class=CODE&view=TOKEN: the projector: the class's stage for its phase over the whole window, refreshed
+  every 2 seconds (only when it changed). The token shows the class and moves nothing;
+- /class?class=CODE&teach=1: the teacher's own page: the links, the phase controls, a preview of the
+  projector and (at the results) the downloads. The key that moves the phases is in no address and no page:
+  "Start a class" keeps it in this browser's storage (gr.BrowserState, encrypted), which this address reads.
+  A link carrying the key (&teacher=KEY, as /class_start's caller may build) is moved into storage and taken
+  out of the address at once.
 """
 
 from __future__ import annotations
 
 import hashlib
+import tempfile
+from pathlib import Path
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import gradio as gr
 
+from explainer.core.class_phases import Stage, next_stages
 from explainer.core.class_store import browser_secret
+from explainer.lesson import class_results
 from explainer.lesson import class_session as session
 from explainer.lesson import game
+from explainer.render import class_room as room
 from explainer.render import class_view as view
 from explainer.render import game as game_view
 from explainer.render import style
@@ -28,15 +37,19 @@ from explainer.ui import api, queues
 
 INTRO = """
 ### A live class: everyone against ELECTRA
-Start a class, project this page, and let students join from their phones or laptops with the QR code or
-the code. Everyone plays the same sentences: in **round A** they tick the words the generator faked; in
-**round B** they change one word of a sentence and bet whether ELECTRA's discriminator will flag it. The server
-scores every answer and keeps it; this page shows the class's results, live, beside ELECTRA's.
+Start a class on your own laptop or phone, open its view-only link on the projector, and let students join
+from their phones with the QR code or the code. You move the class on: the lobby, **round A** (they tick the
+words the generator faked), the reveal of each sentence, **round B** (they change one word and bet whether
+ELECTRA's discriminator will flag it), the results. The server scores every answer and keeps it.
 """
 BETS = [("ELECTRA will flag my word", True), ("ELECTRA will be fooled", False)]
 REFRESH_S = 2.0
-LOCATION_JS = "(x, remembered) => [window.location.href, remembered]"  # the address students can reach
+FOLLOW_S = 3.0  # a phone checks the phase this often: 40 phones, 13 cheap reads a second
+LOCATION_JS = "(x, remembered, teaching) => [window.location.href, remembered, teaching]"  # the address students reach
 MAX_URL = 2000
+DOWNLOADS = Path(tempfile.gettempdir()) / "electra-explainer-classes"
+MOVE_LABELS = {"round_a": "Open round A", "round_b": "Open round B", "results": "Show the results",
+               "ended": "End the class"}
 
 
 def _error(error: Exception | str) -> str:
@@ -56,19 +69,39 @@ def _params(request: gr.Request | None) -> dict:
     return dict(getattr(request, "query_params", None) or {}) if request is not None else {}
 
 
-# --- the teacher -------------------------------------------------------------------------------------------
+# --- the teacher and the projector ---------------------------------------------------------------------------
 
-def render_view(teacher, shown: str):
-    """The projector view's HTML and its digest; (gr.skip(), digest) when nothing changed since `shown`."""
-    if not teacher:
-        return gr.skip(), shown
+def move_label(target: Stage, n: int) -> str:
+    if target.phase == "reveal":
+        return "Reveal the answers" if target.sentence == 0 else f"Next sentence ({target.sentence + 1} of {n})"
+    return MOVE_LABELS[target.phase]
+
+
+def render_board(who, shown: str):
+    """(the stage's HTML, its digest, the class's view); (gr.skip(), digest, view) when nothing changed since
+    `shown`. `who`: {"code", "token", "link", "full"}: the token is the teacher key or the projector's view-only
+    token, the link the students' (its QR code), `full` true on the projector (the stage over the whole window)."""
+    if not who:
+        return gr.skip(), shown, None
+    data = None
     try:
-        pair = api.class_pair(teacher["code"])
-        html = view.teacher_view_html(session.teacher_view_data(pair, teacher["code"], teacher["secret"]))
+        pair = api.class_pair(who["code"])
+        data = session.teacher_view_data(pair, who["code"], who["token"])
+        html = room.room_html(data, who.get("link") or f"class?class={data.code}", full=bool(who.get("full")))
     except (gr.Error, ValueError) as error:
         html = _error(error)
     digest = hashlib.sha256(html.encode()).hexdigest()
-    return (gr.skip() if digest == shown else html), digest
+    return (gr.skip() if digest == shown else html), digest, data
+
+
+def write_results(code: str, key: str) -> tuple[str, str]:
+    """The class's results as two files (CSV, JSON) for the download buttons; ValueError before the results."""
+    results = class_results.class_results(api.class_pair(code), code, key)
+    DOWNLOADS.mkdir(parents=True, exist_ok=True)
+    paths = (DOWNLOADS / f"class-{code}-results.csv", DOWNLOADS / f"class-{code}-results.json")
+    paths[0].write_text(class_results.results_csv(results), encoding="utf-8")
+    paths[1].write_text(class_results.results_json(results), encoding="utf-8")
+    return str(paths[0]), str(paths[1])
 
 
 # --- the student -------------------------------------------------------------------------------------------
@@ -86,10 +119,21 @@ def b_choices(mine) -> list[tuple[str, int]]:
     return [(f"{i + 1}. {text}", i) for i, text in enumerate(mine.fool_sentences) if i not in mine.answered_b]
 
 
-def sentence_html(mine, index: int | None) -> str:
-    if index is None:
-        return game_view.round_done_html(mine.points)
+def sentence_html(mine, index: int) -> str:
     return game_view.words_prompt_html(mine.sentences[index], index, len(mine.sentences), "Submit", "Round A, sentence")
+
+
+def wait_html(mine) -> str:
+    """The phone's screen between answers; in the reveal, with the student's own answer to the sentence shown."""
+    html = view.student_wait_html(mine)
+    shown = next((r for r in mine.revealed if r.sentence_index == mine.reveal), None)
+    if mine.phase == "reveal" and shown is not None:
+        html += game_view.spot_reveal_html(shown.item, shown.result, shown.picks)
+    return html
+
+
+def stage_key(phase: str, sentence: int) -> str:
+    return f"{phase}:{sentence if phase == 'reveal' else 0}"
 
 
 def join_student(code, nickname, remembered: dict) -> tuple[dict, dict]:
@@ -113,11 +157,12 @@ def join_student(code, nickname, remembered: dict) -> tuple[dict, dict]:
 
 def build_class_page(demo: gr.Blocks) -> None:
     """The /class page's components and events (app.py calls it inside `demo.route`)."""
-    gr.HTML(f"<style>{view.CLASS_CSS}{game_view.GAME_CSS}</style>")
+    gr.HTML(f"<style>{view.CLASS_CSS}{room.ROOM_CSS}{game_view.GAME_CSS}</style>")
     location = gr.Textbox(visible=False)
     remembered = gr.BrowserState({}, storage_key="electra-explainer-classes", secret=browser_secret())
-    teacher, student, shown, a_index = gr.State(None), gr.State(None), gr.State(""), gr.State(None)
-    teacher_query = gr.Textbox(visible=False)
+    teaching = gr.BrowserState({}, storage_key="electra-explainer-teaching", secret=browser_secret())
+    who, student, shown, a_index, on_stage = gr.State(None), gr.State(None), gr.State(""), gr.State(None), gr.State("")
+    new_query = gr.Textbox(visible=False)
     message = gr.HTML(elem_id="class-message")
     with gr.Column(visible=True) as start_box:
         gr.Markdown(INTRO)
@@ -131,8 +176,15 @@ def build_class_page(demo: gr.Blocks) -> None:
             go = gr.Button("Go to the class", scale=1, min_width=120, elem_id="class-go")
     with gr.Column(visible=False) as teacher_box:
         card = gr.HTML(elem_id="class-card")
-        board = gr.HTML(elem_id="class-board")
-        timer = gr.Timer(REFRESH_S, active=False)
+        with gr.Row(equal_height=True):
+            move_next = gr.Button("Open round A", variant="primary", min_width=200, elem_id="class-move")
+            skip_b = gr.Button("Open round B", visible=False, min_width=160, elem_id="class-skip-b")
+            end = gr.Button("End the class…", variant="stop", min_width=160, elem_id="class-end")
+            end_sure = gr.Button("Yes, end the class", variant="stop", visible=False, min_width=160, elem_id="class-end-sure")
+            csv_file = gr.DownloadButton("Results (CSV)", visible=False, elem_id="class-csv")
+            json_file = gr.DownloadButton("Results (JSON)", visible=False, elem_id="class-json")
+    board = gr.HTML(elem_id="class-board")  # the teacher's preview, or the projector's whole window
+    timer = gr.Timer(REFRESH_S, active=False)
     with gr.Column(visible=False) as student_box:
         with gr.Column() as join_box:
             gr.Markdown("### Join the class\nNo account and no name needed: a nickname is optional (your teacher "
@@ -144,93 +196,193 @@ def build_class_page(demo: gr.Blocks) -> None:
                 join_button = gr.Button("Join", variant="primary", scale=1, min_width=120, elem_id="class-join")
         with gr.Column(visible=False) as play_box:
             status = gr.HTML(elem_id="class-status")
-            gr.Markdown("#### Round A — spot the fakes")
-            with gr.Group():
-                sentence = gr.HTML(elem_id="class-sentence")
-                ticks = gr.CheckboxGroup([], label="The words you think are fakes", visible=False, elem_id="class-ticks")
-                with gr.Row():
-                    submit = gr.Button("Submit", variant="primary", interactive=False, elem_id="class-submit")
-                    next_button = gr.Button("Next sentence →", interactive=False, elem_id="class-next")
-                reveal = gr.HTML(elem_id="class-reveal")
-            gr.Markdown("#### Round B — fool the discriminator\nChange one word of a sentence so that it still sounds "
-                        "right, and bet on ELECTRA's verdict. One try per sentence.")
-            b_sentence = gr.Dropdown([], label="Sentence", elem_id="class-b-sentence")
-            with gr.Row(equal_height=True):
-                b_word = gr.Dropdown([], label="Word to change", scale=2, min_width=140, elem_id="class-b-word")
-                b_new = gr.Textbox(label="Your word", max_length=40, scale=2, min_width=140, elem_id="class-b-new")
-                b_bet = gr.Radio(BETS, value=False, label="Your bet", scale=3, min_width=200, elem_id="class-b-bet")
-                b_test = gr.Button("Test it", variant="primary", scale=1, min_width=120, elem_id="class-b-test")
+            wait = gr.HTML(elem_id="class-wait-box")
+            with gr.Column(visible=False) as a_box:
+                gr.Markdown("#### Round A — spot the fakes")
+                with gr.Group():
+                    sentence = gr.HTML(elem_id="class-sentence")
+                    ticks = gr.CheckboxGroup([], label="The words you think are fakes", elem_id="class-ticks")
+                    with gr.Row():
+                        submit = gr.Button("Submit", variant="primary", elem_id="class-submit")
+                        next_button = gr.Button("Next sentence →", interactive=False, elem_id="class-next")
+                    saved = gr.HTML(elem_id="class-saved")
+            with gr.Column(visible=False) as b_box:
+                gr.Markdown("#### Round B — fool the discriminator\nChange one word of a sentence so that it still "
+                            "sounds right, and bet on ELECTRA's verdict. One try per sentence.")
+                b_sentence = gr.Dropdown([], label="Sentence", elem_id="class-b-sentence")
+                with gr.Row(equal_height=True):
+                    b_word = gr.Dropdown([], label="Word to change", scale=2, min_width=140, elem_id="class-b-word")
+                    b_new = gr.Textbox(label="Your word", max_length=40, scale=2, min_width=140, elem_id="class-b-new")
+                    b_bet = gr.Radio(BETS, value=False, label="Your bet", scale=3, min_width=200, elem_id="class-b-bet")
+                    b_test = gr.Button("Test it", variant="primary", scale=1, min_width=120, elem_id="class-b-test")
             b_result = gr.HTML(elem_id="class-b-result")
+        follow = gr.Timer(FOLLOW_S, active=False)
 
-    def teacher_screen(info_code: str, secret: str, location: str, expires: float) -> dict:
-        state = {"code": info_code, "secret": secret}
-        html, digest = render_view(state, "")
-        return {teacher: state, start_box: gr.Column(visible=False), teacher_box: gr.Column(visible=True),
+    def controls(data, key: str) -> dict:
+        """The teacher's buttons for the class's stage: the usual next stage, round B from the reveal, the end."""
+        if data is None:
+            return {}
+        stage = Stage(data.phase, data.reveal if data.phase == "reveal" else 0)
+        ahead = next_stages(stage, data.n_sentences)
+        usual = ahead[0] if ahead else None
+        out = {move_next: gr.update(value=move_label(usual, data.n_sentences) if usual else "The class has ended",
+                                    interactive=usual is not None),
+               skip_b: gr.update(visible=stage.phase == "reveal" and usual != Stage("round_b")),
+               end: gr.update(visible=usual is not None and usual.phase != "ended"), end_sure: gr.update(visible=False),
+               on_stage: stage_key(stage.phase, stage.sentence)}
+        at_results = stage.phase in ("results", "ended")
+        if at_results:
+            csv_path, json_path = write_results(data.code, key)
+            out |= {csv_file: gr.update(value=csv_path, visible=True), json_file: gr.update(value=json_path, visible=True)}
+        else:
+            out |= {csv_file: gr.update(visible=False), json_file: gr.update(visible=False)}
+        return out
+
+    def teacher_screen(code: str, key: str, location_now: str) -> dict:
+        state = {"code": code, "token": key, "link": page_link(location_now, **{"class": code}), "full": False}
+        html, digest, data = render_board(state, "")
+        try:
+            links = view.links_card_html(code, page_link(location_now, **{"class": code}),
+                                         page_link(location_now, **{"class": code,
+                                                                    "view": session.default_store().view_token(code, key)}))
+            more = controls(data, key)
+        except (gr.Error, ValueError) as error:
+            return {message: _error(error)}
+        return {who: state, start_box: gr.Column(visible=False), teacher_box: gr.Column(visible=True),
                 student_box: gr.Column(visible=False), timer: gr.Timer(active=True), board: html, shown: digest,
-                card: view.join_card_html(info_code, page_link(location, **{"class": info_code}), expires,
-                                          teacher_link=page_link(location, **{"class": info_code, "teacher": secret})),
-                message: ""}
+                card: links, message: "", **more}
+
+    def projector_screen(code: str, token: str, location_now: str) -> dict:
+        state = {"code": code, "token": token, "link": page_link(location_now, **{"class": code}), "full": True}
+        html, digest, _ = render_board(state, "")
+        return {who: state, start_box: gr.Column(visible=False), timer: gr.Timer(active=True), board: html,
+                shown: digest, message: ""}
 
     def play_screen(me: dict, remembered_now: dict | None = None, note: str = "") -> dict:
         _, mine = _round(me["code"], me["id"])
-        index = next_unanswered(mine)
-        choices = b_choices(mine)
-        out = {student: me, a_index: index, status: view.student_status_html(mine), sentence: sentence_html(mine, index),
-               ticks: (gr.update(choices=[], value=[], visible=False) if index is None else
-                       gr.update(choices=[(w, i) for i, w in enumerate(mine.sentences[index])], value=[], visible=True,
-                                 interactive=True)),
-               reveal: "", submit: gr.update(interactive=index is not None, visible=index is not None),
-               next_button: gr.update(interactive=False, visible=index is not None),
+        index = next_unanswered(mine) if mine.phase == "round_a" else None
+        choices = b_choices(mine) if mine.phase == "round_b" else []
+        answering_a, answering_b = index is not None, bool(choices)
+        out = {student: me, a_index: index, status: view.student_status_html(mine),
+               on_stage: stage_key(mine.phase, mine.reveal),
+               wait: "" if answering_a or answering_b else wait_html(mine),
+               a_box: gr.Column(visible=answering_a), b_box: gr.Column(visible=answering_b),
+               sentence: sentence_html(mine, index) if answering_a else "", saved: "",
+               ticks: gr.update(choices=[(w, i) for i, w in enumerate(mine.sentences[index])] if answering_a else [],
+                                value=[], interactive=True),
+               submit: gr.update(interactive=answering_a), next_button: gr.update(interactive=False),
                b_sentence: gr.update(choices=choices, value=choices[0][1] if choices else None),
                start_box: gr.Column(visible=False), teacher_box: gr.Column(visible=False),
                student_box: gr.Column(visible=True), join_box: gr.Column(visible=False), play_box: gr.Column(visible=True),
-               code_box: view.pretty_code(me["code"]), message: note}
+               code_box: view.pretty_code(me["code"]), message: note, follow: gr.Timer(active=True)}
+        if mine.phase != "round_b":
+            out[b_result] = ""
         if remembered_now is not None:
             out[remembered] = remembered_now
         return out
 
-    def open_page(location_now, remembered_now, request: gr.Request):
-        """What the address asks for: a teacher's view, a student's game (or the join form), or the start."""
+    def open_page(location_now, remembered_now, teaching_now, request: gr.Request):
+        """What the address asks for: the projector, the teacher's page, a student's game (or the join form), or
+        the start."""
         params = _params(request)
-        code, key = params.get("class"), params.get("teacher")
+        code = params.get("class")
         if code is None:
             return {start_box: gr.Column(visible=True)}
-        if key is not None:  # the teacher's link
+        store = session.default_store()
+        if "view" in params:
             try:
-                info = session.default_store().check_teacher(code, key)
+                info, teacher = store.check_viewer(code, params["view"])
+                if teacher:
+                    raise ValueError("This is not a view link: open the class's view link on the projector.")
             except ValueError as error:
                 return {message: _error(f"This link does not open a class's view: {error}")}
-            return teacher_screen(info.code, key, location_now, info.expires)
+            return projector_screen(info.code, params["view"], location_now)
+        if "teacher" in params or "teach" in params:
+            try:
+                normal = session.ClassStore.normalise_code(code)
+                key = params.get("teacher") or dict(teaching_now or {}).get(normal)
+                if not key:
+                    raise ValueError("This browser does not hold this class's teacher key. Open the class from the "
+                                     "browser that started it; the projector opens its view link.")
+                info = store.check_teacher(normal, key)
+            except ValueError as error:
+                return {message: _error(error), new_query: f"?class={code}&teach=1" if "teacher" in params else ""}
+            kept = {k: v for k, v in dict(teaching_now or {}).items() if k != info.code}
+            return {**teacher_screen(info.code, key, location_now), new_query: f"?class={info.code}&teach=1",
+                    teaching: dict(list(kept.items())[-9:]) | {info.code: key}}
         join_form = {start_box: gr.Column(visible=False), student_box: gr.Column(visible=True),
                      join_box: gr.Column(visible=True), play_box: gr.Column(visible=False)}
         try:
             normal = session.ClassStore.normalise_code(code)
-            session.default_store().get_class(normal)
+            store.get_class(normal)
         except ValueError as error:
             return {**join_form, code_box: str(code)[:20], message: _error(error)}
         known = dict(remembered_now or {}).get(normal)
         if known:
             try:
-                session.default_store().get_student(normal, known)
+                store.get_student(normal, known)
                 return play_screen({"code": normal, "id": known})
             except (gr.Error, ValueError):
                 pass  # this browser's student is gone from the class: join again
         return {**join_form, code_box: view.pretty_code(normal), message: ""}
 
-    def start_class(n_now, location_now):
+    def start_class(n_now, location_now, teaching_now):
         try:
             pair = api.load_pair("")
-            start = session.create_class(pair, int(n_now or game.ROUND_SENTENCES))
+            new = session.create_class(pair, int(n_now or game.ROUND_SENTENCES))
         except (gr.Error, ValueError, TypeError) as error:
             return {message: _error(error)}
-        return {**teacher_screen(start.code, start.secret, location_now, start.expires),
-                teacher_query: f"?class={start.code}&teacher={start.secret}"}
+        kept = {k: v for k, v in dict(teaching_now or {}).items() if k != new.code}
+        return {**teacher_screen(new.code, new.secret, location_now), new_query: f"?class={new.code}&teach=1",
+                teaching: dict(list(kept.items())[-9:]) | {new.code: new.secret}}
+
+    def refresh(who_state, shown_now):
+        """The timer: the stage again when it changed (and the teacher's buttons with it)."""
+        html, digest, data = render_board(who_state, shown_now)
+        out = {board: html, shown: digest}
+        if data is not None and data.teacher and digest != shown_now:
+            try:
+                out |= controls(data, who_state["token"])
+            except (gr.Error, ValueError) as error:
+                out[message] = _error(error)
+        return out
+
+    def move(who_state, on_stage_now, to: str):
+        """The teacher's button: the class to the next stage after the one this page showed (so a click made
+        twice, or after another tab moved the class, is refused by the store instead of skipping a stage)."""
+        if not who_state:
+            return {message: _error("Open the class from the browser that started it.")}
+        try:
+            phase, _, sentence = (on_stage_now or "lobby:0").partition(":")
+            info = session.default_store().get_class(who_state["code"])
+            shown_stage = Stage(phase, int(sentence or 0))
+            ahead = next_stages(shown_stage, info.n_sentences)
+            target = {"next": ahead[0] if ahead else shown_stage, "round_b": Stage("round_b"), "ended": Stage("ended")}[to]
+            session.move_class(who_state["code"], who_state["token"], target.phase, target.sentence)
+            note = ""
+        except (gr.Error, ValueError) as error:
+            note = _error(error)
+        out = refresh(who_state, "")
+        out[message] = note
+        return out
 
     def join(code_now, nickname_now, remembered_now):
         try:
             me, remembered_new = join_student(code_now, nickname_now, dict(remembered_now or {}))
             return play_screen(me, remembered_new)
         except (gr.Error, ValueError, TypeError) as error:
+            return {message: _error(error)}
+
+    def follow_phase(me, on_stage_now):
+        """A phone's check: the whole screen again only when the teacher has moved the class."""
+        if not me:
+            return {follow: gr.Timer(active=False)}
+        try:
+            info = session.default_store().get_class(me["code"])
+            if stage_key(info.phase, info.reveal) == on_stage_now:
+                return {on_stage: gr.skip()}  # nothing moved: the phone's screen stays as it is
+            return play_screen(me)
+        except (gr.Error, ValueError) as error:
             return {message: _error(error)}
 
     def submit_a(me, index, picks):
@@ -242,11 +394,11 @@ def build_class_page(demo: gr.Blocks) -> None:
             _, mine = _round(me["code"], me["id"])
         except (gr.Error, ValueError, TypeError) as error:
             return {message: _error(error)}
-        note = ("" if out.new else
-                '<p style="color:#555">You had already answered this sentence: your first answer counts.</p>')
-        return {reveal: game_view.spot_reveal_html(out.item, out.result, out.picks) + note,
-                status: view.student_status_html(mine), submit: gr.update(interactive=False),
-                next_button: gr.update(interactive=True), ticks: gr.update(interactive=False), message: ""}
+        note = ("Saved ✓ The answers come when your teacher reveals them." if out.new else
+                "You had already answered this sentence: your first answer counts.")
+        return {saved: f'<p style="margin:4px 0">{note}</p>', status: view.student_status_html(mine),
+                submit: gr.update(interactive=False), next_button: gr.update(interactive=True),
+                ticks: gr.update(interactive=False), message: ""}
 
     def next_a(me):
         if not me:
@@ -281,23 +433,36 @@ def build_class_page(demo: gr.Blocks) -> None:
             return {message: _error(error)}
         choices = b_choices(mine)
         return {b_result: view.class_fool_html(out), status: view.student_status_html(mine), message: "",
-                b_sentence: gr.update(choices=choices, value=choices[0][1] if choices else None)}
+                b_sentence: gr.update(choices=choices, value=choices[0][1] if choices else None),
+                b_box: gr.Column(visible=bool(choices)), wait: "" if choices else wait_html(mine)}
 
-    screens = {teacher, student, remembered, a_index, shown, start_box, teacher_box, student_box, join_box, play_box,
-               code_box, card, board, timer, message, status, sentence, ticks, reveal, submit, next_button, b_sentence}
+    buttons = {move_next, skip_b, end, end_sure, csv_file, json_file, on_stage}
+    screens = {who, student, remembered, teaching, a_index, shown, start_box, teacher_box, student_box, join_box,
+               play_box, code_box, card, board, timer, follow, message, status, wait, a_box, b_box, sentence, ticks,
+               saved, submit, next_button, b_sentence, b_result} | buttons
     private = dict(api_visibility="private")
-    demo.load(open_page, [location, remembered], screens, js=LOCATION_JS, show_progress="hidden", **private, **queues.CLASS)
-    start.click(start_class, [n, location], screens | {teacher_query}, js="(n, x) => [n, window.location.href]",
-                **private, **queues.EXPLAIN).then(
-        None, [teacher_query], None, js="(q) => { if (q) { const u = new URL(window.location.href); u.search = q; "
-           "window.history.replaceState(null, '', u.toString()); } }")
+    strip = ("(q) => { if (q) { const u = new URL(window.location.href); u.search = q; "
+             "window.history.replaceState(null, '', u.toString()); } }")  # the key never stays in the address
+    demo.load(open_page, [location, remembered, teaching], screens | {new_query}, js=LOCATION_JS,
+              show_progress="hidden", **private, **queues.CLASS).then(None, [new_query], None, js=strip)
+    start.click(start_class, [n, location, teaching], screens | {new_query},
+                js="(n, x, t) => [n, window.location.href, t]", **private, **queues.EXPLAIN).then(
+        None, [new_query], None, js=strip)
     go.click(None, [typed_code], None, js="(c) => { if ((c || '').trim()) window.location.search = "
                                           "'?class=' + encodeURIComponent(c.trim()); }")
-    timer.tick(render_view, [teacher, shown], [board, shown], trigger_mode="always_last", **private, **queues.CLASS)
+    timer.tick(refresh, [who, shown], {board, shown, message} | buttons, trigger_mode="always_last",
+               show_progress="hidden", **private, **queues.CLASS)
+    for button, to in ((move_next, "next"), (skip_b, "round_b"), (end_sure, "ended")):
+        button.click(lambda w, s, to=to: move(w, s, to), [who, on_stage],
+                     {board, shown, message} | buttons, **private, **queues.CLASS)
+    end.click(lambda: {end_sure: gr.update(visible=True), end: gr.update(visible=False)}, None, {end, end_sure},
+              **private, **queues.CLASS)
+    follow.tick(follow_phase, [student, on_stage], screens, trigger_mode="always_last", show_progress="hidden",
+                **private, **queues.CLASS)
     join_button.click(join, [code_box, nickname, remembered], screens, **private, **queues.CLASS)
-    submit.click(submit_a, [student, a_index, ticks], {reveal, status, submit, next_button, ticks, message}, **private,
+    submit.click(submit_a, [student, a_index, ticks], {saved, status, submit, next_button, ticks, message}, **private,
                  **queues.CLASS)
     next_button.click(next_a, [student], screens, **private, **queues.CLASS)
     b_sentence.change(b_words, [student, b_sentence], [b_word], trigger_mode="always_last", **private, **queues.CLASS)
-    b_test.click(submit_b, [student, b_sentence, b_word, b_new, b_bet], {b_result, status, b_sentence, message},
-                 **private, **queues.EXPLAIN)
+    b_test.click(submit_b, [student, b_sentence, b_word, b_new, b_bet], {b_result, status, b_sentence, message, b_box,
+                                                                         wait}, **private, **queues.EXPLAIN)
