@@ -18,5 +18,5 @@ python bench/explain_latency.py --models tiny --repeats 3 --ig-repeats 2 --matri
 python bench/page_explain.py --model tiny --repeats 5
 python bench/page_load.py --model tiny --pages 2
 python bench/load.py --model tiny --clients 3 --calls 2
-python bench/class_load.py --students 3
+python bench/class_load.py --students 3 --pause 0 1
 python bench/race_search.py table
