@@ -171,7 +171,7 @@ def test_corpus_commands_offline_exit_with_a_message(tmp_path, monkeypatch, caps
     assert "exited with code 1 (ERROR: no network here)" in error
     assert "run `python -m training corpus fetch` when online" in error
     printed = capsys.readouterr().out.splitlines()
-    assert len(printed) == len(english.SOURCES) == 10 and all(line.endswith("FAILED") for line in printed)
+    assert len(printed) == len(english.SOURCES) == 11 and all(line.endswith("FAILED") for line in printed)
     error = cli_error(capsys, "corpus", "stats")
     assert error.startswith("error: could not fetch pypi package chitchat-dataset 0.9.0"), error
     assert not any((tmp_path / "sources").iterdir())  # nothing half-written

