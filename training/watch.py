@@ -15,9 +15,12 @@ What it measures, per point (`training.downstream.evaluate.detection`, seed 0, 1
   the highest-rated token of a block is a replaced one;
 - the same text as blocks of whole sentences (`[CLS]` sentences `[SEP]` padding), the shape of what people
   type into Explore;
-- the swap pairs (`assets/swap_pairs.json`): in how many of the 40 the swapped word is the top-flagged one.
-"Best" is the highest mean ROC-AUC of the two 128-token slices: the figure the targets rank pairs by; the
-others are recorded beside it.
+- the swap pairs (`assets/swap_pairs.json`): in how many of the 40 the swapped word is the top-flagged one;
+- the generator alone: the cloze on 400 held-out broad English sentences, one content word hidden at a time
+  (`training.downstream.cloze`): top-1, top-5, draws outside its top 5, word-piece draws.
+"Best" is, by default, the highest mean ROC-AUC of the two 128-token slices: the figure the targets rank pairs
+by; the others are recorded beside it. A run that trains the generator (`--best-by generator`) keeps instead
+the checkpoint with the best cloze top-5 on held-out text.
 
 Left out: the Explore pipeline's word-level classroom measure (`python -m explainer --sentences`): the
 training library never imports the app, and the sentences it uses are for the final check, not for picking.
@@ -28,6 +31,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import torch
@@ -35,7 +39,8 @@ from transformers import AutoTokenizer
 
 from training.build import build_objective
 from training.config import TrainConfig
-from training.downstream.evaluate import detection, swap_pairs
+from training.downstream import cloze
+from training.downstream.evaluate import CLOZE_SENTENCES, detection, swap_pairs
 
 SLICES = (  # (name, corpus, block length, blocks, whole sentences?)
     ("english", "english", 128, 160, False),
@@ -78,10 +83,18 @@ def measure(generator, discriminator, tokenizer, texts: dict[str, tuple[str, ...
     out["swap_pairs"] = {"hits": sum(r["hit"] for r in swaps["pairs"]), "pairs": len(swaps["pairs"]),
                          "above_half": round(swaps["above_half"], 5)}
     out["score"] = round((out["english"]["auc"] + out["imdb"]["auc"]) / 2, 5)
+    blanks = cloze.cloze(generator, tokenizer, cloze.heldout_sentences(texts["english"], CLOZE_SENTENCES))
+    out["cloze"] = {k: round(v, 5) if isinstance(v, float) else v for k, v in asdict(blanks).items()}
     return out
 
 
-def watch_once(run: Path, texts: dict, last_step: int | None) -> dict | None:
+BEST_BY = {  # what "best" means: the figure a run keeps its best checkpoint by (higher is better)
+    "score": lambda record: record["score"],
+    "generator": lambda record: record.get("cloze", {}).get("top5", float("-inf")),
+}
+
+
+def watch_once(run: Path, texts: dict, last_step: int | None, best_by: str = "score") -> dict | None:
     """Measure the run's checkpoint if it moved since `last_step`; record it, and keep it in best/ if best."""
     if not (run / "checkpoint.pt").exists():
         return None
@@ -93,8 +106,9 @@ def watch_once(run: Path, texts: dict, last_step: int | None) -> dict | None:
     record["seconds"] = round(time.perf_counter() - started, 1)
     log = run / "watch.jsonl"
     previous = [json.loads(line) for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
-    best = max((r["score"] for r in previous), default=float("-inf"))
-    record["best"] = record["score"] > best
+    rank = BEST_BY[best_by]
+    best = max((rank(r) for r in previous), default=float("-inf"))
+    record["best"] = rank(record) > best
     if record["best"]:
         tmp = run / "best.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
@@ -109,8 +123,11 @@ def watch_once(run: Path, texts: dict, last_step: int | None) -> dict | None:
     return record
 
 
-def watch(run: str | Path, every_minutes: float = 30.0, threads: int = 1, once: bool = False) -> None:
-    """Measure the run now, then every `every_minutes`, until killed (or once)."""
+def watch(run: str | Path, every_minutes: float = 30.0, threads: int = 1, once: bool = False,
+          best_by: str = "score") -> None:
+    """Measure the run now, then every `every_minutes`, until killed (or once); keep the best by `best_by`."""
+    if best_by not in BEST_BY:
+        raise ValueError(f"best_by must be one of {', '.join(BEST_BY)}, not {best_by!r}")
     torch.set_num_threads(threads)
     run = Path(run)
     texts = {corpus: _heldout(corpus) for corpus in {c for _, c, *_ in SLICES}}
@@ -121,7 +138,7 @@ def watch(run: str | Path, every_minutes: float = 30.0, threads: int = 1, once: 
         # Loading a checkpoint (models + optimizer, ~200 MB) to read its step costs seconds: only a replaced
         # file (the trainer writes a new one and renames it over the old) can hold a new step.
         stamp = checkpoint.stat().st_mtime_ns if checkpoint.exists() else None
-        record = watch_once(run, texts, last) if stamp is not None and stamp != seen else None
+        record = watch_once(run, texts, last, best_by) if stamp is not None and stamp != seen else None
         seen = stamp
         if record is not None:
             last = record["step"]
@@ -162,6 +179,31 @@ def curve_table(records: list[dict], tokens_per_step: int = TOKENS_PER_STEP) -> 
                      f"{_cell(r, 'english_sentences', 'top_rated_replaced')} | {_cell(r, 'english_short', 'auc')} | "
                      f"{_cell(r, 'english_short', 'top_rated_replaced')} | {_swaps(r)} |")
     return "\n".join(lines)
+
+
+def generator_table(records: list[dict], tokens_per_step: int = TOKENS_PER_STEP) -> str:
+    """A generator's learning curve as a Markdown table, one row per measured step: its top-1 and top-5 where it
+    saw [MASK] in held-out broad English blocks (15% masked), the cloze on held-out sentences (top-1, top-5,
+    draws outside its top 5, word-piece draws), and the discriminator's ROC-AUC against it."""
+    by_step = {int(r["step"]): r for r in records}
+    lines = ["| step | tokens seen | top-1 at [MASK] | top-5 at [MASK] | cloze top-1 | cloze top-5 | draws outside top 5 "
+             "| word-piece draws | broad English AUC | IMDB AUC |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for step, r in sorted(by_step.items()):
+        lines.append(f"| {step:,} | {step * tokens_per_step / 1e6:.1f}M | {_cell(r, 'english', 'generator_top1_at_mask')} | "
+                     f"{_cell(r, 'english', 'generator_top5_at_mask')} | {_cell(r, 'cloze', 'top1')} | "
+                     f"{_cell(r, 'cloze', 'top5')} | {_cell(r, 'cloze', 'outside_top5')} | "
+                     f"{_cell(r, 'cloze', 'piece_draws')} | {_cell(r, 'english', 'auc')} | {_cell(r, 'imdb', 'auc')} |")
+    return "\n".join(lines)
+
+
+def run_tokens_per_step(run: str | Path) -> int:
+    """Tokens in one step of the run (blocks x block length, from its config.json), or the campaign's default."""
+    config = Path(run) / "config.json"
+    if not config.exists():
+        return TOKENS_PER_STEP
+    settings = json.loads(config.read_text())
+    return int(settings.get("batch_size", 16)) * int(settings.get("seq_len", 128))
 
 
 def read_records(*paths: str | Path) -> list[dict]:

@@ -40,13 +40,14 @@ def cmd_watch(args: argparse.Namespace) -> None:
     from training.watch import watch
 
     if args.table:
-        from training.watch import curve_table, read_records
+        from training.watch import curve_table, generator_table, read_records, run_tokens_per_step
 
-        print(curve_table(read_records(*args.baseline, Path(args.run) / "watch.jsonl")))
+        table = generator_table if args.best_by == "generator" else curve_table
+        print(table(read_records(*args.baseline, Path(args.run) / "watch.jsonl"), run_tokens_per_step(args.run)))
         return
     if not (Path(args.run) / "config.json").exists():
         raise FileNotFoundError(f"{args.run} is not a run folder (no config.json)")
-    watch(args.run, every_minutes=args.every_minutes, threads=args.threads, once=args.once)
+    watch(args.run, every_minutes=args.every_minutes, threads=args.threads, once=args.once, best_by=args.best_by)
 
 
 def cmd_export(args: argparse.Namespace) -> None:
@@ -101,4 +102,7 @@ def add_watch(sub) -> None:
                    "Markdown table, and stop")
     p.add_argument("--baseline", nargs="*", default=[], metavar="FILE", help="with --table: measurements to list "
                    "first (e.g. the starting pair's, step 0), as JSON or JSON lines")
+    p.add_argument("--best-by", choices=("score", "generator"), default="score",
+                   help="what RUN/best/ keeps, and --table shows: the discriminator's held-out ROC-AUC (score) or, "
+                   "for a run that trains the generator, its cloze top-5 on held-out sentences")
     p.set_defaults(func=cmd_watch)

@@ -5,6 +5,8 @@
   over the non-special tokens, plus the generator's top-1 and top-5 accuracy on the masked tokens.
 - `swap_pairs`: hand-made sentences with one word swapped ("the chef ate the meal"); a hit is
   when the word the discriminator rates most likely replaced is the swapped one.
+- `cloze_heldout_english`: the generator alone, one content word of a held-out sentence hidden at a time
+  (`training.downstream.cloze`): what a user sees when Explore hides a word of their sentence.
 
 Left out: GLUE. The downstream check is `training.downstream.finetune` on the built-in sentiment task.
 """
@@ -20,12 +22,14 @@ from typing import NamedTuple
 import torch
 
 from training import data as data_lib
+from training.downstream import cloze
 from training.metrics import binary_metrics, token_cosine
 from training.models import load_pair
 from training.objectives import ELECTRA_MASKING, MaskingConfig, corrupt, detect, mask_tokens, masked_lm_logits
 from training.project import ASSETS
 
 SWAP_PAIRS = ASSETS / "swap_pairs.json"
+CLOZE_SENTENCES = 400  # held-out broad English sentences the cloze hides words of
 
 
 class ScoredBatch(NamedTuple):
@@ -165,7 +169,8 @@ def swap_pairs(discriminator, tokenizer, pairs: list[dict] | None = None) -> dic
 def evaluate_pair(folder: str | Path, n_blocks: int | None = 200, seed: int = 0, temperature: float = 1.0,
                   seeds: int = 1) -> dict:
     """The model card's figures: held-out IMDB, broad English and Rotten Tomatoes (each over `seeds` seeds
-    from `seed`: means, ranges and each seed's result) and the swap pairs."""
+    from `seed`: means, ranges and each seed's result), the swap pairs, and the cloze on 400 held-out broad
+    English sentences (the same sentences for every seed; the draws differ)."""
     from transformers import AutoTokenizer
 
     from training.english import load_english
@@ -187,4 +192,7 @@ def evaluate_pair(folder: str | Path, n_blocks: int | None = 200, seed: int = 0,
 
         result[name] = run(seed) if seeds == 1 else over_seeds(run, range(seed, seed + seeds))
     result["swap_pairs"] = swap_pairs(discriminator, tokenizer)
+    sentences = cloze.heldout_sentences(texts["heldout_english"], CLOZE_SENTENCES)
+    result["cloze_heldout_english"] = cloze.over_seeds(generator, tokenizer, sentences, range(seed, seed + seeds),
+                                                       temperature)
     return result
