@@ -253,9 +253,9 @@ def read_members(source: Source, path: Path) -> dict:
             with zipfile.ZipFile(io.BytesIO(data)) as z:
                 return {n: decode(blob) for n, blob in _zip_members(z, pattern)}
         blob = _deb_data(data) if source.registry == "debian" else data
-        with tarfile.open(fileobj=io.BytesIO(blob)) as t:
-            return {m.name: decode(t.extractfile(m).read())
-                    for m in sorted(t.getmembers(), key=lambda m: m.name) if m.isfile() and pattern.search(m.name)}
+        with tarfile.open(fileobj=io.BytesIO(blob)) as t:  # read in archive order: an xz stream never seeks back
+            found = {m.name: decode(t.extractfile(m).read()) for m in t if m.isfile() and pattern.search(m.name)}
+        return dict(sorted(found.items()))
     except (zipfile.BadZipFile, tarfile.TarError, ValueError, EOFError) as error:
         raise RuntimeError(f"{path.name} is not a readable {source.registry} archive ({error}); delete it and fetch again") from None
 
