@@ -407,6 +407,7 @@ GIMP_PAGE = ("<html><head><title>Crop</title><style>p { margin: 0 }</style></hea
              "<p>The Crop tool is used to\n  remove the outer parts of an image.</p><pre>gimp --crop 10 and more words</pre>"
              "<p>Figure 14.2. Crop options</p><ul><li>Press <kbd>Shift</kbd> to keep the aspect ratio.</li></ul>"
              "<table><tr><td>A table cell with many words in it here</td></tr></table>"
+             "<p>Figure 14.3. The same image, before and after cropping.</p>"
              "<p>You can also &ldquo;crop&rdquo; a layer to its content.</p></body></html>")
 FORTUNES = "./usr/share/games/fortunes/"
 
@@ -460,7 +461,7 @@ PARSED = {  # source: (archive members, the documents it yields)
                      "./usr/share/gimp/2.0/help/en/images/crop.html": "<p>In a subfolder: not a page of the manual.</p>",
                      "./usr/share/gimp/2.0/help/en/gimp-empty.html": "<p>Too short.</p>"},
                     ["The Crop tool is used to remove the outer parts of an image. Press Shift to keep the aspect ratio. "
-                     "You can also \u201ccrop\u201d a layer to its content."]),
+                     "The same image, before and after cropping. You can also \u201ccrop\u201d a layer to its content."]),
     "fortunes": ({FORTUNES + "wisdom": "A stitch in time\nsaves nine.\n%\nLook before you leap, they say.\n\t\t-- A proverb\n%\n",
                   FORTUNES + "people": "Anyone can become angry -- that is easy.\n%\nWhat the fuck.\n",
                   FORTUNES + "people.dat": "binary index", FORTUNES + "computers": "Real programmers use a debugger.\n"},

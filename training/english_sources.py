@@ -157,10 +157,14 @@ def html_paragraphs(page: str) -> list[str]:
     return parser.paragraphs
 
 
+_CAPTION = re.compile(r"^(Figure|Table|Example|Procedure) \d+(\.\d+)*\.\s*")
+
+
 def _manual(files: dict[str, str]) -> Iterator[list[str]]:
-    """An HTML manual: each page's paragraphs of at least 5 words (captions and menu paths are shorter)."""
+    """An HTML manual: each page's paragraphs of at least 5 words (captions and menu paths are shorter),
+    without the "Figure 17.4." that numbers a caption."""
     for page in files.values():
-        yield [p for p in html_paragraphs(page) if len(p.split()) >= 5]
+        yield [p for p in (_CAPTION.sub("", p) for p in html_paragraphs(page)) if len(p.split()) >= 5]
 
 
 def _austen(files: dict[str, bytes]) -> Iterator[list[str]]:
