@@ -47,11 +47,11 @@ ROOM_CSS = """
 .ee-stage .ee-qr { height: 100%; aspect-ratio: 1; }
 .ee-stage .ee-qr svg { height: 100%; width: auto; max-width: none; display: block; }
 .ee-stage .ee-names { display: flex; flex-wrap: wrap; gap: .3em; }
-.ee-stage .ee-names span { border: 2px solid #888; border-radius: 1em; padding: 0 .5em; font-size: .85em; }
+.ee-stage .ee-names span { border: 2px solid #888; border-radius: 1em; padding: 0 .5em; }
 .ee-stage .ee-sentence { font-size: 1.45em; line-height: 1.5; margin: 0; }
 .ee-stage .ee-fake { text-decoration: underline .12em; text-underline-offset: .15em; font-weight: 800; }
 .ee-stage table { border-collapse: collapse; }
-.ee-stage th { text-align: left; padding: .15em .8em .15em 0; font-size: .8em; color: #444; }
+.ee-stage th { text-align: left; padding: .15em .8em .15em 0; font-size: .9em; color: #333; }
 .ee-stage td { padding: .15em .8em .15em 0; border-bottom: 2px solid #ddd; white-space: nowrap; }
 .ee-stage .ee-meter { display: inline-block; width: 8em; height: .7em; border: 2px solid #666; vertical-align: middle;
   margin-right: .3em; background: #eee; }
