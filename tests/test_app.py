@@ -22,7 +22,7 @@ def client(app_url):
 
 def test_the_api_names_are_stable(client):
     endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
-    classes = {f"/class_{name}" for name in ("start", "join", "round", "spot", "fool", "view")}
+    classes = {f"/class_{name}" for name in ("start", "join", "round", "spot", "fool", "view", "phase", "results")}
     assert set(endpoints) == {"/explain", "/attribute", "/game", *classes}  # the pages' own events stay private
     assert [p["parameter_name"] for p in endpoints["/class_spot"]["parameters"]] == ["code", "student", "sentence", "picks"]
     names = [p["parameter_name"] for p in endpoints["/explain"]["parameters"]]
