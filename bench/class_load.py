@@ -27,8 +27,9 @@ The last line of stdout is one JSON object:
   shown after the reveal, round B's tries and fooled edits equal the students' own, and the restart changed
   nothing the teacher had seen;
 - p50_s, p95_s: a first answer's wall time as the student's client sees it, from sending it to the reply
-  (queueing included; calls the restart interrupted or held back, about 20 s each, not counted); answers_per_s: the offered load, first answers sent per second of the
-  rounds (from the first round's opening to the last answer);
+  (queueing included; calls the restart interrupted or held back, about 20 s each, not counted);
+  answers_per_s: the offered load, first answers sent per second of the rounds (from the first round's
+  opening to the last answer);
 - view_ms, view_ms_before: the server's time to build a projector view with every student in (the slowest class),
   at the results and before the restart; view_ms_first_after_restart: the first build after it, which also
   computes the class's round again (rounds are kept in memory, not stored: the store keeps the seed);

@@ -13,8 +13,9 @@ that stores it, so none slips in as the teacher closes the round). Every query i
   synchronous NORMAL, one connection and one transaction per call (safe from the server's threads); a restart,
   even after SIGKILL, loses nothing committed.
 - Expiry: `$ELECTRA_CLASS_HOURS` (24) after the start a class is invisible, and purged with its students and
-  answers by the next write. Reads take no write lock (WAL lets them run beside a writer). Bounds (ValueError, a message for people): `$ELECTRA_CLASS_MAX_CLASSES` live
-  classes (200), `$ELECTRA_CLASS_MAX_STUDENTS` per class (200), one answer per sentence and round, 8 KB.
+  answers by the next write. Reads take no write lock (WAL lets them run beside a writer). Bounds (ValueError,
+  a message for people): `$ELECTRA_CLASS_MAX_CLASSES` live classes (200), `$ELECTRA_CLASS_MAX_STUDENTS` per
+  class (200), one answer per sentence and round, 8 KB.
   Messages quote at most 20 characters of what was sent, as plain text (the page showing them escapes it).
 - A file made before classes had phases gains the columns on open; each of its classes starts in the phase its
   answers imply (round B if it has round-B answers, else round A if it has answers, else the lobby).

@@ -28,7 +28,7 @@ import threading
 from collections import Counter, OrderedDict
 from dataclasses import asdict, dataclass
 
-from explainer.core.class_phases import Stage, answer_refusal
+from explainer.core.class_phases import answer_refusal
 from explainer.core.class_phases import stage as parse_stage
 from explainer.core.class_store import ClassInfo, ClassStore, Student, clean_text, quote
 from explainer.core.pipeline import Explanation
