@@ -4,7 +4,7 @@ Each variant is the trainer's own `_Run` (training/trainer.py): the `english+imd
 steps alternating with 32-token ones (`--mixed-seq-len 32`, 2,048 tokens each), masking, the frozen
 generator's draws, the discriminator's forward and backward, clipping, AdamW. The variants step
 round-robin, so drift on the machine hits them alike; each prints the median seconds per step and
-tokens/s, and its speed against the first variant, the settings the bundled discriminator was trained
+tokens/s, and its speed against the first variant (bench/phase_timing.py), the settings the bundled discriminator was trained
 with (float32, dropout 0.1, 15% masked).
 
     PYTHONPATH=. .venv/bin/python bench/discriminator_phase.py            # needs `python -m training corpus fetch`
@@ -27,14 +27,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
-import statistics
 import tempfile
-import time
 from pathlib import Path
 
 import torch
 
+from phase_timing import report, round_robin  # bench/ is the script's own folder, first on sys.path
 from training import objectives
 from training.config import TrainConfig
 from training.trainer import _Run
@@ -80,35 +78,25 @@ def main() -> None:
         args.steps, args.warmup = 2, 1
         for name, (config, frozen) in VARIANTS.items():
             VARIANTS[name] = (dataclasses.replace(config, corpus="imdb", max_documents=200), frozen)
+
+    def stepper(name: str, run: _Run):
+        def step() -> None:
+            objectives.draw = multinomial_draw if name in OLD_DRAW else inverse_cdf_draw
+            try:
+                run.train_step(0.0)
+            finally:
+                objectives.draw = inverse_cdf_draw
+        return step
+
     torch.set_num_threads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:
-        runs = {name: build(config, frozen, Path(tmp) / str(i)) for i, (name, (config, frozen)) in enumerate(VARIANTS.items())}
-        for _ in range(args.warmup):  # the first step of each block length also counts its FLOPs
-            for name, run in runs.items():
-                objectives.draw = multinomial_draw if name in OLD_DRAW else inverse_cdf_draw
-                run.train_step(0.0)
-        times: dict[str, list[float]] = {name: [] for name in runs}
-        for _ in range(args.steps):
-            for name, run in runs.items():  # round-robin: drift is shared, not one variant's
-                objectives.draw = multinomial_draw if name in OLD_DRAW else inverse_cdf_draw
-                start = time.perf_counter()
-                run.train_step(0.0)
-                times[name].append(time.perf_counter() - start)
-        objectives.draw = inverse_cdf_draw
-    tokens = PHASE8.batch_size * PHASE8.seq_len
-    # Median over pairs of steps (one 128-token and one 32-token step each): both shapes in every figure.
-    pair_times = {name: [a + b for a, b in zip(t[0::2], t[1::2])] for name, t in times.items()}
-    base = statistics.median(pair_times["phase-8 settings"]) / 2
-    rows = []
-    print(f"discriminator phase, bundled pair, {VARIANTS['campaign'][0].corpus}, 16 x 128 / 64 x 32 blocks, {args.threads} threads, "
-          f"median of {args.steps // 2} step pairs after {args.warmup} warm-up steps")
-    print(f"{'variant':<22} {'s/step':>7} {'tokens/s':>9} {'vs phase 8':>10}")
-    for name in runs:
-        per_step = statistics.median(pair_times[name]) / 2
-        rows.append({"variant": name, "seconds_per_step": per_step, "tokens_per_s": tokens / per_step,
-                     "speedup": base / per_step})
-        print(f"{name:<22} {per_step:>7.3f} {tokens / per_step:>9.0f} {base / per_step:>9.2f}x")
-    print(json.dumps({"threads": args.threads, "steps": args.steps, "torch": torch.__version__, "variants": rows}))
+        steps = {name: stepper(name, build(config, frozen, Path(tmp) / str(i)))
+                 for i, (name, (config, frozen)) in enumerate(VARIANTS.items())}
+        times = round_robin(steps, args.steps, args.warmup)
+    report(f"discriminator phase, bundled pair, {VARIANTS['campaign'][0].corpus}, 16 x 128 / 64 x 32 blocks, "
+           f"{args.threads} threads, median of {args.steps // 2} step pairs after {args.warmup} warm-up steps",
+           times, PHASE8.batch_size * PHASE8.seq_len, "phase-8 settings",
+           {"threads": args.threads, "steps": args.steps, "torch": torch.__version__})
 
 
 if __name__ == "__main__":
