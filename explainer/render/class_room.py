@@ -60,6 +60,7 @@ ROOM_CSS = """
 .ee-stage .ee-muted { color: #444; }
 .ee-stage .ee-panel { border: 2px solid #ccc; border-radius: .4em; padding: .4em .7em; }
 .ee-stage h4 { font-size: 1.05em; margin: 0; font-weight: 700; }
+.ee-stage .ee-corner { height: 7em; }
 @media (max-width: 700px) {
   .ee-stage:not(.ee-full) { container-type: normal; aspect-ratio: auto; }
   .ee-stage:not(.ee-full) .ee-in { --u: 16px; height: auto; }
@@ -67,6 +68,12 @@ ROOM_CSS = """
   .ee-stage:not(.ee-full) .ee-qr { height: auto; width: 100%; max-width: 320px; }
   .ee-stage:not(.ee-full) .ee-qr svg { width: 100%; height: auto; }
   .ee-stage:not(.ee-full) td { white-space: normal; }
+  .ee-stage:not(.ee-full) .ee-top { flex-direction: column; }
+  .ee-stage:not(.ee-full) .ee-huge { font-size: 2.2em; }
+  .ee-stage:not(.ee-full) .ee-meter { width: 3em; }
+  .ee-stage:not(.ee-full) td:last-child { white-space: nowrap; }
+  .ee-stage:not(.ee-full) .ee-corner { height: auto; flex-wrap: wrap; }
+  .ee-stage:not(.ee-full) .ee-corner > div:first-child { height: 5em; }
 }
 """
 
@@ -104,7 +111,7 @@ def _sentence(words: tuple[str, ...], fakes: tuple[FakeStats, ...]) -> str:
 
 def _join_corner(view: TeacherView, link: str) -> str:
     """The code and a small QR code, for whoever comes late."""
-    return (f'<div class="ee-panel" style="display:flex;gap:.6em;align-items:center;height:7em">'
+    return (f'<div class="ee-panel ee-corner" style="display:flex;gap:.6em;align-items:center">'
             f'<div style="height:100%">{qr_svg(link)}</div><div><span class="ee-muted">Join with the code</span><br>'
             f'<span class="ee-big" style="letter-spacing:.04em">{esc(pretty_code(view.code))}</span></div></div>')
 

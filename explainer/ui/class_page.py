@@ -183,6 +183,7 @@ def build_class_page(demo: gr.Blocks) -> None:
             end_sure = gr.Button("Yes, end the class", variant="stop", visible=False, min_width=160, elem_id="class-end-sure")
             csv_file = gr.DownloadButton("Results (CSV)", visible=False, elem_id="class-csv")
             json_file = gr.DownloadButton("Results (JSON)", visible=False, elem_id="class-json")
+        gr.Markdown("**What the projector shows now:**")
     board = gr.HTML(elem_id="class-board")  # the teacher's preview, or the projector's whole window
     timer = gr.Timer(REFRESH_S, active=False)
     with gr.Column(visible=False) as student_box:
