@@ -40,14 +40,14 @@ def desktop_entry(argv: list[str]) -> str:
     return "\n".join([
         "[Desktop Entry]",
         "Type=Application",
-        "Version=1.5",
+        "Version=1.4",
         "Name=ELECTRA Explainer",
         "GenericName=Language model explainer",
         "Comment=See ELECTRA's replaced-token detection at work",
         "Exec=" + " ".join(exec_quote(a) for a in argv),
         f"Icon={NAME}",
         "Terminal=false",
-        "Categories=Education;Science;",
+        "Categories=Education;ComputerScience;",
         "Keywords=ELECTRA;BERT;transformer;NLP;machine learning;",
         "",
     ])
