@@ -140,6 +140,8 @@ def test_missing_extras_name_the_command_that_installs_them(missing, capsys, mon
     monkeypatch.setitem(sys.modules, missing, None)  # `import` of it raises ImportError, as when not installed
     if missing != "webview":
         monkeypatch.setitem(sys.modules, "webview", SimpleNamespace())
+        if "qtpy" in sys.modules:  # imported before: `from qtpy import X` would find the attribute, not import
+            monkeypatch.delattr(sys.modules["qtpy"], "QtWebEngineWidgets", raising=False)
     assert desktop.run() == 2
     err = capsys.readouterr().err
     assert "the desktop window needs its extras, which are not installed" in err
