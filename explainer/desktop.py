@@ -63,6 +63,26 @@ def missing_extras() -> Problem | None:
     return None
 
 
+# Debian/Ubuntu packages of the X libraries Qt's xcb platform plugin loads when the window opens, by library name.
+# Without them Qt aborts with its own message at that moment; checked first, they get this app's.
+QT_X_LIBRARIES = {"xcb-cursor": "libxcb-cursor0", "xkbcommon-x11": "libxkbcommon-x11-0", "xcb-icccm": "libxcb-icccm4",
+                  "xcb-keysyms": "libxcb-keysyms1", "xcb-image": "libxcb-image0", "xcb-render-util": "libxcb-render-util0"}
+
+
+def missing_system_libraries() -> Problem | None:
+    """Linux on X11: the system libraries Qt's window needs, present; else the command that installs them. A
+    stand-alone build carries its own copies (PyInstaller collects them), which the system's list does not show."""
+    if not LINUX or os.environ.get("WAYLAND_DISPLAY") or getattr(sys, "frozen", False):
+        return None
+    import ctypes.util
+
+    missing = [package for name, package in QT_X_LIBRARIES.items() if ctypes.util.find_library(name) is None]
+    if not missing:
+        return None
+    return Problem(f"Qt's window needs system libraries that are not installed ({', '.join(missing)}). "
+                   f"Debian/Ubuntu: sudo apt-get install {' '.join(missing)}")
+
+
 def x_display_answers(display: str, timeout: float = 2.0) -> bool:
     """Whether an X server listens at DISPLAY ("[host]:N[.S]"): its Unix socket, or TCP port 6000 + N."""
     host, _, rest = display.rpartition(":")
@@ -228,7 +248,7 @@ def finish_jobs(manager, timeout: float = RACE_STOP_SECONDS) -> str:
 
 def run(port: int | None = None) -> int:
     """Open the window and serve the app until it closes; the exit status."""
-    problem = missing_extras() or display_problem()
+    problem = missing_extras() or display_problem() or missing_system_libraries()
     if problem is not None:
         print(f"{PROG}: {problem.message}", file=sys.stderr)
         return 2

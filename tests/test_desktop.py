@@ -148,6 +148,21 @@ def test_missing_extras_name_the_command_that_installs_them(missing, capsys, mon
     assert "pip install -r requirements-desktop.txt" in err and "electra-explainer[desktop]" in err
 
 
+def test_missing_system_libraries_name_the_packages(capsys, monkeypatch):
+    monkeypatch.setattr(desktop, "LINUX", True)
+    monkeypatch.setattr(desktop, "missing_extras", lambda: None)
+    monkeypatch.setattr(desktop, "display_problem", lambda: None)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    import ctypes.util
+
+    found = ctypes.util.find_library
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None if name == "xcb-cursor" else found(name) or name)
+    assert desktop.run() == 2
+    err = capsys.readouterr().err
+    assert "Qt's window needs system libraries that are not installed (libxcb-cursor0)" in err
+    assert err.rstrip().endswith("sudo apt-get install libxcb-cursor0")
+
+
 @pytest.mark.slow
 def test_the_real_command_without_a_display_prints_one_line_and_no_traceback():
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
