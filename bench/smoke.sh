@@ -13,7 +13,9 @@ pip install -q --no-deps -r requirements-bench-nodeps.txt
 export PYTHONPATH=. GRADIO_ANALYTICS_ENABLED=False HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 set -x
 python bench/train_throughput.py --preset tiny --steps 2 --batch-size 2
+python bench/train_throughput.py --preset tiny --steps 2 --batch-size 2 --precision bf16
 python bench/discriminator_phase.py --smoke
+python bench/generator_phase.py --smoke
 python bench/explain_latency.py --models tiny --repeats 3 --ig-repeats 2 --matrix-steps 10
 python bench/page_explain.py --model tiny --repeats 5
 python bench/page_load.py --model tiny --pages 2

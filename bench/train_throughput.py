@@ -14,15 +14,20 @@ Prints, for one preset and one real IMDB batch:
 Their wrapper projects the generator's hidden states onto the vocabulary at every position;
 ours only at the ~15% masked ones (`masked_lm_logits`), which is most of the gap.
 
-Left out: GPUs and mixed precision (CPU float32 only), data loading (the batch is built once),
-multi-process training.
+`--precision bf16` runs every variant's forward under the bf16 autocast the campaigns train with
+(`torch.autocast("cpu", torch.bfloat16)` and PyTorch's composite attention, as the trainer does); the peak is
+then a bf16 matmul's. Weights and AdamW stay float32.
+
+Left out: GPUs, data loading (the batch is built once), multi-process training.
 
     PYTHONPATH=. .venv/bin/python bench/train_throughput.py --preset small --batch-size 8
+    PYTHONPATH=. .venv/bin/python bench/train_throughput.py --preset small --batch-size 8 --precision bf16
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import statistics
@@ -34,6 +39,7 @@ import torch
 import transformers
 from electra_pytorch import Electra
 from torch import nn
+from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils.flop_counter import FlopCounterMode
 
 from training import data as data_lib
@@ -66,9 +72,19 @@ class LogitsOnly(nn.Module):
         return self.model(input_ids, **kwargs).logits
 
 
-def matmul_peak(size: int, repeats: int) -> float:
-    """Best float32 FLOP/s of `repeats` (size x size) @ (size x size) products, after one warm-up."""
-    a, b = torch.randn(size, size), torch.randn(size, size)
+def forward_precision(precision: str) -> contextlib.AbstractContextManager:
+    """The forward's numerics: float32, or bf16 autocast with composite attention (training/trainer.py's CPU bf16)."""
+    if precision == "fp32":
+        return contextlib.nullcontext()
+    stack = contextlib.ExitStack()
+    stack.enter_context(torch.autocast("cpu", dtype=torch.bfloat16))
+    stack.enter_context(sdpa_kernel(SDPBackend.MATH))
+    return stack
+
+
+def matmul_peak(size: int, repeats: int, dtype: torch.dtype = torch.float32) -> float:
+    """Best FLOP/s of `repeats` (size x size) @ (size x size) products in `dtype`, after one warm-up."""
+    a, b = torch.randn(size, size, dtype=dtype), torch.randn(size, size, dtype=dtype)
     torch.matmul(a, b)
     best = float("inf")
     for _ in range(repeats):
@@ -114,7 +130,9 @@ def make_steps(args: argparse.Namespace, tokenizer, batch: dict[str, torch.Tenso
             rng = torch.Generator().manual_seed(args.seed * 1_000_003 + i)  # as the trainer: (seed, step)
             masked = mask_tokens(batch["input_ids"], batch["special_tokens_mask"], batch["attention_mask"],
                                  tokenizer.mask_token_id, vocab, masking, rng)
-            update(objective, optimizer, objective(masked, rng).loss)
+            with forward_precision(args.precision):
+                loss = objective(masked, rng).loss
+            update(objective, optimizer, loss)
 
         return step
 
@@ -137,7 +155,9 @@ def make_steps(args: argparse.Namespace, tokenizer, batch: dict[str, torch.Tenso
     theirs_optimizer = optimizer_for(theirs)
 
     def theirs_step(i: int) -> None:  # masks and samples from the global RNG, seeded once in main
-        update(theirs, theirs_optimizer, theirs(batch["input_ids"], attention_mask=batch["attention_mask"]).loss)
+        with forward_precision(args.precision):
+            loss = theirs(batch["input_ids"], attention_mask=batch["attention_mask"]).loss
+        update(theirs, theirs_optimizer, loss)
 
     mlm = MLMObjective(build_mlm(preset, vocab, pad, args.seed))
     modules = {"ours RTD": rtd, "theirs RTD": theirs, "ours MLM": mlm}
@@ -157,7 +177,7 @@ def run(args: argparse.Namespace) -> dict:
     tokenizer = load_tokenizer("bert-base-uncased")
     batch = real_batch(tokenizer, args.batch_size, args.seq_len, args.seed)
     variants = make_steps(args, tokenizer, batch)
-    peak = matmul_peak(args.peak_size, args.peak_repeats)
+    peak = matmul_peak(args.peak_size, args.peak_repeats, torch.bfloat16 if args.precision == "bf16" else torch.float32)
 
     flops = {}
     for name, (_, step) in variants.items():  # shapes are fixed: one counted step prices them all
@@ -191,7 +211,9 @@ def run(args: argparse.Namespace) -> dict:
         "threads": torch.get_num_threads(),
         "torch": torch.__version__,
         "peak_flops_per_s": peak,
-        "peak_matmul": f"float32 {args.peak_size}x{args.peak_size}, best of {args.peak_repeats}",
+        "precision": args.precision,
+        "peak_matmul": f"{'bfloat16' if args.precision == 'bf16' else 'float32'} {args.peak_size}x{args.peak_size}, "
+                       f"best of {args.peak_repeats}",
         "rtd_speed_ratio_ours_over_theirs": by_name["ours RTD"].tokens_per_s / by_name["theirs RTD"].tokens_per_s,
         "rtd_flops_ratio_theirs_over_ours": by_name["theirs RTD"].flops_per_step / by_name["ours RTD"].flops_per_step,
         "variants": [dataclasses.asdict(r) for r in results],
@@ -200,7 +222,7 @@ def run(args: argparse.Namespace) -> dict:
 
 def print_report(report: dict) -> None:
     print(f"preset {report['preset']}  batch {report['batch_size']} x seq {report['seq_len']}  vocab {report['vocab_size']}  "
-          f"threads {report['threads']}  torch {report['torch']}")
+          f"threads {report['threads']}  torch {report['torch']}  forward {report['precision']}")
     print(f"matmul peak ({report['peak_matmul']}): {report['peak_flops_per_s'] / 1e9:.1f} GFLOP/s")
     print(f"median of {report['steps']} timed steps after {report['warmup']} warm-up, variants interleaved round-robin\n")
     header = f"{'variant':<12} {'params':>8} {'step ms':>9} {'tokens/s':>10} {'GFLOP/step':>11} {'GFLOP/s':>9} {'% peak':>7}"
@@ -226,6 +248,8 @@ def main() -> None:
     parser.add_argument("--peak-size", type=int, default=2048, help="matmul size for the peak (default: 2048)")
     parser.add_argument("--peak-repeats", type=int, default=5, help="matmuls timed for the peak (default: 5)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
+                        help="the forward in float32, or under the bf16 autocast the campaigns train with")
     print_report(run(parser.parse_args()))
 
 
