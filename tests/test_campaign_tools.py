@@ -258,3 +258,24 @@ def test_the_learning_curve_table_lists_each_step_once_from_the_watchers_records
     assert table[4] == ("| 1,000 | 2.0M | 0.840 | 0.860 | **0.8500** | 0.870 | 0.400 | 0.030 | 0.700 | 0.800 | "
                         "0.500 | 31 of 40 |")
     assert table[3].endswith("| – |")  # measured before the watcher counted swap pairs
+
+
+def test_a_generator_run_keeps_its_best_by_the_cloze_and_tables_its_curve(tmp_path):
+    def record(step, top5, auc):
+        return {"step": step, "score": auc, "english": {"auc": auc, "generator_top1_at_mask": 0.25 + step / 1e5,
+                                                        "generator_top5_at_mask": 0.45},
+                "imdb": {"auc": auc}, "cloze": {"top1": 0.05, "top5": top5, "outside_top5": 0.7, "piece_draws": 0.04}}
+
+    a, b = record(300, 0.20, 0.85), record(600, 0.22, 0.84)
+    assert watch.BEST_BY["generator"](b) > watch.BEST_BY["generator"](a)  # the better cloze ...
+    assert watch.BEST_BY["score"](b) < watch.BEST_BY["score"](a)  # ... though the discriminator fell behind it
+    assert watch.BEST_BY["generator"]({"score": 0.9}) == float("-inf")  # measured before the cloze: never best
+    with pytest.raises(ValueError, match="best_by must be one of score, generator"):
+        watch.watch(tmp_path, best_by="loss", once=True)
+
+    (tmp_path / "config.json").write_text(json.dumps({"batch_size": 32, "seq_len": 128}))
+    assert watch.run_tokens_per_step(tmp_path) == 4096
+    assert watch.run_tokens_per_step(tmp_path / "missing") == watch.TOKENS_PER_STEP
+    table = watch.generator_table([a, b], watch.run_tokens_per_step(tmp_path)).splitlines()
+    assert len(table) == 4 and "cloze top-5" in table[0]
+    assert table[3] == "| 600 | 2.5M | 0.256 | 0.450 | 0.050 | 0.220 | 0.700 | 0.040 | 0.840 | 0.840 |"
