@@ -193,3 +193,14 @@ def test_hostile_phase_changes_are_refused_with_a_short_message_and_change_nothi
     with pytest.raises(gr.Error, match="has ended: answers are closed"):
         api.class_spot(code, student, 0, [])
     assert api.class_view(code, token)["phase"] == "ended"  # the results stay readable
+
+
+def test_a_phone_escapes_its_nickname_and_the_typed_word():
+    """What a student's phone draws: the nickname, the class's words and the round-B edit pass through `esc`."""
+    evil = "<img src=x onerror=1>"
+    mine = class_session.StudentRound("ABCDEF", evil, "results", 0, 2, (("a", "b"),) * 2, (), (), (0, 1), (), (), 3)
+    fool = class_session.FoolOutcome("ABCDEF", 0, "a b", f"{evil} b", 0, "<b>a</b>", evil, 0.25, False, False, True,
+                                     True, False, None)
+    html = class_view.student_status_html(mine) + class_view.student_wait_html(mine) + class_view.class_fool_html(fool)
+    assert "<img" not in html and "<b>a</b>" not in html
+    assert html.count("&lt;img src=x onerror=1&gt;") == 3 and "&lt;b&gt;a&lt;/b&gt;" in html and "+3</b> points" in html

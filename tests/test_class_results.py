@@ -50,3 +50,4 @@ def test_the_results_add_up_name_students_by_nickname_and_run_no_formula(tiny_pa
     assert [int(r["caught_by"]) for r in fakes] == [f.caught_by for s in view.sentences for f in s.fakes]
     assert [r["points"] for r in rows if r["kind"] == "student"] == [str(r.points) for r in view.roster]
     assert results.spreadsheet_safe("@SUM(A1)") == "'@SUM(A1)" and results.spreadsheet_safe("Bo") == "Bo"
+    assert [results.spreadsheet_safe(c + "1") for c in "=+-@\t\r"] == ["'" + c + "1" for c in "=+-@\t\r"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+
 from explainer.core.class_store import ClassStore
 from explainer.lesson import class_session as session
 
@@ -27,10 +28,6 @@ CSV_COLUMNS = ("kind", "sentence", "word_index", "word", "original", "caught_by"
 def spreadsheet_safe(text: str) -> str:
     """`text` as a spreadsheet shows it, never run: a leading apostrophe when it would start a formula."""
     return "'" + text if text.startswith(FORMULA_START) else text
-
-
-def _score(score) -> dict:
-    return {"caught": score.caught, "missed": score.missed, "false_alarms": score.false_alarms, "points": score.points}
 
 
 def class_results(pair, code, secret, *, store: ClassStore | None = None) -> dict:
@@ -49,12 +46,12 @@ def class_results(pair, code, secret, *, store: ClassStore | None = None) -> dic
              for s in store.submissions(info.code, "B")]
     return {
         "class": info.code, "model": info.model, "phase": info.phase, "sentences_in_round": info.n_sentences,
-        "class_total": _score(view.class_total), "electra_total": _score(view.electra_total),
-        "electra_round": _score(view.electra_round),
+        "class_total": view.class_total.as_dict(), "electra_total": view.electra_total.as_dict(),
+        "electra_round": view.electra_round.as_dict(),
         "students": [{"number": e.number, "nickname": spreadsheet_safe(e.name), "answered_a": e.answered_a,
                       "answered_b": e.answered_b, "points": e.points} for e in view.roster],
         "sentences": [{"sentence": s.index + 1, "text": " ".join(s.words), "answered": s.answered,
-                       "class": _score(s.class_score), "electra": _score(s.electra),
+                       "class": s.class_score.as_dict(), "electra": s.electra.as_dict(),
                        "fakes": [{"word_index": f.word_index, "word": f.word, "original": f.original,
                                   "caught_by": f.caught_by, "answered": f.answered,
                                   "class_share": None if f.share is None else round(f.share, 4),

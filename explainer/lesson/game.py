@@ -100,6 +100,10 @@ class Score:
         """One point per catch, minus one per false alarm: ticking every word costs more than it earns."""
         return self.caught - self.false_alarms
 
+    def as_dict(self) -> dict[str, int]:
+        """The counts and the points, as the API and the results files give them."""
+        return {"caught": self.caught, "missed": self.missed, "false_alarms": self.false_alarms, "points": self.points}
+
     def __add__(self, other: Score) -> Score:
         return Score(self.caught + other.caught, self.missed + other.missed, self.false_alarms + other.false_alarms)
 

@@ -45,12 +45,6 @@ def words_prompt_html(words: tuple[str, ...], index: int, total: int, button: st
         f'<p class="ee-big" style="margin:6px 0">{shown}</p>', "game-sentence")
 
 
-def round_done_html(points: int) -> str:
-    """A live class's round A, answered in full: the student's points, and what comes next."""
-    return _wrap(f"<p>Round A is done: <b>{points:+d}</b> point{'s' if abs(points) != 1 else ''}. Now try round B "
-                 "below: can you fool ELECTRA?</p>", "game-sentence")
-
-
 def _score_line(name: str, score: Score) -> str:
     return (f"<b>{esc(name)}</b>: caught {score.caught}, missed {score.missed}, false alarms {score.false_alarms} "
             f"→ <b>{score.points:+d}</b> point{'s' if abs(score.points) != 1 else ''}")

@@ -131,15 +131,12 @@ def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model:
     if picks is None:
         return round_
 
-    def score(s) -> dict:
-        return {"caught": s.caught, "missed": s.missed, "false_alarms": s.false_alarms, "points": s.points}
-
     for entry, item, result in zip(round_["sentences"], items, results):
         entry.update(originals=list(item.originals), replaced=list(item.replaced), drawn_back=list(item.drawn_back),
                      electra_p_replaced=list(item.p_replaced), electra_flagged=list(item.flagged),
-                     you=score(result.student), electra=score(result.electra))
+                     you=result.student.as_dict(), electra=result.electra.as_dict())
     you, electra = lesson.round_score(results)
-    return {**round_, "you": score(you), "electra": score(electra)}
+    return {**round_, "you": you.as_dict(), "electra": electra.as_dict()}
 
 
 
@@ -151,10 +148,6 @@ def _class_call(call):
         return call()
     except (TypeError, ValueError) as error:
         raise gr.Error(str(error), print_exception=False) from error
-
-
-def _score_dict(score) -> dict:
-    return {"caught": score.caught, "missed": score.missed, "false_alarms": score.false_alarms, "points": score.points}
 
 
 def class_pair(code):
@@ -219,7 +212,7 @@ def _revealed(r) -> dict:
     return {"sentence": r.sentence_index, "picks": list(r.picks), "words": list(item.words),
             "originals": list(item.originals), "replaced": list(item.replaced), "drawn_back": list(item.drawn_back),
             "electra_p_replaced": list(item.p_replaced), "electra_flagged": list(item.flagged),
-            "you": _score_dict(r.result.student), "electra": _score_dict(r.result.electra)}
+            "you": r.result.student.as_dict(), "electra": r.result.electra.as_dict()}
 
 
 def class_spot(code: str, student: str, sentence: int, picks: Optional[list] = None) -> dict:
@@ -264,7 +257,7 @@ def class_view(code: str, teacher_key: str) -> dict:
     data.update(joined=view.joined, answered=view.answered,
                 build_ms=round((time.perf_counter() - started) * 1000, 2))
     for name in ("class_total", "electra_total", "electra_round"):
-        data[name] = _score_dict(getattr(view, name))
+        data[name] = getattr(view, name).as_dict()
     return data
 
 
