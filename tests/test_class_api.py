@@ -14,7 +14,7 @@ from explainer.core.class_store import ClassStore
 from explainer.lesson import class_session
 from explainer.render import class_room, class_view
 from explainer.ui import api
-from explainer.ui.class_page import page_link
+from explainer.ui.class_page import REMEMBERED, page_link, remember
 
 
 @pytest.fixture
@@ -204,3 +204,12 @@ def test_a_phone_escapes_its_nickname_and_the_typed_word():
     html = class_view.student_status_html(mine) + class_view.student_wait_html(mine) + class_view.class_fool_html(fool)
     assert "<img" not in html and "<b>a</b>" not in html
     assert html.count("&lt;img src=x onerror=1&gt;") == 3 and "&lt;b&gt;a&lt;/b&gt;" in html and "+3</b> points" in html
+
+
+def test_a_browser_remembers_its_latest_classes_and_one_id_each():
+    kept = None
+    for i in range(REMEMBERED + 2):
+        kept = remember(kept, f"C{i}", f"id{i}")
+    assert list(kept) == [f"C{i}" for i in range(2, REMEMBERED + 2)]
+    again = remember(kept, "C5", "new")
+    assert len(again) == REMEMBERED and list(again)[-1] == "C5" and again["C5"] == "new" and kept["C5"] == "id5"

@@ -47,6 +47,7 @@ REFRESH_S = 2.0
 FOLLOW_S = 3.0  # a phone checks the phase this often: 40 phones, 13 cheap reads a second
 LOCATION_JS = "(x, remembered, teaching) => [window.location.href, remembered, teaching]"  # the address students reach
 MAX_URL = 2000
+REMEMBERED = 10  # classes a browser keeps its student id or teacher key for, the latest
 DOWNLOADS = Path(tempfile.gettempdir()) / "electra-explainer-classes"
 MOVE_LABELS = {"round_a": "Open round A", "round_b": "Open round B", "results": "Show the results",
                "ended": "End the class"}
@@ -136,6 +137,12 @@ def stage_key(phase: str, sentence: int) -> str:
     return f"{phase}:{sentence if phase == 'reveal' else 0}"
 
 
+def remember(kept: dict | None, code: str, value: str) -> dict:
+    """A browser's classes (code -> student id, or teacher key): this one last, at most REMEMBERED in all."""
+    others = {k: v for k, v in dict(kept or {}).items() if k != code}
+    return dict(list(others.items())[-(REMEMBERED - 1):]) | {code: value}
+
+
 def join_student(code, nickname, remembered: dict) -> tuple[dict, dict]:
     """(student, remembered): this browser's student in the class when it has one the class knows, else a new
     one (nickname optional); ValueError or gr.Error says why not."""
@@ -149,8 +156,7 @@ def join_student(code, nickname, remembered: dict) -> tuple[dict, dict]:
             pass  # the class forgot it (a new class with an old code cannot happen: codes are not reused while live)
     api.class_pair(key)  # the class's model loads, or the message says why not, before anyone is added
     new = session.join_class(key, (nickname or "").strip() or None)
-    kept = {k: v for k, v in remembered.items() if k != key}
-    return {"code": key, "id": new.student_id}, dict(list(kept.items())[-9:]) | {key: new.student_id}
+    return {"code": key, "id": new.student_id}, remember(remembered, key, new.student_id)
 
 
 # --- the page ----------------------------------------------------------------------------------------------
@@ -308,9 +314,8 @@ def build_class_page(demo: gr.Blocks) -> None:
                 info = store.check_teacher(normal, key)
             except ValueError as error:
                 return {message: _error(error), new_query: f"?class={code}&teach=1" if "teacher" in params else ""}
-            kept = {k: v for k, v in dict(teaching_now or {}).items() if k != info.code}
             return {**teacher_screen(info.code, key, location_now), new_query: f"?class={info.code}&teach=1",
-                    teaching: dict(list(kept.items())[-9:]) | {info.code: key}}
+                    teaching: remember(teaching_now, info.code, key)}
         join_form = {start_box: gr.Column(visible=False), student_box: gr.Column(visible=True),
                      join_box: gr.Column(visible=True), play_box: gr.Column(visible=False)}
         try:
@@ -333,9 +338,8 @@ def build_class_page(demo: gr.Blocks) -> None:
             new = session.create_class(pair, int(n_now or game.ROUND_SENTENCES))
         except (gr.Error, ValueError, TypeError) as error:
             return {message: _error(error)}
-        kept = {k: v for k, v in dict(teaching_now or {}).items() if k != new.code}
         return {**teacher_screen(new.code, new.secret, location_now), new_query: f"?class={new.code}&teach=1",
-                teaching: dict(list(kept.items())[-9:]) | {new.code: new.secret}}
+                teaching: remember(teaching_now, new.code, new.secret)}
 
     def refresh(who_state, shown_now):
         """The timer: the stage again when it changed (and the teacher's buttons with it)."""
