@@ -5,7 +5,9 @@ get a short message, and every user text is escaped on the projector."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import gradio as gr
 import pytest
@@ -14,7 +16,7 @@ from explainer.core.class_store import ClassStore
 from explainer.lesson import class_session
 from explainer.render import class_room, class_view
 from explainer.ui import api
-from explainer.ui.class_page import REMEMBERED, page_link, remember
+from explainer.ui.class_page import REMEMBERED, page_link, remember, write_results
 
 
 @pytest.fixture
@@ -189,6 +191,9 @@ def test_hostile_phase_changes_are_refused_with_a_short_message_and_change_nothi
     with pytest.raises(gr.Error, match="Wrong teacher key"):
         api.class_results(code, token)  # the projector's token reads the view, not the results
     assert api.class_results(code, key)["students"][0]["nickname"] == "Ana"
+    csv_path, json_path = (Path(p) for p in write_results(code, key))  # the teacher's download buttons
+    assert csv_path.parent == json_path.parent and csv_path.parent.stat().st_mode & 0o077 == 0  # a private folder
+    assert "Ana" in csv_path.read_text(encoding="utf-8") and json.loads(json_path.read_text())["students"][0]["nickname"] == "Ana"
     api.class_phase(code, key, "ended")
     with pytest.raises(gr.Error, match="has ended: answers are closed"):
         api.class_spot(code, student, 0, [])

@@ -48,7 +48,7 @@ FOLLOW_S = 3.0  # a phone checks the phase this often: 40 phones, 13 cheap reads
 LOCATION_JS = "(x, remembered, teaching) => [window.location.href, remembered, teaching]"  # the address students reach
 MAX_URL = 2000
 REMEMBERED = 10  # classes a browser keeps its student id or teacher key for, the latest
-DOWNLOADS = Path(tempfile.gettempdir()) / "electra-explainer-classes"
+_DOWNLOADS: list[Path] = []  # this process's own folder for the results files (made once, private: mkdtemp)
 MOVE_LABELS = {"round_a": "Open round A", "round_b": "Open round B", "results": "Show the results",
                "ended": "End the class"}
 
@@ -98,8 +98,9 @@ def render_board(who, shown: str):
 def write_results(code: str, key: str) -> tuple[str, str]:
     """The class's results as two files (CSV, JSON) for the download buttons; ValueError before the results."""
     results = class_results.class_results(api.class_pair(code), code, key)
-    DOWNLOADS.mkdir(parents=True, exist_ok=True)
-    paths = (DOWNLOADS / f"class-{code}-results.csv", DOWNLOADS / f"class-{code}-results.json")
+    if not _DOWNLOADS:  # a fresh folder only this user can open: no fixed name another local user could plant first
+        _DOWNLOADS.append(Path(tempfile.mkdtemp(prefix="electra-explainer-classes-")))
+    paths = (_DOWNLOADS[0] / f"class-{code}-results.csv", _DOWNLOADS[0] / f"class-{code}-results.json")
     paths[0].write_text(class_results.results_csv(results), encoding="utf-8")
     paths[1].write_text(class_results.results_json(results), encoding="utf-8")
     return str(paths[0]), str(paths[1])
