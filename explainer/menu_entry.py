@@ -33,7 +33,9 @@ def exec_quote(argument: str) -> str:
     if not any(c in argument for c in ' \t\n"\'\\><~|&;$*?#()`'):
         return argument
     escaped = "".join("\\" + c if c in '"`$\\' else c for c in argument)
-    return f'"{escaped}"'
+    # The key's value is a string too, whose escapes are read first: each backslash of the quoting is doubled
+    # (a literal backslash in a quoted argument is four in the file).
+    return f'"{escaped}"'.replace("\\", "\\\\")
 
 
 def desktop_entry(argv: list[str]) -> str:

@@ -255,7 +255,7 @@ def test_the_menu_entry_runs_this_python_on_app_py_with_the_icon(tmp_path, monke
 @pytest.mark.parametrize("argument, quoted", [
     ("/usr/bin/python3", "/usr/bin/python3"),
     ("/home/a b/app.py", '"/home/a b/app.py"'),
-    ('/x/"$HOME"`\\', '"/x/\\"\\$HOME\\"\\`\\\\"'),
+    ('/x/"$HOME"`\\', r'"/x/\\"\\$HOME\\"\\`\\\\"'),  # quoted, then each backslash doubled as a string
     ("/x/100%", "/x/100%%"),
 ])
 def test_exec_arguments_are_quoted_as_the_desktop_entry_specification_says(argument, quoted):
