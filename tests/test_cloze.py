@@ -3,6 +3,7 @@ seeded draws, offensive tokens never drawn, held-out sentences, and the targets 
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from types import SimpleNamespace
 
 import pytest
@@ -119,6 +120,24 @@ def test_over_seeds_keeps_the_guesses_and_averages_the_draws(tokenizer):
     # Words: boat hit red car near dock ("The", "a", "the": stop words); "boat" and "car" are in its top 5.
     assert summary["top5"] == pytest.approx(2 / 6) and {r["top5"] for r in summary["per_seed"]} == {2 / 6}
     assert summary["piece_draws"] == 0.0
+
+
+def test_over_seeds_runs_the_generator_once_and_gives_each_seeds_own_figures(tokenizer):
+    # A small real generator: its draws spread over the vocabulary, so seeds differ.
+    config = ElectraConfig(vocab_size=len(tokenizer), embedding_size=16, hidden_size=16, num_hidden_layers=1,
+                           num_attention_heads=2, intermediate_size=32, max_position_embeddings=64)
+    torch.manual_seed(0)
+    generator = ElectraForMaskedLM(config)
+    calls = []
+    generator.register_forward_hook(lambda *_: calls.append(1))
+    sentences = ["The boat hit a red car near the dock.", "Rain fell on the quiet village all night."]
+    summary = cloze.over_seeds(generator, tokenizer, sentences, [0, 1, 2])
+    assert len(calls) == 1  # one batch, one forward for the three seeds
+    alone = [cloze.cloze(generator, tokenizer, sentences, seed=seed) for seed in (0, 1, 2)]
+    assert summary["per_seed"] == [asdict(r) for r in alone]
+    assert len({r.outside_top5 for r in alone} | {r.piece_draws for r in alone}) > 1  # the draws did differ
+    with pytest.raises(ValueError, match="no seed"):
+        cloze.over_seeds(generator, tokenizer, sentences, [])
 
 
 def test_the_generator_targets_pass_at_their_thresholds_and_fail_just_short():

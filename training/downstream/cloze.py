@@ -28,6 +28,7 @@ the bundled vocabulary like everything else).
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import string
@@ -105,10 +106,16 @@ def _unwanted_draw_ids(tokenizer) -> torch.Tensor:
                                or (token.startswith("[") and token.endswith("]"))), dtype=torch.long)
 
 
-@torch.no_grad()
 def cloze_rows(generator, tokenizer, sentences: list[str], temperature: float = 1.0, seed: int = 0,
                batch_size: int = 64, block_offensive: bool = True) -> list[dict]:
     """One row per content word: the sentence, the word, the generator's five best guesses and its draw."""
+    return _rows_by_seed(generator, tokenizer, sentences, temperature, [seed], batch_size, block_offensive)[seed]
+
+
+@torch.no_grad()
+def _rows_by_seed(generator, tokenizer, sentences: list[str], temperature: float, seeds: list[int],
+                  batch_size: int = 64, block_offensive: bool = True) -> dict[int, list[dict]]:
+    """`cloze_rows` for each seed from one pass of the generator: only the draws differ between seeds."""
     if temperature <= 0:
         raise ValueError(f"temperature must be above 0, not {temperature}")
     max_length = generator.config.max_position_embeddings
@@ -117,7 +124,7 @@ def cloze_rows(generator, tokenizer, sentences: list[str], temperature: float = 
     blocked = torch.tensor(blocked_token_ids(tokenizer.get_vocab()), dtype=torch.long) if block_offensive else None
     was_training = generator.training
     generator.eval()  # dropout off: the same sentence always gives the same guesses
-    rows = []
+    rows = {seed: [] for seed in seeds}
     try:
         for start in range(0, len(blanks), batch_size):
             chunk = blanks[start:start + batch_size]
@@ -136,11 +143,11 @@ def cloze_rows(generator, tokenizer, sentences: list[str], temperature: float = 
                 logits[:, blocked] = float("-inf")
             top5 = logits.topk(5, dim=-1).indices  # (B, 5)
             probs = softmax(logits, temperature)  # (B, V)
-            for row, blank in enumerate(chunk):
+            for (row, blank), seed in itertools.product(enumerate(chunk), seeds):
                 # Each blank's own rng: its draw does not depend on which batch it fell in.
                 rng = torch.Generator().manual_seed(seed * 1_000_003 + start + row)
                 sample = int(draw(probs[row:row + 1], rng)[0])
-                rows.append({"sentence": sentences[blank.sentence], "word": blank.word,
+                rows[seed].append({"sentence": sentences[blank.sentence], "word": blank.word,
                              "original": tokenizer.convert_ids_to_tokens(blank.token_id),
                              "top5": tokenizer.convert_ids_to_tokens(top5[row].tolist()),
                              "p_original": probs[row, blank.token_id].item(),
@@ -179,8 +186,13 @@ def cloze(generator, tokenizer, sentences: list[str], temperature: float = 1.0, 
 
 def over_seeds(generator, tokenizer, sentences: list[str], seeds: range | list[int], temperature: float = 1.0
                ) -> dict:
-    """`cloze` for each seed (only the draws differ): the mean of each figure and each seed's result."""
-    results = [cloze(generator, tokenizer, sentences, temperature, seed) for seed in seeds]
+    """`cloze` for each seed (only the draws differ, so the generator runs once): the mean of each figure and
+    each seed's result."""
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("no seed given")
+    by_seed = _rows_by_seed(generator, tokenizer, sentences, temperature, seeds)
+    results = [summarise(by_seed[seed], tokenizer, temperature, seed) for seed in seeds]
     mean = {key: sum(getattr(r, key) for r in results) / len(results)
             for key in ("top1", "top5", "outside_top5", "piece_draws")}
     return {**mean, "blanks": results[0].blanks, "sentences": results[0].sentences, "temperature": temperature,
