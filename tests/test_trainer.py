@@ -330,6 +330,37 @@ def test_a_fully_frozen_generator_and_its_embeddings_do_not_move_and_the_discrim
     assert all(e["disc_loss"] is not None for e in events)
 
 
+def test_untied_a_frozen_generator_keeps_its_own_embeddings_while_the_discriminators_learn(tmp_path, rtd_run):
+    start, _ = rtd_run
+    # A generator-only phase moves the shared table; the discriminator then starts from the first pair (its own
+    # table), the generator from the phase's end, each keeping its own.
+    list(train(config(warm_start=str(start), disc_weight=0.0, max_steps=2), tmp_path / "generator_phase"))
+    phase = tmp_path / "generator_phase"
+    events = list(train(config(warm_start=str(start), generator_warm_start=str(phase), untie_embeddings=True,
+                               freeze_generator=True, max_steps=3, log_every=1), tmp_path / "run"))
+    (phase_generator, _), (_, old_discriminator) = load_pair(phase), load_pair(start)
+    generator, discriminator = load_pair(tmp_path / "run")
+    assert not embeddings_shared(generator, discriminator)  # saved apart, loaded apart
+    old = dict(phase_generator.named_parameters())
+    assert all(torch.equal(param, old[name]) for name, param in generator.named_parameters())  # frozen, whole
+    old = dict(old_discriminator.named_parameters())
+    moved = {name for name, param in discriminator.named_parameters() if not torch.equal(param, old[name])}
+    assert "electra.embeddings.word_embeddings.weight" in moved and "discriminator_predictions.dense.weight" in moved
+    assert all(e["disc_loss"] is not None for e in events)
+    resumed = list(train(config(warm_start=str(start), generator_warm_start=str(phase), untie_embeddings=True,
+                                freeze_generator=True, max_steps=4, log_every=1), tmp_path / "run", resume=True))
+    assert [e["step"] for e in resumed] == [4]
+
+
+def test_a_generator_warm_start_from_a_pair_needs_the_same_shape(tmp_path, rtd_run):
+    start, _ = rtd_run
+    with pytest.raises(ValueError, match="another shape"):
+        list(train(config(warm_start=str(start), generator_warm_start=str(start), generator_layers=1, max_steps=1),
+                   tmp_path))
+    with pytest.raises(ValueError, match="RTD pair only"):
+        list(train(config(objective="mlm", untie_embeddings=True, max_steps=1), tmp_path / "mlm"))
+
+
 def test_a_frozen_generator_draws_without_dropout_while_the_discriminator_trains_with_it(rtd_run):
     from training.trainer import _objective_and_optimizer
 

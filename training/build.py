@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 
 from training.config import TrainConfig
-from training.models import build_electra, build_mlm, resolve_preset
+from training.models import build_electra, build_mlm, resolve_preset, untie_embeddings
 from training.objectives import MLMObjective, RTDObjective
 
 
@@ -55,8 +55,12 @@ def build_objective(config: TrainConfig, vocab_size: int, pad_id: int) -> tuple[
         encoder = build_mlm(preset, vocab_size, pad_id, config.seed)
         if config.warm_start:
             raise ValueError("warm start is only implemented for the RTD pair")
+        if config.untie_embeddings:
+            raise ValueError("untie_embeddings applies to the RTD pair only")
         return MLMObjective(encoder), warm
     generator, discriminator = build_electra(preset, vocab_size, pad_id, config.seed)
+    if config.untie_embeddings:  # before any warm start, so each network is given its own table
+        untie_embeddings(generator, discriminator)
     if config.warm_start == "minilm":
         from training.warmstart import warm_start_minilm
 
@@ -71,7 +75,13 @@ def build_objective(config: TrainConfig, vocab_size: int, pad_id: int) -> tuple[
         from training.warmstart import warm_start_generator_minilm
 
         warm = {n for n in warm if not n.startswith("generator.")} | warm_start_generator_minilm(generator)
+    elif config.generator_warm_start and (Path(config.generator_warm_start) / "generator").is_dir():
+        from training.warmstart import warm_start_generator_from_pair
+
+        warm = ({n for n in warm if not n.startswith("generator.")}
+                | warm_start_generator_from_pair(generator, config.generator_warm_start))
     elif config.generator_warm_start:
-        raise ValueError(f"unknown generator warm start {config.generator_warm_start!r}: only 'minilm'")
+        raise ValueError(f"unknown generator warm start {config.generator_warm_start!r}: 'minilm' or a pair folder "
+                         "with generator/")
     return RTDObjective(generator, discriminator, config.disc_weight, config.temperature,
                         config.hot_share, config.hot_temperature), warm

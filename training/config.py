@@ -54,7 +54,10 @@ class TrainConfig:
     generator_layers: int | None = None  # override the preset's generator depth
     generator_hidden: int | None = None  # ... and width (heads: one per 64; feed-forward 4 x width)
     generator_warm_start: str | None = None  # "minilm": the generator's layers from MiniLM's lower layers and a
-    #   new MLM head, whatever --warm-start gave the discriminator and the shared embeddings
+    #   new MLM head, whatever --warm-start gave the discriminator and the shared embeddings; or a pair folder:
+    #   that pair's whole generator (layers, head, embeddings), e.g. after a generator-only phase
+    untie_embeddings: bool = False  # RTD: the discriminator gets an embedding table of its own (the paper shares
+    #   one): with --freeze-generator its embeddings still learn, and a warm start gives each network its own
     max_steps: int | None = None  # budget in optimizer steps ...
     max_flops: float | None = None  # ... or in training FLOPs (measured, forward + backward) ...
     max_minutes: float | None = None  # ... or in wall-clock minutes; the first limit reached ends the run

@@ -14,6 +14,7 @@ Left out: anything but Electra architectures; the warm start covers only the Min
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +87,18 @@ def tie_embeddings(generator: ElectraForMaskedLM, discriminator: ElectraForPreTr
     generator.tie_weights()  # re-point the generator's output projection at the shared table
 
 
+def untie_embeddings(generator: ElectraForMaskedLM, discriminator: ElectraForPreTraining) -> None:
+    """Give the generator a copy of the shared embedding module: from now on each network trains its own."""
+    generator.electra.embeddings = copy.deepcopy(discriminator.electra.embeddings)
+    generator.tie_weights()  # its output projection follows its own table
+
+
+def same_embeddings(generator: ElectraForMaskedLM, discriminator: ElectraForPreTraining) -> bool:
+    """Whether the two networks' embedding modules hold the same values (shared, or saved from a shared one)."""
+    g, d = generator.electra.embeddings.state_dict(), discriminator.electra.embeddings.state_dict()
+    return g.keys() == d.keys() and all(g[k].shape == d[k].shape and torch.equal(g[k], d[k]) for k in g)
+
+
 def embeddings_shared(generator: ElectraForMaskedLM, discriminator: ElectraForPreTraining) -> bool:
     g, d = generator.electra.embeddings, discriminator.electra.embeddings
     return (
@@ -109,11 +122,13 @@ def build_mlm(preset: Preset, vocab_size: int, pad_token_id: int, seed: int) -> 
 
 
 def load_pair(folder: str | Path, **kwargs) -> tuple[ElectraForMaskedLM, ElectraForPreTraining]:
-    """Load `folder/generator` and `folder/discriminator` and re-share their embeddings."""
+    """Load `folder/generator` and `folder/discriminator` and re-share their embeddings, if they were saved
+    from a shared module (the same values in both). A pair trained with untied embeddings keeps its two."""
     folder = Path(folder)
     discriminator = ElectraForPreTraining.from_pretrained(folder / "discriminator", **kwargs)
     generator = ElectraForMaskedLM.from_pretrained(folder / "generator", **kwargs)
-    tie_embeddings(generator, discriminator)
+    if same_embeddings(generator, discriminator):
+        tie_embeddings(generator, discriminator)
     return generator, discriminator
 
 

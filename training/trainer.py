@@ -131,9 +131,12 @@ def _objective_and_optimizer(config: TrainConfig, tokenizer) -> tuple[torch.nn.M
         for module in objective.modules():
             if isinstance(module, torch.nn.Dropout):
                 module.p = config.dropout
-    if config.freeze_embeddings:  # one module, shared: the generator's and the discriminator's input
-        shared = objective.discriminator.electra.embeddings if config.objective == "rtd" else objective.encoder.electra.embeddings
-        shared.requires_grad_(False)
+    if config.freeze_embeddings:  # one module, shared: the generator's and the discriminator's input (both if untied)
+        if config.objective == "rtd":
+            objective.discriminator.electra.embeddings.requires_grad_(False)
+            objective.generator.electra.embeddings.requires_grad_(False)
+        else:
+            objective.encoder.electra.embeddings.requires_grad_(False)
     if config.generator_head_only:  # the head's output projection is the (frozen) embedding table: its bias trains
         objective.generator.requires_grad_(False)
         objective.generator.generator_predictions.requires_grad_(True)
@@ -141,7 +144,7 @@ def _objective_and_optimizer(config: TrainConfig, tokenizer) -> tuple[torch.nn.M
     if config.freeze_generator:
         if config.objective != "rtd":
             raise ValueError("freeze_generator applies to RTD only")
-        objective.generator.requires_grad_(False)  # its embeddings are the discriminator's too
+        objective.generator.requires_grad_(False)  # its embeddings are the discriminator's too, unless untied
         # A fixed generator draws as it is evaluated and used: without dropout. In training mode its
         # draws would come from a noisier generator than the one the discriminator is measured against.
         # The embedding module is shared, so the discriminator's input embeddings drop no units either.

@@ -80,3 +80,20 @@ def warm_start_from_pair(generator: nn.Module, discriminator: nn.Module, folder:
     copied = _copy(discriminator, old_discriminator.state_dict(), "discriminator.")
     copied |= _copy(generator, old_generator.state_dict(), "generator.")
     return {name for name in copied if ".electra." in f".{name}"}
+
+
+def warm_start_generator_from_pair(generator: nn.Module, folder: str) -> set[str]:
+    """The whole generator of a pair folder (its layers, MLM head and embeddings): the generator of a
+    generator-only phase, beside a discriminator warm-started from elsewhere. Its embeddings overwrite the
+    shared table unless the run unties them (`untie_embeddings`). Refuses a generator of another shape."""
+    from pathlib import Path
+
+    from transformers import ElectraForMaskedLM
+
+    state = ElectraForMaskedLM.from_pretrained(Path(folder) / "generator").state_dict()
+    own = generator.state_dict()
+    differ = sorted(set(own) ^ set(state) | {k for k in set(own) & set(state) if own[k].shape != state[k].shape})
+    if differ:  # a deeper, shallower or wider generator: not the one that phase trained
+        raise ValueError(f"{folder}/generator is another shape than this run's generator: {differ[:3]}")
+    copied = _copy(generator, state, "generator.")
+    return {name for name in copied if ".electra." in f".{name}"}

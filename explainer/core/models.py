@@ -154,7 +154,7 @@ def _load_local(source: Source) -> ModelPair:
     if source.generator is None:
         return ModelPair(None, ElectraForPreTraining.from_pretrained(source.discriminator), tokenizer, source.label)
     _check_config(source.generator, "generator")
-    generator, discriminator = load_pair(Path(source.discriminator).parent)  # re-ties the shared embeddings
+    generator, discriminator = load_pair(Path(source.discriminator).parent)  # shared embeddings re-tied, untied kept apart
     return ModelPair(generator, discriminator, tokenizer, source.label)
 
 
