@@ -16,6 +16,7 @@ from explainer.lesson import strength
 from explainer.lesson.measure import classroom_measure
 from explainer.render import difficulty as view
 from explainer.render.style import RTD_COLOUR
+from training.models import same_embeddings
 
 SENTENCES = ["The chef cooked a delicious meal for the guests.", "My sister walked the dog in the park this morning."]
 NASTY = "<b>x</b>"
@@ -55,24 +56,25 @@ def test_cut_generator_keeps_the_first_layers_and_their_output(tiny_pair):
 # --- measuring one generator -----------------------------------------------------------------------
 
 def test_measure_generator_reports_fractions_and_the_classroom_measure(tiny_pair, imdb_texts):
-    generator = copy.deepcopy(tiny_pair.generator)  # it is tied in place: never the shared one
+    generator = copy.deepcopy(tiny_pair.generator)  # its own copy of the (shared) embeddings, equal values
     point = strength.measure_generator("tiny", generator, tiny_pair.discriminator, tiny_pair.tokenizer,
                                        imdb_texts[:20], SENTENCES, seeds=(0,), blocks=3, shipped=True)
     assert point.name == "tiny" and point.shipped and (point.layers, point.hidden) == (2, 16)
     figures = [getattr(point, f.name) for f in dataclasses.fields(point) if f.type == "float"]
     assert len(figures) == 8 and all(0.0 <= value <= 1.0 for value in figures), point
     assert point.top1_at_mask <= point.top5_at_mask
-    assert generator.electra.embeddings is tiny_pair.discriminator.electra.embeddings  # plays on its embeddings
+    assert same_embeddings(generator, tiny_pair.discriminator)  # measured as stored: nothing re-tied or changed
+    assert generator.electra.embeddings is not tiny_pair.discriminator.electra.embeddings
     direct = classroom_measure(ModelPair(generator, tiny_pair.discriminator, tiny_pair.tokenizer, "tiny"),
                                SENTENCES, (0,))
     assert (point.classroom_recall, point.classroom_false_alarms, point.classroom_top_word) == (
         direct.recall, direct.false_alarm_rate, direct.top_word_replaced)
 
 
-def test_measure_generator_refuses_a_generator_on_other_embeddings(tiny_pair):
+def test_measure_generator_refuses_a_generator_of_another_vocabulary(tiny_pair):
     generator = copy.deepcopy(tiny_pair.generator)
-    generator.config.embedding_size = 8
-    with pytest.raises(ValueError, match="embedding width"):
+    generator.config.vocab_size += 1
+    with pytest.raises(ValueError, match="vocabulary"):
         strength.measure_generator("odd", generator, tiny_pair.discriminator, tiny_pair.tokenizer, ["text"],
                                    SENTENCES, seeds=(0,), blocks=1)
 

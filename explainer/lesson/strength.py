@@ -9,8 +9,8 @@ generator folder named on the command line. For each one:
 - on the classroom sentences, `explainer.lesson.measure.classroom_measure` (Explore's game under a few seeds):
   replaced words flagged, original words flagged, and how often the top-rated word is a replaced one.
 
-A generator always plays on the discriminator's shared embeddings (`training.models.tie_embeddings`), as in
-training. The study ships beside the bundled model (`STRENGTH_FILE`) and is measured once, on a CPU:
+A generator plays on its own embeddings, as it is stored: in a pair trained with shared embeddings those are the
+discriminator's; a pair trained with untied ones (`--untie-embeddings`) keeps each network's own. The study ships beside the bundled model (`STRENGTH_FILE`) and is measured once, on a CPU:
 
     python -m explainer.lesson.strength --pair assets/model --cut 1 --cut 2 --out assets/generator_strength.json
 
@@ -134,18 +134,16 @@ def cut_generator(generator, layers: int):
 def measure_generator(name: str, generator, discriminator, tokenizer, texts: Sequence[str], sentences: Sequence[str],
                       *, seeds: Iterable[int] = range(5), blocks: int = 200, shipped: bool = False) -> StrengthPoint:
     """One generator against `discriminator`: on `blocks` held-out blocks of `texts` and on the classroom
-    `sentences` under `seeds`. The generator is tied to the discriminator's embeddings in place (pass a copy)."""
+    `sentences` under `seeds`. The generator plays on its own embeddings, as stored."""
     from explainer.core.models import ModelPair
     from explainer.lesson.measure import classroom_measure
     from training.downstream.evaluate import detection
-    from training.models import tie_embeddings
 
     g, d = generator.config, discriminator.config
-    if (g.vocab_size, g.embedding_size) != (d.vocab_size, d.embedding_size):
-        raise ValueError(f"{name}: its vocabulary and embedding width ({g.vocab_size}, {g.embedding_size}) must be the "
-                         f"discriminator's ({d.vocab_size}, {d.embedding_size}) to play on its embeddings")
+    if g.vocab_size != d.vocab_size:
+        raise ValueError(f"{name}: its vocabulary ({g.vocab_size} tokens) must be the discriminator's "
+                         f"({d.vocab_size}): the two read the same token ids")
     seeds = tuple(seeds)
-    tie_embeddings(generator, discriminator)
     generator.eval(), discriminator.eval()
     with torch.no_grad():
         held_out = detection(generator, discriminator, tokenizer, texts, seq_len=SEQ_LEN, n_blocks=blocks, seed=0)
