@@ -10,7 +10,8 @@ generator folder named on the command line. For each one:
   replaced words flagged, original words flagged, and how often the top-rated word is a replaced one.
 
 A generator plays on its own embeddings, as it is stored: in a pair trained with shared embeddings those are the
-discriminator's; a pair trained with untied ones (`--untie-embeddings`) keeps each network's own. The study ships beside the bundled model (`STRENGTH_FILE`) and is measured once, on a CPU:
+discriminator's; a pair trained with untied ones (`--untie-embeddings`) keeps each network's own. The study
+ships beside the bundled model (`STRENGTH_FILE`) and is measured once, on a CPU:
 
     python -m explainer.lesson.strength --pair assets/model --cut 1 --cut 2 --out assets/generator_strength.json
 

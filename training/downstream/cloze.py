@@ -28,7 +28,6 @@ the bundled vocabulary like everything else).
 
 from __future__ import annotations
 
-import itertools
 import json
 import random
 import string
@@ -143,20 +142,21 @@ def _rows_by_seed(generator, tokenizer, sentences: list[str], temperature: float
                 logits[:, blocked] = float("-inf")
             top5 = logits.topk(5, dim=-1).indices  # (B, 5)
             probs = softmax(logits, temperature)  # (B, V)
-            for (row, blank), seed in itertools.product(enumerate(chunk), seeds):
-                # Each blank's own rng: its draw does not depend on which batch it fell in.
-                rng = torch.Generator().manual_seed(seed * 1_000_003 + start + row)
-                sample = int(draw(probs[row:row + 1], rng)[0])
-                rows[seed].append({"sentence": sentences[blank.sentence], "word": blank.word,
-                             "original": tokenizer.convert_ids_to_tokens(blank.token_id),
-                             "top5": tokenizer.convert_ids_to_tokens(top5[row].tolist()),
-                             "p_original": probs[row, blank.token_id].item(),
-                             "draw": tokenizer.convert_ids_to_tokens(sample),
-                             "p_draw": probs[row, sample].item(),
-                             "top1_hit": int(top5[row, 0]) == blank.token_id,
-                             "top5_hit": blank.token_id in top5[row].tolist(),
-                             "draw_outside_top5": sample not in top5[row].tolist(),
-                             "sentence_index": blank.sentence, "sample_id": sample})
+            for row, blank in enumerate(chunk):
+                guesses = top5[row].tolist()
+                guessed = {"sentence": sentences[blank.sentence], "word": blank.word,
+                           "original": tokenizer.convert_ids_to_tokens(blank.token_id),
+                           "top5": tokenizer.convert_ids_to_tokens(guesses),
+                           "p_original": probs[row, blank.token_id].item(),
+                           "top1_hit": guesses[0] == blank.token_id, "top5_hit": blank.token_id in guesses,
+                           "sentence_index": blank.sentence}
+                for seed in seeds:  # only the draw differs between seeds
+                    # Each blank's own rng: its draw does not depend on which batch it fell in.
+                    rng = torch.Generator().manual_seed(seed * 1_000_003 + start + row)
+                    sample = int(draw(probs[row:row + 1], rng)[0])
+                    rows[seed].append({**guessed, "draw": tokenizer.convert_ids_to_tokens(sample),
+                                       "p_draw": probs[row, sample].item(), "draw_outside_top5": sample not in guesses,
+                                       "sample_id": sample})
     finally:
         generator.train(was_training)
     return rows
