@@ -201,6 +201,48 @@ def test_cli_adds_a_generator_folder_and_prints_the_study(tiny_pair_dir, imdb_te
     assert captured.err.count("top-1 at [MASK]") == 3
 
 
+def test_merge_keeps_points_not_measured_again_and_refuses_another_measurement():
+    shipped = STUDY.points[1]
+    new = dataclasses.replace(STUDY, points=(shipped, _point("trained longer", 0.50, 0.80, 0.40),
+                                             _point("cut after 1 layer", 0.26, 0.91, 0.71)))
+    merged = strength.merge_studies(new, STUDY)
+    assert [p.name for p in merged.points] == ["3 layers x 384 (shipped)", "trained longer", "cut after 1 layer", NASTY]
+    assert merged.points[2].top1_at_mask == 0.26  # measured again: the new figures win
+    assert (merged.discriminator_sha256, merged.blocks, merged.seeds) == (STUDY.discriminator_sha256, 200, STUDY.seeds)
+    for change, said in (({"discriminator_sha256": "cd" * 32}, "weights' hash"), ({"blocks": 100}, "number of blocks"),
+                         ({"seeds": (0,)}, "seeds"), ({"sentences": 80}, "classroom sentences")):
+        with pytest.raises(ValueError, match=said):
+            strength.merge_studies(dataclasses.replace(new, **change), STUDY)
+    nudged = dataclasses.replace(new, points=(dataclasses.replace(shipped, auc=shipped.auc + 0.001),))
+    assert strength.merge_studies(nudged, STUDY).points[0].auc == shipped.auc + 0.001  # within the tolerance
+    moved = dataclasses.replace(new, points=(dataclasses.replace(shipped, auc=shipped.auc + 0.01),))
+    with pytest.raises(ValueError, match="auc differs"):  # the shipped generator came out otherwise
+        strength.merge_studies(moved, STUDY)
+    renamed = dataclasses.replace(new, points=(dataclasses.replace(shipped, name="4 layers (shipped)"),))
+    with pytest.raises(ValueError, match="no point for the shipped generator"):
+        strength.merge_studies(renamed, STUDY)
+
+
+def test_cli_keeps_an_earlier_study_s_points(sharp_pair_dir, imdb_texts, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(strength, "heldout_texts", lambda: imdb_texts[:20])
+    sentences = tmp_path / "sentences.json"
+    sentences.write_text(json.dumps(SENTENCES))
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    common = ["--pair", str(sharp_pair_dir), "--blocks", "1", "--seeds", "1", "--sentences", str(sentences),
+              "--threads", "1"]
+    assert strength.main([*common, "--cut", "1", "--out", str(first)]) == 0
+    assert strength.main([*common, "--generator", f"again={sharp_pair_dir}", "--keep", str(first),
+                          "--out", str(second)]) == 0
+    study, earlier = strength.load_study(second), strength.load_study(first)
+    assert [p.name for p in study.points] == ["2 layers x 16 (shipped)", "again", "cut after 1 layer"]
+    assert study.points[0] == earlier.points[0] and study.points[2] == earlier.points[1]  # kept as measured
+    assert "kept 1 point(s)" in capsys.readouterr().out
+    assert strength.main([*common, "--blocks", "2", "--keep", str(first)]) == 2  # measured otherwise: refused
+    assert "number of blocks" in capsys.readouterr().err
+    assert strength.main([*common, "--keep", str(tmp_path / "none.json")]) == 2
+    assert "no study at" in capsys.readouterr().err
+
+
 def test_cli_refuses_a_bad_generator_spec(tiny_pair_dir):
     with pytest.raises(SystemExit) as exit_:
         strength.main(["--pair", str(tiny_pair_dir), "--generator", "no-equals-sign"])

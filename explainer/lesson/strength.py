@@ -15,6 +15,11 @@ ships beside the bundled model (`STRENGTH_FILE`) and is measured once, on a CPU:
 
     python -m explainer.lesson.strength --pair assets/model --cut 1 --cut 2 --out assets/generator_strength.json
 
+A generator's folder may be gone when the study is extended (a training run's intermediate): `--keep STUDY` keeps
+an earlier study's points for the generators not measured again, provided it belongs to the same discriminator
+(weights hash), the same held-out blocks, seeds and sentences, and gives the shipped generator, measured again, the
+same figures (`merge_studies`).
+
 Left out: training generators of other sizes here (a `--generator` folder brings one trained elsewhere).
 """
 
@@ -26,7 +31,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 import torch
@@ -36,6 +41,7 @@ from training.project import ASSETS
 STRENGTH_FILE = ASSETS / "generator_strength.json"
 SENTENCE_FILES = (ASSETS / "game_sentences.json", ASSETS / "check_sentences.json")
 SEQ_LEN = 128  # tokens per held-out block
+KEEP_TOLERANCE = 0.002  # how far the shipped generator's figures may move for an earlier study's points to be kept
 MEASURE_COMMAND = ("python -m explainer.lesson.strength --pair assets/model --cut 1 --cut 2 "
                    "--out assets/generator_strength.json")
 
@@ -118,6 +124,36 @@ def load_study(path: str | Path = STRENGTH_FILE) -> StrengthStudy | None:
         return StrengthStudy.from_dict(json.loads(text))
     except (json.JSONDecodeError, ValueError, TypeError) as error:
         raise ValueError(f"{path} is not a generator-strength study: {error}") from None
+
+
+def merge_studies(new: StrengthStudy, kept: StrengthStudy, tolerance: float = KEEP_TOLERANCE) -> StrengthStudy:
+    """`new`'s points, then `kept`'s points for generators `new` did not measure (by name), in `kept`'s order.
+
+    ValueError unless the two were measured the same way, against the same discriminator: its weights' hash,
+    the held-out blocks, the seeds and the sentence count; and the shipped generator's figures (measured in both)
+    agree within `tolerance` (each figure is a fraction: 0.002 is 0.2 percentage points, far below what the figure
+    can show; the bundled pair measured by this code a few versions apart moved by 0.0016, in the classroom recall).
+    Anything else would draw points measured another way on one figure."""
+    for what, said in (("discriminator_sha256", "discriminator (its weights' hash)"), ("blocks", "number of blocks"),
+                       ("seeds", "seeds"), ("sentences", "number of classroom sentences")):
+        if getattr(new, what) != getattr(kept, what):
+            raise ValueError(f"the kept study was measured with another {said} "
+                             f"({getattr(kept, what)!r} against {getattr(new, what)!r}): measure every point again")
+    shipped = [p for p in new.points if p.shipped]
+    before = {p.name: p for p in kept.points if p.shipped}
+    for point in shipped:
+        old = before.get(point.name)
+        if old is None:
+            raise ValueError(f"the kept study has no point for the shipped generator {point.name!r}: "
+                             "measure every point again")
+        for f in fields(StrengthPoint):
+            a, b = getattr(point, f.name), getattr(old, f.name)
+            if (abs(a - b) > tolerance) if isinstance(a, float) else a != b:
+                raise ValueError(f"the shipped generator's {f.name} differs from the kept study's ({b!r} then, "
+                                 f"{a!r} now, more than {tolerance}): it was measured another way; measure every "
+                                 "point again")
+    names = {p.name for p in new.points}
+    return replace(new, points=new.points + tuple(p for p in kept.points if p.name not in names))
 
 
 def cut_generator(generator, layers: int):
@@ -204,6 +240,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="classroom sentence files, pooled (default: assets/game_sentences.json and "
                              "assets/check_sentences.json)")
     parser.add_argument("--threads", type=int, default=2, help="torch CPU threads (default 2)")
+    parser.add_argument("--keep", type=Path, default=None, metavar="STUDY",
+                        help="keep this earlier study's points for generators not measured again (same discriminator, "
+                             "blocks, seeds and sentences; its shipped point must come out the same)")
     parser.add_argument("--out", type=Path, default=None, help="write the JSON study here (default: print it)")
     args = parser.parse_args(argv)
     for spec in args.generator:
@@ -232,6 +271,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cuts = [cut_generator(generator, n) for n in args.cut]
         sentences = read_sentences(args.sentences or SENTENCE_FILES)
+        kept = None
+        if args.keep is not None:
+            kept = load_study(args.keep)
+            if kept is None:
+                raise ValueError(f"no study at {args.keep} to keep points from")
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -255,6 +299,16 @@ def main(argv: list[str] | None = None) -> int:
     owner = "the bundled pair's discriminator" if folder.resolve() == (ASSETS / "model").resolve() else folder.resolve().name
     study = StrengthStudy(f"{owner}, {_layers(d.num_hidden_layers)} x {d.hidden_size}",
                           file_sha256(weights), args.blocks, seeds, len(sentences), tuple(points))
+    if kept is not None:
+        try:
+            study = merge_studies(study, kept)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        moved = max((abs(getattr(p, f.name) - getattr(k, f.name)) for p in points if p.shipped for k in kept.points
+                     if k.name == p.name for f in fields(StrengthPoint) if f.type == "float"), default=0.0)
+        print(f"kept {len(study.points) - len(points)} point(s) from {args.keep} (the shipped generator's figures "
+              f"within {moved:.5f} of its)", file=log)
     text = json.dumps(study.to_dict(), indent=1)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")
