@@ -237,8 +237,11 @@ def test_cli_keeps_an_earlier_study_s_points(sharp_pair_dir, imdb_texts, tmp_pat
     assert [p.name for p in study.points] == ["2 layers x 16 (shipped)", "again", "cut after 1 layer"]
     assert study.points[0] == earlier.points[0] and study.points[2] == earlier.points[1]  # kept as measured
     assert "kept 1 point(s)" in capsys.readouterr().out
-    assert strength.main([*common, "--blocks", "2", "--keep", str(first)]) == 2  # measured otherwise: refused
+    monkeypatch.setattr(strength, "measure_generator", None)  # refused before anything is measured
+    assert strength.main([*common, "--blocks", "2", "--keep", str(first)]) == 2  # measured otherwise
     assert "number of blocks" in capsys.readouterr().err
+    assert strength.main([*common, "--seeds", "2", "--keep", str(first)]) == 2
+    assert "seeds" in capsys.readouterr().err
     assert strength.main([*common, "--keep", str(tmp_path / "none.json")]) == 2
     assert "no study at" in capsys.readouterr().err
 

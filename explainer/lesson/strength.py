@@ -126,6 +126,19 @@ def load_study(path: str | Path = STRENGTH_FILE) -> StrengthStudy | None:
         raise ValueError(f"{path} is not a generator-strength study: {error}") from None
 
 
+def check_keepable(kept: StrengthStudy, discriminator_sha256: str, blocks: int, seeds: tuple[int, ...],
+                   sentences: int) -> None:
+    """ValueError unless `kept` was measured against this discriminator with these blocks, seeds and sentences (what
+    can be checked before measuring anything)."""
+    wanted = {"discriminator_sha256": discriminator_sha256, "blocks": blocks, "seeds": tuple(seeds),
+              "sentences": sentences}
+    for what, said in (("discriminator_sha256", "discriminator (its weights' hash)"), ("blocks", "number of blocks"),
+                       ("seeds", "seeds"), ("sentences", "number of classroom sentences")):
+        if getattr(kept, what) != wanted[what]:
+            raise ValueError(f"the kept study was measured with another {said} "
+                             f"({getattr(kept, what)!r} against {wanted[what]!r}): measure every point again")
+
+
 def merge_studies(new: StrengthStudy, kept: StrengthStudy, tolerance: float = KEEP_TOLERANCE) -> StrengthStudy:
     """`new`'s points, then `kept`'s points for generators `new` did not measure (by name), in `kept`'s order.
 
@@ -134,11 +147,7 @@ def merge_studies(new: StrengthStudy, kept: StrengthStudy, tolerance: float = KE
     agree within `tolerance` (each figure is a fraction: 0.002 is 0.2 percentage points, far below what the figure
     can show; the bundled pair measured by this code a few versions apart moved by 0.0016, in the classroom recall).
     Anything else would draw points measured another way on one figure."""
-    for what, said in (("discriminator_sha256", "discriminator (its weights' hash)"), ("blocks", "number of blocks"),
-                       ("seeds", "seeds"), ("sentences", "number of classroom sentences")):
-        if getattr(new, what) != getattr(kept, what):
-            raise ValueError(f"the kept study was measured with another {said} "
-                             f"({getattr(kept, what)!r} against {getattr(new, what)!r}): measure every point again")
+    check_keepable(kept, new.discriminator_sha256, new.blocks, new.seeds, new.sentences)
     shipped = [p for p in new.points if p.shipped]
     before = {p.name: p for p in kept.points if p.shipped}
     for point in shipped:
@@ -276,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
             kept = load_study(args.keep)
             if kept is None:
                 raise ValueError(f"no study at {args.keep} to keep points from")
+            check_keepable(kept, file_sha256(weights), args.blocks, tuple(range(args.seeds)), len(sentences))
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -308,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         moved = max((abs(getattr(p, f.name) - getattr(k, f.name)) for p in points if p.shipped for k in kept.points
                      if k.name == p.name for f in fields(StrengthPoint) if f.type == "float"), default=0.0)
         print(f"kept {len(study.points) - len(points)} point(s) from {args.keep} (the shipped generator's figures "
-              f"within {moved:.5f} of its)", file=log)
+              f"within {moved:.5f} of the kept ones)", file=log)
     text = json.dumps(study.to_dict(), indent=1)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")
