@@ -29,7 +29,11 @@ def test_a_copied_link_opens_the_same_corruption_and_verdict(new_page, app_url):
     page.locator("#explore-text textarea").fill(SENTENCE)
     page.get_by_text("Settings: model, mask rate, seed, temperature").click()
     seed = page.locator("label:has-text('Seed (same seed, same result)') input")
+    seed.wait_for(state="visible")
+    page.wait_for_timeout(500)  # the accordion has finished opening: typed into a settled box, as a person would
     seed.fill("7")
+    seed.press("Tab")
+    page.wait_for_function("(el) => el.value === '7'", arg=seed.element_handle(), timeout=5_000)
     page.locator("#explore-run").click()
     wait_for_text(page, "#explore-verdict", "bicycle")
     before = verdict(page)
