@@ -84,10 +84,15 @@ def _installed() -> dict[str, list[str]]:
     return importlib.metadata.packages_distributions()  # reads every installed package's metadata: once
 
 
+# Import names whose distribution is named otherwise, for when it is not installed here (the desktop extras are
+# optional: the README's test command does not install them, so their metadata cannot tell).
+NOT_INSTALLED = {"webview": "pywebview", "qtpy": "qtpy"}
+
+
 def distribution(module: str) -> str:
-    """The distribution that provides an import name (installed), else the name itself."""
+    """The distribution that provides an import name (installed), else the known name, else the name itself."""
     candidates = _installed().get(module, [])
-    return normal(candidates[0]) if candidates else normal(module)
+    return normal(candidates[0]) if candidates else normal(NOT_INSTALLED.get(module, module))
 
 
 @pytest.mark.slow
@@ -108,3 +113,4 @@ def test_the_scan_sees_what_it_should():
     assert "spaces" not in app  # optional: imported under `except ImportError`
     assert "electra_pytorch" in third_party_imports(SCOPES["requirements-bench.txt"])
     assert distribution("sklearn") == "scikit-learn" and distribution("yaml") == "pyyaml"
+    assert distribution("webview") == "pywebview"  # installed or not
