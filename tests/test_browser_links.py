@@ -7,6 +7,7 @@ from urllib.parse import quote
 
 import pytest
 from conftest import wait_for_text
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 SENTENCE = "My sister bought a new bicycle and rode it to work."
@@ -33,7 +34,7 @@ def test_a_copied_link_opens_the_same_corruption_and_verdict(new_page, app_url):
     page.wait_for_timeout(500)  # the accordion has finished opening: typed into a settled box, as a person would
     seed.fill("7")
     seed.press("Tab")
-    page.wait_for_function("(el) => el.value === '7'", arg=seed.element_handle(), timeout=5_000)
+    expect(seed).to_have_value("7", timeout=5_000)
     page.locator("#explore-run").click()
     wait_for_text(page, "#explore-verdict", "bicycle")
     before = verdict(page)

@@ -139,6 +139,28 @@ def check_keepable(kept: StrengthStudy, discriminator_sha256: str, blocks: int, 
                              f"({getattr(kept, what)!r} against {wanted[what]!r}): measure every point again")
 
 
+def shipped_drift(new: StrengthStudy, kept: StrengthStudy) -> tuple[float, str, float, float]:
+    """How far the shipped generator's figures in `new` moved from `kept`'s: the largest difference, with the
+    figure's name and its two values. ValueError if `kept` has no point of that name, or another layer count or
+    width for it."""
+    largest = (0.0, "", 0.0, 0.0)
+    before = {p.name: p for p in kept.points if p.shipped}
+    for point in (p for p in new.points if p.shipped):
+        old = before.get(point.name)
+        if old is None:
+            raise ValueError(f"the kept study has no point for the shipped generator {point.name!r}: "
+                             "measure every point again")
+        for f in fields(StrengthPoint):
+            now, then = getattr(point, f.name), getattr(old, f.name)
+            if not isinstance(now, float):
+                if now != then:
+                    raise ValueError(f"the shipped generator's {f.name} differs from the kept study's ({then!r} then, "
+                                     f"{now!r} now): measure every point again")
+            elif abs(now - then) > largest[0]:
+                largest = (abs(now - then), f.name, then, now)
+    return largest
+
+
 def merge_studies(new: StrengthStudy, kept: StrengthStudy, tolerance: float = KEEP_TOLERANCE) -> StrengthStudy:
     """`new`'s points, then `kept`'s points for generators `new` did not measure (by name), in `kept`'s order.
 
@@ -148,19 +170,10 @@ def merge_studies(new: StrengthStudy, kept: StrengthStudy, tolerance: float = KE
     can show; the bundled pair measured by this code a few versions apart moved by 0.0016, in the classroom recall).
     Anything else would draw points measured another way on one figure."""
     check_keepable(kept, new.discriminator_sha256, new.blocks, new.seeds, new.sentences)
-    shipped = [p for p in new.points if p.shipped]
-    before = {p.name: p for p in kept.points if p.shipped}
-    for point in shipped:
-        old = before.get(point.name)
-        if old is None:
-            raise ValueError(f"the kept study has no point for the shipped generator {point.name!r}: "
-                             "measure every point again")
-        for f in fields(StrengthPoint):
-            a, b = getattr(point, f.name), getattr(old, f.name)
-            if (abs(a - b) > tolerance) if isinstance(a, float) else a != b:
-                raise ValueError(f"the shipped generator's {f.name} differs from the kept study's ({b!r} then, "
-                                 f"{a!r} now, more than {tolerance}): it was measured another way; measure every "
-                                 "point again")
+    drift, name, then, now = shipped_drift(new, kept)
+    if drift > tolerance:
+        raise ValueError(f"the shipped generator's {name} differs from the kept study's ({then!r} then, {now!r} now, "
+                         f"more than {tolerance}): it was measured another way; measure every point again")
     names = {p.name for p in new.points}
     return replace(new, points=new.points + tuple(p for p in kept.points if p.name not in names))
 
@@ -311,12 +324,11 @@ def main(argv: list[str] | None = None) -> int:
                           file_sha256(weights), args.blocks, seeds, len(sentences), tuple(points))
     if kept is not None:
         try:
+            moved = shipped_drift(study, kept)[0]
             study = merge_studies(study, kept)
         except ValueError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-        moved = max((abs(getattr(p, f.name) - getattr(k, f.name)) for p in points if p.shipped for k in kept.points
-                     if k.name == p.name for f in fields(StrengthPoint) if f.type == "float"), default=0.0)
         print(f"kept {len(study.points) - len(points)} point(s) from {args.keep} (the shipped generator's figures "
               f"within {moved:.5f} of the kept ones)", file=log)
     text = json.dumps(study.to_dict(), indent=1)
