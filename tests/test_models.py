@@ -18,6 +18,7 @@ from training.models import (
     build_mlm,
     count_parameters,
     embeddings_shared,
+    generator_folder,
     load_pair,
     resolve_preset,
 )
@@ -73,6 +74,27 @@ def test_load_pair_restores_values_and_sharing(saved_pair):
         assert expected.keys() == actual.keys()
         for name in expected:
             assert torch.equal(expected[name], actual[name]), name
+
+
+def test_another_generator_plays_on_its_own_embeddings_against_the_pairs_discriminator(saved_pair, tmp_path,
+                                                                                         wordpiece):
+    folder, _, discriminator = saved_pair
+    other, _ = build_electra(PRESETS["tiny"], len(wordpiece), wordpiece.pad_token_id, seed=1)
+    with torch.no_grad():
+        other.electra.embeddings.word_embeddings.weight.add_(2.0)  # its own table, unlike the pair's
+    other.save_pretrained(tmp_path / "alone")  # a generator saved alone, no pair folder around it
+    for where in (tmp_path / "alone", folder):
+        assert generator_folder(where) == (where if where != folder else folder / "generator")
+    generator, loaded_discriminator = load_pair(folder, tmp_path / "alone")
+    assert not embeddings_shared(generator, loaded_discriminator)
+    for name, value in other.state_dict().items():
+        assert torch.equal(generator.state_dict()[name], value), name
+    for name, value in discriminator.state_dict().items():
+        assert torch.equal(loaded_discriminator.state_dict()[name], value), name
+    wider = build_electra(PRESETS["tiny"], len(wordpiece) + 5, wordpiece.pad_token_id, seed=1)[0]
+    wider.save_pretrained(tmp_path / "wider")
+    with pytest.raises(ValueError, match="vocabulary"):
+        load_pair(folder, tmp_path / "wider")
 
 
 def test_saved_folders_load_with_auto_classes(saved_pair):

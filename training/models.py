@@ -121,15 +121,29 @@ def build_mlm(preset: Preset, vocab_size: int, pad_token_id: int, seed: int) -> 
     return ElectraForMaskedLM(electra_config(preset.discriminator, preset, vocab_size, pad_token_id))
 
 
-def load_pair(folder: str | Path, **kwargs) -> tuple[ElectraForMaskedLM, ElectraForPreTraining]:
+def generator_folder(folder: str | Path) -> Path:
+    """A generator's own folder: `folder/generator` when `folder` holds a pair, else `folder` itself (a
+    generator saved alone, such as assets/stronger-generator)."""
+    folder = Path(folder)
+    return folder / "generator" if (folder / "generator").is_dir() else folder
+
+
+def load_pair(folder: str | Path, generator: str | Path | None = None,
+              **kwargs) -> tuple[ElectraForMaskedLM, ElectraForPreTraining]:
     """Load `folder/generator` and `folder/discriminator` and re-share their embeddings, if they were saved
-    from a shared module (the same values in both). A pair trained with untied embeddings keeps its two."""
+    from a shared module (the same values in both). A pair trained with untied embeddings keeps its two.
+
+    `generator`: another generator (a pair folder or a generator folder) to play against this pair's
+    discriminator, on its own embeddings unless they hold the same values; the vocabularies must match."""
     folder = Path(folder)
     discriminator = ElectraForPreTraining.from_pretrained(folder / "discriminator", **kwargs)
-    generator = ElectraForMaskedLM.from_pretrained(folder / "generator", **kwargs)
-    if same_embeddings(generator, discriminator):
-        tie_embeddings(generator, discriminator)
-    return generator, discriminator
+    model = ElectraForMaskedLM.from_pretrained(generator_folder(generator or folder), **kwargs)
+    if model.config.vocab_size != discriminator.config.vocab_size:
+        raise ValueError(f"the generator's vocabulary ({model.config.vocab_size} tokens) is not the "
+                         f"discriminator's ({discriminator.config.vocab_size})")
+    if same_embeddings(model, discriminator):
+        tie_embeddings(model, discriminator)
+    return model, discriminator
 
 
 def count_parameters(*modules: torch.nn.Module) -> int:

@@ -30,7 +30,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
 
         torch.set_num_threads(args.threads)
     result = evaluate_pair(args.model, n_blocks=args.blocks or None, seed=args.seed, temperature=args.temperature,
-                           seeds=args.seeds)
+                           seeds=args.seeds, generator=args.generator)
     print(json.dumps(result, indent=2))
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=2))
@@ -83,6 +83,8 @@ def add_export(sub) -> None:
 def add_evaluate(sub) -> None:
     p = sub.add_parser("evaluate", help="discriminator vs its own generator on held-out text, and swap pairs")
     p.add_argument("model", help="folder with generator/ and discriminator/")
+    p.add_argument("--generator", metavar="DIR", help="another generator against the pair's discriminator: a pair "
+                   "folder or a generator folder (e.g. assets/stronger-generator)")
     p.add_argument("--blocks", type=int, default=200, help="held-out blocks per text (0: the whole split)")
     p.add_argument("--temperature", type=float, default=1.0)
     p.add_argument("--seed", type=int, default=0, help="the first seed of masks and samples")

@@ -221,15 +221,15 @@ def load_sentences(path: str | Path) -> list[str]:
 
 
 def main(argv: list[str]) -> None:
-    from transformers import AutoTokenizer
+    from transformers import AutoTokenizer, ElectraForMaskedLM
 
-    from training.models import load_pair
+    from training.models import generator_folder
 
     if len(argv) < 2:
-        raise SystemExit("usage: python -m training.downstream.cloze PAIR_FOLDER SENTENCES.json [...]")
+        raise SystemExit("usage: python -m training.downstream.cloze PAIR_OR_GENERATOR_FOLDER SENTENCES.json [...]")
     folder = Path(argv[0])
-    generator, _ = load_pair(folder)
-    tokenizer = AutoTokenizer.from_pretrained(folder / "discriminator")
+    generator = ElectraForMaskedLM.from_pretrained(generator_folder(folder))  # a pair's, or one saved alone
+    tokenizer = AutoTokenizer.from_pretrained(generator_folder(folder))
     sentences = [s for path in argv[1:] for s in load_sentences(path)]
     print(json.dumps(asdict(cloze(generator, tokenizer, sentences)), indent=2))
 

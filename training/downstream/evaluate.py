@@ -167,15 +167,16 @@ def swap_pairs(discriminator, tokenizer, pairs: list[dict] | None = None) -> dic
 
 
 def evaluate_pair(folder: str | Path, n_blocks: int | None = 200, seed: int = 0, temperature: float = 1.0,
-                  seeds: int = 1) -> dict:
+                  seeds: int = 1, generator: str | Path | None = None) -> dict:
     """The model card's figures: held-out IMDB, broad English and Rotten Tomatoes (each over `seeds` seeds
     from `seed`: means, ranges and each seed's result), the swap pairs, and the cloze on 400 held-out broad
-    English sentences (the same sentences for every seed; the draws differ)."""
+    English sentences (the same sentences for every seed; the draws differ). `generator`: another generator
+(a pair or generator folder) against this pair's discriminator (`load_pair`)."""
     from transformers import AutoTokenizer
 
     from training.english import load_english
 
-    generator, discriminator = load_pair(folder)
+    generator, discriminator = load_pair(folder, generator)
     tokenizer = AutoTokenizer.from_pretrained(Path(folder) / "discriminator")
     sentiment = data_lib.load_sentiment()
     texts = {

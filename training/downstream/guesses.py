@@ -114,13 +114,13 @@ def everyday_table(generator, tokenizer, items: Iterable[Mapping[str, str]]) -> 
 
 
 def main(argv: list[str]) -> None:
-    from transformers import AutoTokenizer
+    from transformers import AutoTokenizer, ElectraForMaskedLM
 
-    from training.models import load_pair
+    from training.models import generator_folder
 
     folder = Path(argv[0] if argv else "assets/model")
-    generator, _ = load_pair(folder)
-    tokenizer = AutoTokenizer.from_pretrained(folder / "discriminator")
+    generator = ElectraForMaskedLM.from_pretrained(generator_folder(folder))  # a pair's, or one saved alone
+    tokenizer = AutoTokenizer.from_pretrained(generator_folder(folder))
     print(json.dumps(everyday_table(generator, tokenizer, load_everyday()), indent=2, ensure_ascii=False))
 
 
