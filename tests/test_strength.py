@@ -201,6 +201,26 @@ def test_cli_adds_a_generator_folder_and_prints_the_study(tiny_pair_dir, imdb_te
     assert captured.err.count("top-1 at [MASK]") == 3
 
 
+def test_cli_marks_the_stronger_generator_and_an_older_study_without_the_mark_still_loads(tiny_pair_dir, imdb_texts,
+                                                                                             tmp_path, monkeypatch,
+                                                                                             capsys):
+    monkeypatch.setattr(strength, "heldout_texts", lambda: imdb_texts[:20])
+    sentences = tmp_path / "sentences.json"
+    sentences.write_text(json.dumps(SENTENCES))
+    assert strength.main(["--pair", str(tiny_pair_dir), "--stronger", str(tiny_pair_dir / "generator"),
+                          "--blocks", "1", "--seeds", "1", "--sentences", str(sentences), "--threads", "1"]) == 0
+    study = strength.StrengthStudy.from_dict(json.loads(capsys.readouterr().out))
+    assert [(p.name, p.shipped, p.stronger) for p in study.points] == [
+        ("2 layers x 16 (shipped)", True, False), (strength.STRONGER_NAME, False, True)]
+    older = json.loads(json.dumps(study.to_dict()))
+    for point in older["points"]:
+        del point["stronger"]
+    assert [p.stronger for p in strength.StrengthStudy.from_dict(older).points] == [False, False]
+    older["points"][1]["stronger"] = "yes"
+    with pytest.raises(ValueError, match="stronger must be a bool"):
+        strength.StrengthStudy.from_dict(older)
+
+
 def test_merge_keeps_points_not_measured_again_and_refuses_another_measurement():
     shipped = STUDY.points[1]
     new = dataclasses.replace(STUDY, points=(shipped, _point("trained longer", 0.50, 0.80, 0.40),

@@ -31,7 +31,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import MISSING, asdict, dataclass, fields, replace
 from pathlib import Path
 
 import torch
@@ -42,6 +42,7 @@ STRENGTH_FILE = ASSETS / "generator_strength.json"
 SENTENCE_FILES = (ASSETS / "game_sentences.json", ASSETS / "check_sentences.json")
 SEQ_LEN = 128  # tokens per held-out block
 KEEP_TOLERANCE = 0.002  # how far the shipped generator's figures may move for an earlier study's points to be kept
+STRONGER_NAME = "a stronger generator (ships beside the pair)"
 MEASURE_COMMAND = ("python -m explainer.lesson.strength --pair assets/model --cut 1 --cut 2 "
                    "--out assets/generator_strength.json")
 
@@ -60,6 +61,7 @@ class StrengthPoint:
     classroom_recall: float  # replaced words flagged on the classroom sentences
     classroom_false_alarms: float  # original words flagged there
     classroom_top_word: float  # scenes whose top-rated word is a replaced one (among scenes with fakes)
+    stronger: bool = False  # the stronger generator that ships beside the pair (the app's second forger)
 
 
 @dataclass(frozen=True)
@@ -89,11 +91,14 @@ class StrengthStudy:
 
 
 def _typed(cls, data: dict, skip: tuple[str, ...] = ()) -> dict:
-    """`cls`'s fields from `data`, each checked against its annotation (str, bool, int or float)."""
+    """`cls`'s fields from `data`, each checked against its annotation (str, bool, int or float); a field with a
+    default may be absent (a study written before the field existed)."""
     checks = {"str": (str,), "bool": (bool,), "int": (int,), "float": (int, float)}
     values = {}
     for f in fields(cls):
         if f.name in skip:
+            continue
+        if f.name not in data and f.default is not MISSING:
             continue
         if f.name not in data:
             raise ValueError(f"{cls.__name__} lacks {f.name!r}")
@@ -191,7 +196,8 @@ def cut_generator(generator, layers: int):
 
 
 def measure_generator(name: str, generator, discriminator, tokenizer, texts: Sequence[str], sentences: Sequence[str],
-                      *, seeds: Iterable[int] = range(5), blocks: int = 200, shipped: bool = False) -> StrengthPoint:
+                      *, seeds: Iterable[int] = range(5), blocks: int = 200, shipped: bool = False,
+                      stronger: bool = False) -> StrengthPoint:
     """One generator against `discriminator`: on `blocks` held-out blocks of `texts` and on the classroom
     `sentences` under `seeds`. The generator plays on its own embeddings, as stored."""
     from explainer.core.models import ModelPair
@@ -211,6 +217,7 @@ def measure_generator(name: str, generator, discriminator, tokenizer, texts: Seq
         name, shipped, g.num_hidden_layers, g.hidden_size,
         held_out["generator_top1_at_mask"], held_out["generator_top5_at_mask"], held_out["auc"], held_out["recall"],
         held_out["false_alarm_rate"], classroom.recall, classroom.false_alarm_rate, classroom.top_word_replaced,
+        stronger,
     )
 
 
@@ -254,6 +261,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="a folder with generator/ and discriminator/: the discriminator, and its shipped generator")
     parser.add_argument("--generator", action="append", default=[], metavar="NAME=DIR",
                         help="another generator: a generator folder, or a run folder holding generator/ (repeatable)")
+    parser.add_argument("--stronger", type=Path, default=None, metavar="DIR",
+                        help=f"the stronger generator that ships beside the pair, as the point {STRONGER_NAME!r}")
     parser.add_argument("--cut", action="extend", nargs="+", type=int, default=[], metavar="N",
                         help="also the pair's generator cut after its first N layers (repeatable)")
     parser.add_argument("--blocks", type=int, default=200, help=f"held-out {SEQ_LEN}-token blocks (default 200)")
@@ -302,17 +311,19 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    players = [(f"{_layers(layers)} x {generator.config.hidden_size} (shipped)", generator, True)]
-    players += [(f"cut after {_layers(n)}", cut, False) for n, cut in zip(args.cut, cuts)]
+    players = [(f"{_layers(layers)} x {generator.config.hidden_size} (shipped)", generator, "shipped")]
+    if args.stronger is not None:
+        players.append((STRONGER_NAME, ElectraForMaskedLM.from_pretrained(_generator_folder(args.stronger)), "stronger"))
+    players += [(f"cut after {_layers(n)}", cut, "") for n, cut in zip(args.cut, cuts)]
     for spec in args.generator:
         name, path = (part.strip() for part in spec.split("=", 1))
-        players.append((name, ElectraForMaskedLM.from_pretrained(_generator_folder(Path(path))), False))
+        players.append((name, ElectraForMaskedLM.from_pretrained(_generator_folder(Path(path))), ""))
     texts, seeds = heldout_texts(), tuple(range(args.seeds))
     log = sys.stdout if args.out else sys.stderr  # printed JSON stays clean on stdout
     points = []
-    for name, model, shipped in players:
+    for name, model, role in players:
         point = measure_generator(name, model, discriminator, tokenizer, texts, sentences, seeds=seeds,
-                                  blocks=args.blocks, shipped=shipped)
+                                  blocks=args.blocks, shipped=role == "shipped", stronger=role == "stronger")
         points.append(point)
         print(f"{name}: top-1 at [MASK] {point.top1_at_mask:.1%}, top-5 {point.top5_at_mask:.1%} | AUC "
               f"{point.auc:.3f}, recall {point.recall:.1%}, false alarms {point.false_alarm_rate:.1%} | classroom: "
