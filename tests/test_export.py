@@ -49,3 +49,33 @@ def test_export_writes_a_tokenizer_that_pads_nothing(tiny_pair_dir, tmp_path):
         saved = json.loads((tmp_path / "model" / name / "tokenizer.json").read_text())
         assert saved["padding"] is None and saved["truncation"]["max_length"] == positions
         assert len(Tokenizer.from_file(str(tmp_path / "model" / name / "tokenizer.json")).encode("a short text").ids) < 16
+
+
+def test_a_generator_exported_alone_is_a_plain_fill_mask_model(tiny_pair_dir, tmp_path):
+    from transformers import pipeline
+
+    from training.__main__ import main
+
+    main(["export", str(tiny_pair_dir), "--out", str(tmp_path / "gen"), "--generator-only"])
+    assert not (tmp_path / "gen" / "generator").exists() and (tmp_path / "gen" / "model.safetensors").exists()
+    with safe_open(str(tmp_path / "gen" / "model.safetensors"), "pt") as f:
+        assert {f.get_tensor(k).dtype for k in f.keys()} == {torch.float16}
+    model = AutoModelForMaskedLM.from_pretrained(tmp_path / "gen")
+    assert model.dtype == torch.float32
+    original = load_pair(tiny_pair_dir)[0].state_dict()
+    for key, value in model.state_dict().items():
+        assert torch.equal(value, original[key].half().float()), key
+    fill = pipeline("fill-mask", model=str(tmp_path / "gen"), top_k=3)
+    guesses = fill("the film was [MASK] .")
+    assert len(guesses) == 3 and all(g["sequence"].startswith("the film was") for g in guesses)
+    assert [g["score"] for g in guesses] == sorted((g["score"] for g in guesses), reverse=True)
+
+
+def test_generator_only_refuses_calibration(tiny_pair_dir, tmp_path):
+    import pytest
+
+    from training.__main__ import main
+
+    with pytest.raises(SystemExit, match="no meaning with --generator-only"):
+        main(["export", str(tiny_pair_dir), "--out", str(tmp_path / "gen"), "--generator-only", "--calibrate"])
+    assert not (tmp_path / "gen").exists()

@@ -51,8 +51,13 @@ def cmd_watch(args: argparse.Namespace) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> None:
-    from training.export import export_pair
+    from training.export import export_generator, export_pair
 
+    if args.generator_only and args.calibrate:
+        raise ValueError("--calibrate fits the discriminator: it has no meaning with --generator-only")
+    if args.generator_only:
+        print(json.dumps(export_generator(args.run, args.out, args.dtype), indent=2))
+        return
     print(json.dumps(export_pair(args.run, args.out, args.dtype, calibrate=args.calibrate), indent=2))
 
 
@@ -77,6 +82,8 @@ def add_export(sub) -> None:
     p.add_argument("--dtype", choices=["float16", "bfloat16", "float32"], default="float16", help="storage; loads as float32")
     p.add_argument("--calibrate", action="store_true", help="fit a scale and bias on the discriminator's logit so that "
                    "P(replaced) is calibrated at Explore's 15%% (held-out text; rankings unchanged) and fold them in")
+    p.add_argument("--generator-only", action="store_true", help="save the generator alone in OUT (a plain "
+                   "masked language model with its own embeddings), e.g. assets/stronger-generator")
     p.set_defaults(func=cmd_export)
 
 
