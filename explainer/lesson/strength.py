@@ -245,10 +245,6 @@ def heldout_texts() -> tuple[str, ...]:
     return load_english().heldout
 
 
-def _generator_folder(folder: Path) -> Path:
-    return folder / "generator" if (folder / "generator" / "config.json").exists() else folder
-
-
 def _layers(n: int) -> str:
     return f"{n} layer" if n == 1 else f"{n} layers"
 
@@ -289,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     from transformers import AutoTokenizer, ElectraForMaskedLM
 
-    from training.models import load_pair
+    from training.models import generator_folder, load_pair
 
     folder = args.pair
     weights = folder / "discriminator" / "model.safetensors"
@@ -313,11 +309,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     players = [(f"{_layers(layers)} x {generator.config.hidden_size} (shipped)", generator, "shipped")]
     if args.stronger is not None:
-        players.append((STRONGER_NAME, ElectraForMaskedLM.from_pretrained(_generator_folder(args.stronger)), "stronger"))
+        players.append((STRONGER_NAME, ElectraForMaskedLM.from_pretrained(generator_folder(args.stronger)), "stronger"))
     players += [(f"cut after {_layers(n)}", cut, "") for n, cut in zip(args.cut, cuts)]
     for spec in args.generator:
         name, path = (part.strip() for part in spec.split("=", 1))
-        players.append((name, ElectraForMaskedLM.from_pretrained(_generator_folder(Path(path))), ""))
+        players.append((name, ElectraForMaskedLM.from_pretrained(generator_folder(Path(path))), ""))
     texts, seeds = heldout_texts(), tuple(range(args.seeds))
     log = sys.stdout if args.out else sys.stderr  # printed JSON stays clean on stdout
     points = []
