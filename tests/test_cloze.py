@@ -3,6 +3,7 @@ seeded draws, offensive tokens never drawn, held-out sentences, and the targets 
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
 from types import SimpleNamespace
 
@@ -154,3 +155,18 @@ def test_the_generator_targets_pass_at_their_thresholds_and_fail_just_short():
     assert targets.everyday_hits(rows) == 3
     assert targets.everyday_target(rows).met and targets.everyday_target(rows).shown == "3 of 8"
     assert not targets.everyday_target(rows[1:] + rows[-1:]).met
+
+
+def test_the_command_line_takes_a_pair_or_a_generator_folder_and_several_seeds(tiny_pair_dir, tmp_path, capsys):
+    sentences = tmp_path / "sentences.json"
+    sentences.write_text(json.dumps({"sentences": ["the movie was good and the story was great",
+                                                   "this film is a bad movie with a good cast"]}))
+    cloze.main([str(tiny_pair_dir), str(sentences)])
+    one = json.loads(capsys.readouterr().out)
+    cloze.main([str(tiny_pair_dir / "generator"), str(sentences), "--seeds", "2"])
+    two = json.loads(capsys.readouterr().out)
+    assert one["blanks"] == two["blanks"] > 0 and two["seeds"] == [0, 1] and len(two["per_seed"]) == 2
+    assert two["per_seed"][0]["top5"] == one["top5"] == two["top5"]  # the guesses do not depend on the seed
+    assert two["per_seed"][0]["outside_top5"] == one["outside_top5"]  # seed 0's draws, either way
+    with pytest.raises(SystemExit):
+        cloze.main([str(tiny_pair_dir), str(sentences), "--seeds", "0"])

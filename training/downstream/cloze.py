@@ -24,6 +24,7 @@ Left out: words of several pieces; proper names are not told apart from other wo
 the bundled vocabulary like everything else).
 
     python -m training.downstream.cloze assets/model assets/game_sentences.json   # the figures, as JSON
+    python -m training.downstream.cloze assets/stronger-generator assets/game_sentences.json --seeds 3
 """
 
 from __future__ import annotations
@@ -221,17 +222,28 @@ def load_sentences(path: str | Path) -> list[str]:
 
 
 def main(argv: list[str]) -> None:
+    import argparse
+
     from transformers import AutoTokenizer, ElectraForMaskedLM
 
     from training.models import generator_folder
 
-    if len(argv) < 2:
-        raise SystemExit("usage: python -m training.downstream.cloze PAIR_OR_GENERATOR_FOLDER SENTENCES.json [...]")
-    folder = Path(argv[0])
-    generator = ElectraForMaskedLM.from_pretrained(generator_folder(folder))  # a pair's, or one saved alone
-    tokenizer = AutoTokenizer.from_pretrained(generator_folder(folder))
-    sentences = [s for path in argv[1:] for s in load_sentences(path)]
-    print(json.dumps(asdict(cloze(generator, tokenizer, sentences)), indent=2))
+    parser = argparse.ArgumentParser(prog="python -m training.downstream.cloze",
+                                     description="The generator's cloze on sentence files, as JSON.")
+    parser.add_argument("model", type=Path, help="a pair folder (its generator/) or a generator folder")
+    parser.add_argument("sentences", nargs="+", help="JSON files: a list of sentences or {\"sentences\": [...]}")
+    parser.add_argument("--seeds", type=int, default=1, help="draws under seeds 0..N-1: the mean and each seed's "
+                        "figures (the guesses are the same for every seed)")
+    args = parser.parse_args(argv)
+    if args.seeds < 1:
+        parser.error("--seeds must be 1 or more")
+    generator = ElectraForMaskedLM.from_pretrained(generator_folder(args.model))  # a pair's, or one saved alone
+    tokenizer = AutoTokenizer.from_pretrained(generator_folder(args.model))
+    sentences = [s for path in args.sentences for s in load_sentences(path)]
+    if args.seeds == 1:
+        print(json.dumps(asdict(cloze(generator, tokenizer, sentences)), indent=2))
+    else:
+        print(json.dumps(over_seeds(generator, tokenizer, sentences, range(args.seeds)), indent=2))
 
 
 if __name__ == "__main__":
