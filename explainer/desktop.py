@@ -53,9 +53,9 @@ def missing_extras() -> Problem | None:
     """pywebview, and on Linux Qt's web engine through qtpy, importable; else what to install."""
     os.environ.setdefault("QT_API", "pyside6")  # qtpy: PySide6 (LGPL) first, if PyQt is also installed
     try:
-        import webview  # noqa: F401
+        import webview  # noqa: F401 - imported only to learn that it loads
         if LINUX:
-            from qtpy import QtWebEngineWidgets  # noqa: F401
+            from qtpy import QtWebEngineWidgets  # noqa: F401 - likewise: Qt's web engine loads
     except Exception as error:  # noqa: BLE001 - ImportError, or qtpy's QtBindingsNotFoundError (a RuntimeError)
         return Problem(f"the desktop window needs its extras, which are not installed ({error}). "
                        f"Install them with: {INSTALL}. Or run without --desktop and open the address it prints "
@@ -269,9 +269,7 @@ def _serve_in_window(instance: SingleInstance, port: int | None) -> int:
             os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")  # Chromium's sandbox refuses to run as root
     import webview
 
-    import app  # builds the app: torch, the default model, gradio
-
-    from explainer.ui import races
+    from explainer.ui import app, races  # builds the app: torch, the default model, gradio
 
     _, url, _ = app.demo.launch(server_name="127.0.0.1", server_port=port or free_port(), prevent_thread_lock=True,
                                 quiet=True, inbrowser=False, ssr_mode=False, **app.LAUNCH)
