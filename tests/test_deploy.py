@@ -61,9 +61,9 @@ def test_the_readme_still_opens_with_the_title_and_the_two_commands():
     assert lines[0] == "# ELECTRA Explainer"
     assert lines[1] == "```bash" and lines[4] == "```"
     assert lines[2].endswith("pip install -r requirements.txt && python app.py")
-    assert lines[3].endswith("pip install -r requirements-dev.txt && lint-imports && python -m pytest")
+    assert lines[3].endswith("pip install -r requirements-dev.txt && lint-imports && ruff check . && python -m pytest")
     ci = [line.split("#")[0].strip() for line in (PROJECT / ".ci" / "run").read_text().splitlines()]
-    assert ci[-2:] == ["lint-imports", "python -m pytest"]  # CI runs the README's test command
+    assert ci[-3:] == ["lint-imports", "ruff check .", "python -m pytest"]  # CI runs the README's test command
 
 
 def test_the_dev_requirements_pin_what_the_tests_import():

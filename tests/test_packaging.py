@@ -130,3 +130,9 @@ def test_options_reach_the_launch():
     args = parse_args(["--desktop", "--port", "8123"])
     assert (args.desktop, args.port, args.host) == (True, 8123, None)
     assert parse_args(["--host", "0.0.0.0"]).host == "0.0.0.0"
+
+
+def test_the_changelog_starts_with_this_version():
+    headings = [line for line in (PROJECT / "CHANGELOG.md").read_text(encoding="utf-8").splitlines()
+                if line.startswith("## ")]
+    assert headings[0] == f"## {PYPROJECT['project']['version']}"
