@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 from conftest import N_DOCUMENTS, WORDPIECE
-from transformers import AutoModelForMaskedLM, AutoModelForPreTraining, AutoTokenizer
+from transformers import AutoModelForMaskedLM, AutoModelForPreTraining, AutoTokenizer, get_scheduler
 
 from training.config import TrainConfig
 from training.models import PRESETS, count_parameters, embeddings_shared, load_pair
@@ -450,6 +450,20 @@ def test_lr_schedule_warms_up_then_decays_linearly():
     assert lr_factor(0.55, 0.1) == pytest.approx(0.5)
     assert lr_factor(1.0, 0.1) == 0.0
     assert lr_factor(1.2, 0.1) == 0.0
+
+
+@pytest.mark.parametrize("schedule, name", [("linear", "linear"), ("constant", "constant_with_warmup")])
+def test_on_a_budget_of_steps_the_schedule_is_transformers_own(schedule, name):
+    """`lr_factor` follows the budget's progress (steps, FLOPs or minutes, whichever ends first), which a
+    scheduler counting steps cannot; on a budget of steps alone it is transformers' schedule, step for step
+    (step s moves towards the rate transformers' scheduler sets after s + 1 steps)."""
+    max_steps, warmup = 200, 0.05
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    scheduler = get_scheduler(name, optimizer, num_warmup_steps=round(warmup * max_steps), num_training_steps=max_steps)
+    for step in range(max_steps):
+        optimizer.step()
+        scheduler.step()
+        assert lr_factor((step + 1) / max_steps, warmup, schedule) == pytest.approx(scheduler.get_last_lr()[0], abs=1e-12)
 
 
 def test_config_from_dict_ignores_unknown_keys():

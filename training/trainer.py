@@ -45,7 +45,11 @@ from training.tokenizer import load_tokenizer
 
 def lr_factor(progress: float, warmup: float, schedule: str = "linear") -> float:
     """Linear warmup to 1 over the first `warmup` of the budget, then linear decay to 0 at its end
-    ("linear") or the peak held to the end ("constant")."""
+    ("linear") or the peak held to the end ("constant").
+
+    A pure function of the budget's progress, not a torch or transformers scheduler: the budget may be FLOPs or
+    minutes, whichever ends first, and their schedulers count steps. On a budget of steps it is transformers'
+    "linear" and "constant_with_warmup" schedules exactly (tests/test_trainer.py)."""
     if progress < warmup:
         return progress / warmup
     if schedule == "constant":
