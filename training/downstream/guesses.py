@@ -118,7 +118,7 @@ def main(argv: list[str]) -> None:
 
     from training.models import load_pair
 
-    folder = Path(argv[0] if argv else "assets/model")
+    folder = Path(argv[0]) if argv else ASSETS / "model"
     generator, _ = load_pair(folder)
     tokenizer = AutoTokenizer.from_pretrained(folder / "discriminator")
     print(json.dumps(everyday_table(generator, tokenizer, load_everyday()), indent=2, ensure_ascii=False))
