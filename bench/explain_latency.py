@@ -39,10 +39,10 @@ from collections import Counter
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a benchmark never downloads
 
-import torch  # noqa: E402
+import torch
 
-from explainer.core import models  # noqa: E402
-from explainer.core.attributions import (  # noqa: E402
+from explainer.core import models
+from explainer.core.attributions import (
     AttributionMatrix,
     AttributionSettings,
     _path_forward,
@@ -52,9 +52,9 @@ from explainer.core.attributions import (  # noqa: E402
     iter_matrix,
     matrix_targets,
 )
-from explainer.core.pipeline import Settings, explain  # noqa: E402
-from training.models import PRESETS, build_electra, count_parameters  # noqa: E402
-from training.tokenizer import load_tokenizer  # noqa: E402
+from explainer.core.pipeline import Settings, explain
+from training.models import PRESETS, build_electra, count_parameters
+from training.tokenizer import load_tokenizer
 
 PARAGRAPH = (
     "The old sailor told the children a wonderful story about the sea, the storms he had survived and "

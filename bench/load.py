@@ -284,7 +284,7 @@ def serve_and_load(args, model_env: dict, scratch: Path, extra_env: dict, race: 
                 server.wait(30)
             except subprocess.TimeoutExpired:
                 server.kill()
-    ms = lambda s: None if s is None else round(1000 * s, 1)  # noqa: E731
+    ms = lambda s: None if s is None else round(1000 * s, 1)
     return {
         "cold_start_page_s": round(page_s, 2), "cold_start_first_explain_s": round(first_s, 2),
         "calls": args.clients * args.calls, "ok": len(latencies), "errors": len(errors), "wall_s": round(wall, 2),

@@ -140,7 +140,7 @@ def table(records: list[dict]) -> None:
           f"RTD steps  MLM steps  disc AUC  RTD cos  MLM cos")
     for r in records:
         m, n = r["mean"], len(r["seeds"])
-        pct = lambda k: f"{100 * m[k]['mean']:5.1f}+-{100 * m[k]['sd']:3.1f}"  # noqa: E731
+        pct = lambda k: f"{100 * m[k]['mean']:5.1f}+-{100 * m[k]['sd']:3.1f}"
         print(f"{r['settings']['amount']:<9.2g} {r['name']:<12} {n:>5}  {pct('rtd_probe')}  {pct('mlm_probe')}  {100 * m['floor_probe']['mean']:5.1f}  "
               f"{100 * m['rtd_minus_mlm']['mean']:+6.1f}+-{100 * m['rtd_minus_mlm']['sd']:3.1f}   {r['rtd_wins']:>3}/{n}   "
               f"{m['rtd_steps']['mean']:9.0f}  {m['mlm_steps']['mean']:9.0f}  {m['disc_auc']['mean']:8.3f}  "

@@ -5,9 +5,10 @@ Space), `requirements.txt`, the `explainer/` and `training/` packages and `asset
 model) — and nothing else: no `runs/`, caches, virtual environments or tests. The file list comes
 from git (tracked files only), so nothing a developer has lying around can slip in.
 
-`huggingface_hub`'s upload API (gradio depends on it) stores large files the Hub's way (LFS/Xet);
-a plain `git push` needs the `.gitattributes` at the root instead, since the Hub rejects binary
-files over 10 MiB that git stores itself.
+`huggingface_hub`'s upload API (gradio depends on it) stores large files the Hub's way (LFS/Xet).
+This is the way to a Space, not a `git push`: the model weights are ordinary git blobs in this
+repository's history (a clone is clean with or without git-lfs; `.gitattributes` says why), and a
+Space refuses binary files over 10 MiB that git stores itself.
 
     python -m explainer.deploy OWNER/SPACE --dry-run    # list what would go, upload nothing
     HF_TOKEN=... python -m explainer.deploy OWNER/SPACE
@@ -32,7 +33,6 @@ from training.project import PROJECT
 
 INCLUDE = ("app.py", "README.md", "requirements.txt", "explainer/*", "training/*", "assets/*")  # what a Space runs
 EXCLUDE = ("*/__pycache__/*", "*.pyc")
-LFS_LIMIT = 10 * 2**20  # the Hub refuses larger files that git stores itself
 
 
 def tracked_files(root: Path = PROJECT) -> list[str]:
@@ -49,20 +49,6 @@ def space_files(files: list[str]) -> list[str]:
     def wanted(name: str) -> bool:
         return any(fnmatch.fnmatchcase(name, p) for p in INCLUDE) and not any(fnmatch.fnmatchcase(name, p) for p in EXCLUDE)
     return [name for name in files if wanted(name)]
-
-
-def lfs_patterns(root: Path = PROJECT) -> list[str]:
-    """The patterns `.gitattributes` stores with LFS."""
-    path = root / ".gitattributes"
-    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-    return [line.split()[0] for line in lines if "filter=lfs" in line and not line.startswith("#")]
-
-
-def unmarked_large_files(files: list[str], root: Path = PROJECT) -> list[str]:
-    """Files over the Hub's limit that `.gitattributes` would leave to plain git (a git push fails on them)."""
-    patterns = lfs_patterns(root)
-    return [name for name in files if (root / name).stat().st_size > LFS_LIMIT
-            and not any(fnmatch.fnmatchcase(Path(name).name, p) or fnmatch.fnmatchcase(name, p) for p in patterns)]
 
 
 def deploy(repo_id: str, root: Path = PROJECT, private: bool = False, token: str | None = None) -> str:

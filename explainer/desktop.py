@@ -30,6 +30,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from filelock import FileLock, Timeout
+
 from training.corpus import cache_dir
 from training.project import ASSETS
 
@@ -53,9 +55,9 @@ def missing_extras() -> Problem | None:
     """pywebview, and on Linux Qt's web engine through qtpy, importable; else what to install."""
     os.environ.setdefault("QT_API", "pyside6")  # qtpy: PySide6 (LGPL) first, if PyQt is also installed
     try:
-        import webview  # noqa: F401
+        import webview  # noqa: F401 - imported only to learn that it loads
         if LINUX:
-            from qtpy import QtWebEngineWidgets  # noqa: F401
+            from qtpy import QtWebEngineWidgets  # noqa: F401 - likewise: Qt's web engine loads
     except Exception as error:  # noqa: BLE001 - ImportError, or qtpy's QtBindingsNotFoundError (a RuntimeError)
         return Problem(f"the desktop window needs its extras, which are not installed ({error}). "
                        f"Install them with: {INSTALL}. Or run without --desktop and open the address it prints "
@@ -121,31 +123,20 @@ def display_problem() -> Problem | None:
 
 
 class SingleInstance:
-    """One desktop window per user: a lock file the first launch holds (the operating system releases it
-    when the process ends, however it ends), beside a small JSON file saying where it serves. A second
+    """One desktop window per user: a lock file the first launch holds (filelock: the operating system's lock,
+    released when the process ends, however it ends), beside a small JSON file saying where it serves. A second
     launch leaves a request that the first one's watcher answers by bringing its window to the front."""
 
     def __init__(self, folder: Path):
         folder.mkdir(parents=True, exist_ok=True)
-        self.lock_path, self.info_path = folder / "desktop.lock", folder / "desktop.json"
+        self.lock, self.info_path = FileLock(folder / "desktop.lock"), folder / "desktop.json"
         self.raise_path = folder / "desktop.raise"
-        self._file = None
 
     def acquire(self) -> bool:
-        handle = open(self.lock_path, "a+b")
         try:
-            if sys.platform == "win32":
-                import msvcrt
-
-                msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-            else:
-                import fcntl
-
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.close()
+            self.lock.acquire(blocking=False)
+        except Timeout:  # another launch holds it
             return False
-        self._file = handle
         self.raise_path.unlink(missing_ok=True)
         self.publish(None)
         return True
@@ -175,10 +166,9 @@ class SingleInstance:
                 on_request()
 
     def release(self) -> None:
-        if self._file is not None:
+        if self.lock.is_locked:
             self.info_path.unlink(missing_ok=True)
-            self._file.close()  # closing the handle releases the lock
-            self._file = None
+            self.lock.release()
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -269,9 +259,7 @@ def _serve_in_window(instance: SingleInstance, port: int | None) -> int:
             os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")  # Chromium's sandbox refuses to run as root
     import webview
 
-    import app  # builds the app: torch, the default model, gradio
-
-    from explainer.ui import races
+    from explainer.ui import app, races  # builds the app: torch, the default model, gradio
 
     _, url, _ = app.demo.launch(server_name="127.0.0.1", server_port=port or free_port(), prevent_thread_lock=True,
                                 quiet=True, inbrowser=False, ssr_mode=False, **app.LAUNCH)

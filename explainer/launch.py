@@ -4,10 +4,11 @@
     python app.py --port 8000              # ... on another port; --host 0.0.0.0 serves the whole network
     python app.py --desktop                # the same app in its own window, served on 127.0.0.1 only
     python app.py --install-launcher       # a menu entry (Linux, freedesktop) that opens the window
+    electra-explainer --version            # the package's version (CHANGELOG.md)
 
 The options are parsed before the app is built (torch, the models, gradio: seconds), so `--help`, a missing
-desktop extra or a missing display answer at once. The app itself is the module `app` (app.py), imported here
-once: `python app.py` hands over to this module first, so the app is never built twice.
+desktop extra or a missing display answer at once. The app itself (the Blocks) is built by importing
+explainer/ui/app.py; app.py at the repository root only calls `main` here.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tomllib
+from importlib import metadata
 
 from training.corpus import cache_dir
-from training.project import PROJECT
+from training.project import INSTALLED, PROJECT
 
 PROG = "electra-explainer"
 DESCRIPTION = "ELECTRA Explainer: see ELECTRA's replaced-token detection at work (a Gradio app)."
@@ -25,7 +28,18 @@ DESCRIPTION = "ELECTRA Explainer: see ELECTRA's replaced-token detection at work
 
 def installed() -> bool:
     """Running from an installed package or a stand-alone build, not from a checkout (or a Space's copy of one)."""
-    return PROJECT.name in ("site-packages", "dist-packages") or bool(getattr(sys, "frozen", False))
+    return INSTALLED or bool(getattr(sys, "frozen", False))
+
+
+def version() -> str:
+    """The installed package's version (its metadata), or pyproject.toml's when run from a clone."""
+    try:
+        return metadata.version(PROG)
+    except metadata.PackageNotFoundError:
+        pyproject = PROJECT / "pyproject.toml"
+        if not pyproject.is_file():  # a Space's copy of the app: neither installed nor a clone
+            return "unknown"
+        return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -40,6 +54,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--port", type=int, help="the port to serve on (default 7860; with --desktop, a free one)")
     parser.add_argument("--install-launcher", action="store_true", help="add a menu entry that opens the desktop "
                         "window (Linux: a freedesktop .desktop file and the icon, under ~/.local/share) and exit")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     args = parser.parse_args(argv)
     if args.port is not None and not 0 < args.port < 65536:
         parser.error(f"--port {args.port}: a port is a number from 1 to 65535")
@@ -62,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         from explainer.desktop import run
 
         return run(port=args.port)
-    import app  # builds the app: torch, the default model, gradio
+    from explainer.ui import app  # builds the app: torch, the default model, gradio
 
     options = dict(app.LAUNCH)
     if args.host:

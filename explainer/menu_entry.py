@@ -14,16 +14,19 @@ import shutil
 import sys
 from pathlib import Path
 
-from training.project import ASSETS, PROJECT
+from training.project import ASSETS, INSTALLED, PROJECT
 
 NAME = "electra-explainer"  # the file names: electra-explainer.desktop, and the icon's theme name
 ICON = ASSETS / "icon.png"  # 256 x 256
 
 
 def command() -> list[str]:
-    """What the menu entry runs: this interpreter on app.py, or a stand-alone build's executable."""
+    """What the menu entry runs: this interpreter on a clone's app.py or on the installed package's command
+    line, or a stand-alone build's executable."""
     if getattr(sys, "frozen", False):
         return [sys.executable, "--desktop"]
+    if INSTALLED:
+        return [sys.executable, "-m", "explainer.launch", "--desktop"]
     return [sys.executable, str(PROJECT / "app.py"), "--desktop"]
 
 

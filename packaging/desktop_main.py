@@ -1,7 +1,7 @@
 """The stand-alone build's entry point: the app in its window (what a double-click on the executable should do).
 
-Options pass through (`--port`, `--help`, `--install-launcher`); the build bundles app.py as the module `app`,
-which explainer/launch.py imports.
+Options pass through (`--port`, `--help`, `--install-launcher`, `--version`); explainer/launch.py builds the
+app by importing explainer/ui/app.py, which the build bundles.
 """
 
 import sys

@@ -24,8 +24,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # Live classes (explainer/core/class_store.py) go to a fresh folder, never a user's own store.
 os.environ["ELECTRA_CLASS_DIR"] = tempfile.mkdtemp(prefix="electra-classes-")
 
-import pytest  # noqa: E402
-import torch  # noqa: E402
+import pytest  # noqa: E402 - after the environment above, which torch and tokenizers read at import
+import torch  # noqa: E402 - likewise
 
 torch.set_num_threads(1)  # the machine is shared with long training runs; keep tests light
 
@@ -103,7 +103,7 @@ def app_url(tiny_pair_dir):
     previous = {key: os.environ.get(key) for key in ("ELECTRA_MODEL", "ELECTRA_MODEL_ROOTS")}
     os.environ["ELECTRA_MODEL"] = str(tiny_pair_dir)
     os.environ["ELECTRA_MODEL_ROOTS"] = str(tiny_pair_dir)
-    import app  # built at import: reads the default model from the environment set just above
+    from explainer.ui import app  # built at import: reads the default model from the environment set just above
 
     _, url, _ = app.demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1", **app.LAUNCH)
     yield url

@@ -1,25 +1,25 @@
 """Drive a desktop window from outside its process, for tests/test_desktop.py: an Xvfb display, the page
 inside the window through Qt's DevTools port, a close as a window manager sends it, a screenshot.
 
-Standard library only (and Pillow, a gradio dependency, for the screenshot): Playwright's connect_over_cdp
-refuses Qt's web engine ("Browser context management is not supported"), so the DevTools protocol is spoken
-over a minimal WebSocket here; and no window manager runs under Xvfb, so the close is the WM_DELETE_WINDOW
-message a window manager's close button sends, through libX11.
+The standard library, websocket-client and Pillow (a gradio dependency, for the screenshot): Playwright's
+connect_over_cdp refuses Qt's web engine ("Browser context management is not supported"), so the DevTools
+protocol is spoken over a plain WebSocket here; and no window manager runs under Xvfb, so the close is the
+WM_DELETE_WINDOW message a window manager's close button sends, through libX11.
 """
 
 from __future__ import annotations
 
-import base64
 import ctypes
 import ctypes.util
 import json
 import os
-import socket
 import struct
 import subprocess
 import time
 import urllib.request
 from pathlib import Path
+
+import websocket
 
 
 def start_xvfb(size: str = "1366x768x24") -> tuple[subprocess.Popen, str]:
@@ -39,7 +39,7 @@ def start_xvfb(size: str = "1366x768x24") -> tuple[subprocess.Popen, str]:
 # --- the page, through the DevTools protocol --------------------------------------------------------
 
 class DevTools:
-    """One page's DevTools connection (a WebSocket, RFC 6455, text frames only): `evaluate(js)`."""
+    """One page's DevTools connection (a WebSocket, through websocket-client): `evaluate(js)`."""
 
     def __init__(self, port: int, url_prefix: str, timeout: float = 60):
         deadline = time.monotonic() + timeout
@@ -54,53 +54,18 @@ class DevTools:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"no page at {url_prefix} on the DevTools port {port}")
             time.sleep(0.5)
-        path = pages[0]["webSocketDebuggerUrl"].split(f":{port}", 1)[1]
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
-        reply = b""
-        while b"\r\n\r\n" not in reply:
-            reply += self.sock.recv(1)
-        assert b" 101 " in reply.split(b"\r\n")[0], reply
+        # No Origin header: Chromium's DevTools (and so Qt's) refuses a connection from an origin it was not told of.
+        self.socket = websocket.create_connection(pages[0]["webSocketDebuggerUrl"], timeout=timeout,
+                                                  suppress_origin=True)
         self.next_id = 0
-
-    def _send(self, text: str) -> None:
-        data, mask = text.encode(), os.urandom(4)
-        size = len(data)
-        head = struct.pack("!BB", 0x81, 0x80 | size) if size < 126 else (
-            struct.pack("!BBH", 0x81, 0x80 | 126, size) if size < 2**16 else struct.pack("!BBQ", 0x81, 0x80 | 127, size))
-        self.sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
-
-    def _exact(self, n: int) -> bytes:
-        data = b""
-        while len(data) < n:
-            chunk = self.sock.recv(n - len(data))
-            if not chunk:
-                raise ConnectionError("the DevTools connection closed")
-            data += chunk
-        return data
-
-    def _receive(self) -> str:
-        message = b""
-        while True:
-            first, second = self._exact(2)
-            size = second & 0x7F
-            if size == 126:
-                size = struct.unpack("!H", self._exact(2))[0]
-            elif size == 127:
-                size = struct.unpack("!Q", self._exact(8))[0]
-            message += self._exact(size)
-            if first & 0x80:  # FIN: the last fragment
-                return message.decode()
 
     def evaluate(self, expression: str):
         """The value of a JavaScript expression in the page (a promise is awaited)."""
         self.next_id += 1
-        self._send(json.dumps({"id": self.next_id, "method": "Runtime.evaluate",
-                               "params": {"expression": expression, "returnByValue": True, "awaitPromise": True}}))
+        self.socket.send(json.dumps({"id": self.next_id, "method": "Runtime.evaluate",
+                                     "params": {"expression": expression, "returnByValue": True, "awaitPromise": True}}))
         while True:
-            reply = json.loads(self._receive())
+            reply = json.loads(self.socket.recv())
             if reply.get("id") == self.next_id:
                 result = reply["result"]
                 if "exceptionDetails" in result:
@@ -118,7 +83,7 @@ class DevTools:
             time.sleep(0.25)
 
     def close(self) -> None:
-        self.sock.close()
+        self.socket.close()
 
 
 # --- the window, through libX11 ---------------------------------------------------------------------

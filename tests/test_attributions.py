@@ -5,15 +5,20 @@ from __future__ import annotations
 import pytest
 import torch
 
+from explainer.core import budget
 from explainer.core.attributions import (
+    TOLERANCE,
     AttributionSettings,
     attribute,
     attribution_matrix,
     attribution_matrix_naive,
     baseline_ids,
+    iter_matrix,
     matrix_targets,
+    relative_error,
 )
 from explainer.core.pipeline import Settings, explain
+from explainer.render.completeness import attribution_note_html, matrix_note_html
 
 SENTENCE = "The chef cooked a delicious meal for the guests."
 
@@ -124,9 +129,6 @@ def test_completeness_holds_for_a_sharply_nonlinear_discriminator(tiny_pair, exp
 
 # The adaptive engine, the compute budget -----------------------------------------------------------
 
-from explainer.core import budget  # noqa: E402
-from explainer.core.attributions import TOLERANCE, iter_matrix, relative_error  # noqa: E402
-from explainer.render.completeness import attribution_note_html, matrix_note_html  # noqa: E402
 
 UNLIMITED = float("inf")
 

@@ -66,7 +66,7 @@ def test_explain_beside_the_real_sweep_gives_the_sequential_answer(tiny_pair, fa
 
 
 def test_every_heavy_event_has_a_deliberate_concurrency_group(app_url):
-    import app
+    from explainer.ui import app
     from explainer.ui import queues
     from explainer.ui.classroom import run_lesson, run_sweep
     from explainer.ui.explore import model_status, run_attribute, run_explain, run_matrix

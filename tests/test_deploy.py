@@ -61,9 +61,9 @@ def test_the_readme_still_opens_with_the_title_and_the_two_commands():
     assert lines[0] == "# ELECTRA Explainer"
     assert lines[1] == "```bash" and lines[4] == "```"
     assert lines[2].endswith("pip install -r requirements.txt && python app.py")
-    assert lines[3].endswith("pip install -r requirements-dev.txt && lint-imports && python -m pytest")
+    assert lines[3].endswith("pip install -r requirements-dev.txt && lint-imports && ruff check . && python -m pytest")
     ci = [line.split("#")[0].strip() for line in (PROJECT / ".ci" / "run").read_text().splitlines()]
-    assert ci[-2:] == ["lint-imports", "python -m pytest"]  # CI runs the README's test command
+    assert ci[-3:] == ["lint-imports", "ruff check .", "python -m pytest"]  # CI runs the README's test command
 
 
 def test_the_dev_requirements_pin_what_the_tests_import():
@@ -75,7 +75,7 @@ def test_the_dev_requirements_pin_what_the_tests_import():
 
 @pytest.mark.slow
 def test_the_app_cleans_gradios_cache_and_caps_uploads(app_url):
-    import app
+    from explainer.ui import app
     from explainer.ui.races import MANAGER
 
     assert app.demo.delete_cache == (app.CACHE_MAX_AGE_S, app.CACHE_MAX_AGE_S)  # uploads and downloads: an hour
@@ -224,14 +224,19 @@ def test_a_deploy_uploads_the_app_and_nothing_from_runs_caches_or_tests():
     assert space_files(candidates) == ["assets/model/README.md"]
 
 
-def test_files_too_large_for_plain_git_on_the_hub_are_marked_for_lfs():
-    from explainer.deploy import LFS_LIMIT, lfs_patterns, space_files, tracked_files, unmarked_large_files
+def test_the_weights_are_plain_git_blobs_and_the_attributes_say_so():
+    """A clone is clean with or without git-lfs (tests/test_clone.py), so nothing is marked for LFS; the weights
+    are over the 10 MiB a Space takes from git, which is why the deploy uploads them through the Hub's API."""
+    from explainer.deploy import space_files, tracked_files
 
-    files = space_files(tracked_files())
-    assert "*.safetensors" in lfs_patterns()
-    large = [n for n in files if (PROJECT / n).stat().st_size > LFS_LIMIT]
-    assert large  # the bundled weights: the reason the attributes exist
-    assert unmarked_large_files(files) == []
+    attributes = (PROJECT / ".gitattributes").read_text(encoding="utf-8")
+    assert not [line for line in attributes.splitlines() if "filter=lfs" in line and not line.startswith("#")]
+    assert "python -m explainer.deploy" in attributes and "10 MiB" in attributes
+    large = [n for n in space_files(tracked_files()) if (PROJECT / n).stat().st_size > 10 * 2**20]
+    assert {"assets/model/discriminator/model.safetensors", "assets/model/generator/model.safetensors"} <= set(large)
+    for name in large:  # the blob itself is the weights, not an LFS pointer
+        blob = subprocess.run(["git", "cat-file", "-s", f"HEAD:{name}"], cwd=PROJECT, capture_output=True, text=True)
+        assert blob.returncode == 0 and int(blob.stdout) == (PROJECT / name).stat().st_size
 
 
 def test_the_deploy_command_checks_the_space_name_and_lists_files_in_a_dry_run(capsys):

@@ -200,6 +200,24 @@ def test_a_second_instance_finds_the_first_and_asks_it_to_come_forward(tmp_path)
     second.release()
 
 
+def test_the_lock_goes_with_a_process_that_dies_holding_it(tmp_path):
+    """Killed outright (no `release`, no cleanup), the holder leaves no lock behind: the next launch opens."""
+    script = ("import pathlib, time\nfrom explainer.desktop import SingleInstance\n"
+              f"instance = SingleInstance(pathlib.Path({str(tmp_path)!r}))\nassert instance.acquire()\n"
+              "print('held', flush=True)\ntime.sleep(60)")
+    holder = subprocess.Popen([sys.executable, "-c", script],
+                              cwd=PROJECT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert not desktop.SingleInstance(tmp_path).acquire()
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+    after = desktop.SingleInstance(tmp_path)
+    assert after.acquire()
+    after.release()
+
+
 def test_the_window_fits_a_small_laptop_screen():
     screen = SimpleNamespace
     assert desktop.window_size([screen(width=1366, height=768)]) == (1280, 668)

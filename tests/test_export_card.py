@@ -105,8 +105,11 @@ def test_sentence_svg_wraps_inside_its_width(tiny_pair):
     assert "Detect-only" in " ".join(texts(root)) and "detect only (nothing masked)" in " ".join(texts(root))
 
 
-def test_text_width_estimates_wide_and_combining_characters():
-    assert export.text_width("ab", 10) == 2 * export.text_width("a", 10)
+def test_text_width_reads_real_fonts_and_falls_back_by_character_class():
+    assert export.text_width("m", 10) == pytest.approx(10 * 1995 / 2048, abs=1e-3)  # DejaVu Sans, the wider font
+    assert export.text_width("i", 10) < export.text_width("m", 10) / 3
+    assert export.text_width("mi", 10) == pytest.approx(export.text_width("m", 10) + export.text_width("i", 10))
+    assert export.text_width("ж", 10) == export.text_width("m", 10)  # outside the table: a lowercase letter's widest
     assert export.text_width("漢", 10) == export.text_width("🙂", 10) == 10
     assert export.text_width("e\u0301", 10) == export.text_width("e", 10)
     assert export.text_width("word", 10, bold=True) > export.text_width("word", 10)

@@ -54,7 +54,7 @@ def test_the_app_shows_exactly_this_code(tiny_pair_dir, monkeypatch):
     monkeypatch.setenv("ELECTRA_MODEL", str(tiny_pair_dir))
     import gradio as gr
 
-    import app
+    from explainer.ui import app
 
     shown = [b.value for b in app.demo.blocks.values() if isinstance(b, gr.Code)]
     assert HF_SNIPPET in shown

@@ -64,3 +64,20 @@ def test_the_cards_licence_allows_no_more_than_its_sources():
     if research_only:  # an open licence would grant what those sources' terms do not
         assert meta["license"] not in OPEN
         assert meta["license"] == "other" and "research" in meta["license_name"]
+
+
+def test_the_card_carries_what_the_hub_reads():
+    """The front matter the Hub reads (huggingface_hub's own parser), and the sections a reader looks for."""
+    from huggingface_hub import ModelCard
+
+    text = CARD.read_text(encoding="utf-8")
+    meta = ModelCard(text).data.to_dict()
+    assert meta["pipeline_tag"] == "fill-mask" and meta["base_model"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert (CARD.parent / meta["license_link"]).is_file() and "research and teaching" in (
+        CARD.parent / meta["license_link"]).read_text(encoding="utf-8")
+    assert {"electra", "replaced-token-detection"} <= set(meta["tags"])
+    assert meta["widget"] and all(example["text"].count("[MASK]") == 1 for example in meta["widget"])
+    for section in ("## Intended use", "## Out-of-scope use", "## Bias, risks and the offensive-word filter",
+                    "## Licence", "## Citation"):
+        assert f"\n{section}\n" in text, section
+    assert "@inproceedings{clark2020electra" in text and "ICLR" in text

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 from conftest import N_DOCUMENTS, WORDPIECE
-from transformers import AutoModelForMaskedLM, AutoModelForPreTraining, AutoTokenizer
+from transformers import AutoModelForMaskedLM, AutoModelForPreTraining, AutoTokenizer, get_scheduler
 
 from training.config import TrainConfig
 from training.models import PRESETS, count_parameters, embeddings_shared, load_pair
@@ -357,20 +357,21 @@ def test_a_generator_warm_start_from_a_pair_needs_the_same_shape(tmp_path, rtd_r
     with pytest.raises(ValueError, match="another shape"):
         list(train(config(warm_start=str(start), generator_warm_start=str(start), generator_layers=1, max_steps=1),
                    tmp_path))
-    with pytest.raises(ValueError, match="RTD pair only"):
+    with pytest.raises(ValueError, match="untie_embeddings: only implemented for the RTD pair"):
         list(train(config(objective="mlm", untie_embeddings=True, max_steps=1), tmp_path / "mlm"))
 
 
 def test_a_frozen_generator_draws_without_dropout_while_the_discriminator_trains_with_it(rtd_run):
-    from training.trainer import _objective_and_optimizer
+    from training.build import objective_and_optimizer
 
     start, _ = rtd_run
     tokenizer = AutoTokenizer.from_pretrained(start)
-    objective, _ = _objective_and_optimizer(config(warm_start=str(start), freeze_generator=True), tokenizer)
+    objective, _ = objective_and_optimizer(config(warm_start=str(start), freeze_generator=True), len(tokenizer),
+                                           tokenizer.pad_token_id)
     assert not any(m.training for m in objective.generator.modules())
     shared = set(objective.discriminator.electra.embeddings.modules())  # one module, used by both networks
     assert all(m.training for m in objective.discriminator.modules() if m not in shared)
-    objective, _ = _objective_and_optimizer(config(warm_start=str(start)), tokenizer)
+    objective, _ = objective_and_optimizer(config(warm_start=str(start)), len(tokenizer), tokenizer.pad_token_id)
     assert all(m.training for m in objective.generator.modules())  # joint training: both learn, both drop out
 
 
@@ -452,20 +453,35 @@ def test_lr_schedule_warms_up_then_decays_linearly():
     assert lr_factor(1.2, 0.1) == 0.0
 
 
+@pytest.mark.parametrize("schedule, name", [("linear", "linear"), ("constant", "constant_with_warmup")])
+def test_on_a_budget_of_steps_the_schedule_is_transformers_own(schedule, name):
+    """`lr_factor` follows the budget's progress (steps, FLOPs or minutes, whichever ends first), which a
+    scheduler counting steps cannot; on a budget of steps alone it is transformers' schedule, step for step
+    (step s moves towards the rate transformers' scheduler sets after s + 1 steps)."""
+    max_steps, warmup = 200, 0.05
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    scheduler = get_scheduler(name, optimizer, num_warmup_steps=round(warmup * max_steps), num_training_steps=max_steps)
+    for step in range(max_steps):
+        optimizer.step()
+        scheduler.step()
+        assert lr_factor((step + 1) / max_steps, warmup, schedule) == pytest.approx(scheduler.get_last_lr()[0], abs=1e-12)
+
+
 def test_config_from_dict_ignores_unknown_keys():
     values = {**dataclasses.asdict(BASE), "world_size": 2, "vocab_size": 1000}
     assert TrainConfig.from_dict(values) == BASE
 
 
 def test_a_dropout_setting_applies_while_training_and_the_saved_configs_keep_their_own(tmp_path, rtd_run):
-    from training.trainer import _objective_and_optimizer
+    from training.build import objective_and_optimizer
 
     start, _ = rtd_run
     tokenizer = AutoTokenizer.from_pretrained(start)
-    objective, _ = _objective_and_optimizer(config(warm_start=str(start), dropout=0.0), tokenizer)
+    objective, _ = objective_and_optimizer(config(warm_start=str(start), dropout=0.0), len(tokenizer),
+                                           tokenizer.pad_token_id)
     rates = {m.p for m in objective.modules() if isinstance(m, torch.nn.Dropout)}
     assert rates == {0.0}
-    objective, _ = _objective_and_optimizer(config(warm_start=str(start)), tokenizer)
+    objective, _ = objective_and_optimizer(config(warm_start=str(start)), len(tokenizer), tokenizer.pad_token_id)
     assert {m.p for m in objective.modules() if isinstance(m, torch.nn.Dropout)} == {0.1}  # the models' own
     list(train(config(warm_start=str(start), dropout=0.0, max_steps=2), tmp_path))
     saved = json.loads((tmp_path / "discriminator" / "config.json").read_text())

@@ -10,6 +10,11 @@ import dataclasses
 from dataclasses import dataclass
 
 
+# The settings of the generator + discriminator pair: an MLM run refuses them (the checks below, all in one place).
+RTD_ONLY = ("warm_start", "generator_warm_start", "untie_embeddings", "freeze_generator", "hot_share",
+            "generator_head_only")
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     objective: str = "rtd"  # "rtd" (ELECTRA) or "mlm" (BERT-style baseline)
@@ -72,6 +77,9 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if self.objective not in ("rtd", "mlm"):
             raise ValueError(f"objective must be 'rtd' or 'mlm', not {self.objective!r}")
+        given = [name for name in RTD_ONLY if getattr(self, name)]
+        if self.objective == "mlm" and given:
+            raise ValueError(f"{', '.join(given)}: only implemented for the RTD pair (objective rtd), not for mlm")
         if not (self.max_steps or self.max_flops or self.max_minutes):
             raise ValueError("give a budget: max_steps, max_flops or max_minutes")
         if not 0 < self.mask_rate < 1:
@@ -82,8 +90,8 @@ class TrainConfig:
             raise ValueError("disc_weight must be 0 or more (0 trains the generator alone)")
         if not 0.0 <= self.hot_share <= 1.0:
             raise ValueError(f"hot_share is a share from 0 to 1, not {self.hot_share}")
-        if self.hot_share and (self.objective != "rtd" or self.hot_temperature <= 0):
-            raise ValueError("hot_share draws some fakes hotter: objective rtd and a hot_temperature above 0")
+        if self.hot_share and self.hot_temperature <= 0:
+            raise ValueError("hot_share draws some fakes hotter: a hot_temperature above 0")
         if self.schedule not in ("linear", "constant"):
             raise ValueError(f"schedule must be 'linear' or 'constant', not {self.schedule!r}")
         if self.precision not in ("auto", "bf16", "fp32"):
@@ -92,9 +100,9 @@ class TrainConfig:
             raise ValueError(f"dropout must be from 0 up to (not including) 1, not {self.dropout}")
         if self.generator_lr_scale < 0:
             raise ValueError("generator_lr_scale must be 0 or more")
-        if self.generator_head_only and (self.objective != "rtd" or self.disc_weight != 0 or self.freeze_generator):
-            raise ValueError("generator_head_only re-fits a generator trained alone: objective rtd, disc_weight 0, "
-                             "the generator not frozen")
+        if self.generator_head_only and (self.disc_weight != 0 or self.freeze_generator):
+            raise ValueError("generator_head_only re-fits a generator trained alone: disc_weight 0, the generator not "
+                             "frozen")
         if self.mixed_sentences and self.mixed_seq_len is None:
             raise ValueError("mixed_sentences shapes the mixed-length blocks: give mixed_seq_len too")
         if not 0.0 <= self.unpunctuated <= 1.0:

@@ -42,6 +42,12 @@ def binary_metrics(logits: torch.Tensor, labels: torch.Tensor) -> dict[str, floa
     }
 
 
+def supervised_positions(out: StepOutput) -> int:
+    """The positions a step's loss is computed on: RTD every non-padding token; MLM, and a generator trained
+    alone (disc_weight 0), the masked ones."""
+    return int(out.attention_mask.sum()) if out.disc_logits is not None else len(out.mlm_targets)
+
+
 def step_metrics(out: StepOutput) -> dict[str, float]:
     real = out.attention_mask.bool()
     n_masked = len(out.mlm_targets)
@@ -51,14 +57,13 @@ def step_metrics(out: StepOutput) -> dict[str, float]:
         "masked_positions": n_masked,
         "token_cosine": token_cosine(out.hidden, out.attention_mask),
     }
+    metrics["supervised_positions"] = supervised_positions(out)
     if out.disc_logits is None:  # MLM: only the masked positions carry a loss
-        metrics["supervised_positions"] = n_masked
         return metrics
     labels = out.disc_labels[real]
     metrics.update({f"disc_{k}": v for k, v in binary_metrics(out.disc_logits[real], labels).items()})
     metrics.update(
         disc_loss=out.disc_loss.item(),
         replaced_fraction=labels.float().mean().item(),  # of all non-padding tokens
-        supervised_positions=int(real.sum().item()),  # RTD: every non-padding token
     )
     return metrics

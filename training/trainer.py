@@ -12,8 +12,8 @@ so a run resumed from its checkpoint at step k logs the same losses as one never
 Multi-process data parallel goes through Accelerate: `torchrun --nproc_per_node 2 -m training ...`
 runs this same code, each rank on its own slice of every global batch.
 
-The settings: training/config.py. The objective and its optimizer groups: training/build.py. What a run
-writes (metrics.jsonl, checkpoint.pt, the models): training/runfiles.py.
+The settings: training/config.py. The objective, set up to train, and its optimizer: training/build.py. What
+a run writes (metrics.jsonl, checkpoint.pt, the models): training/runfiles.py.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import NamedTuple
 
@@ -35,17 +35,21 @@ from torch.utils.flop_counter import FlopCounterMode
 from transformers import AutoTokenizer
 
 from training import data as data_lib
-from training.build import build_objective, param_groups
+from training.build import objective_and_optimizer
 from training.config import TrainConfig
-from training.metrics import step_metrics
-from training.objectives import BERT_MASKING, ELECTRA_MASKING, MaskingConfig, mask_tokens
+from training.metrics import step_metrics, supervised_positions
+from training.objectives import BERT_MASKING, ELECTRA_MASKING, MaskingConfig, StepOutput, mask_tokens
 from training.runfiles import MetricsLog, load_checkpoint, save_checkpoint, save_models
 from training.tokenizer import load_tokenizer
 
 
 def lr_factor(progress: float, warmup: float, schedule: str = "linear") -> float:
     """Linear warmup to 1 over the first `warmup` of the budget, then linear decay to 0 at its end
-    ("linear") or the peak held to the end ("constant")."""
+    ("linear") or the peak held to the end ("constant").
+
+    A pure function of the budget's progress, not a torch or transformers scheduler: the budget may be FLOPs or
+    minutes, whichever ends first, and their schedulers count steps. On a budget of steps it is transformers'
+    "linear" and "constant_with_warmup" schedules exactly (tests/test_trainer.py)."""
     if progress < warmup:
         return progress / warmup
     if schedule == "constant":
@@ -122,35 +126,29 @@ def _tokenizer_and_streams(config: TrainConfig, out_dir: Path, resume: bool, acc
     return tokenizer, streams
 
 
-def _objective_and_optimizer(config: TrainConfig, tokenizer) -> tuple[torch.nn.Module, torch.optim.Optimizer]:
-    """The objective, seeded and in training mode (the generator frozen if asked), and its AdamW."""
-    torch.manual_seed(config.seed)
-    objective, warm_names = build_objective(config, len(tokenizer), tokenizer.pad_token_id)
-    objective.train()
-    if config.dropout is not None:  # every dropout of the networks, the saved configs untouched
-        for module in objective.modules():
-            if isinstance(module, torch.nn.Dropout):
-                module.p = config.dropout
-    if config.freeze_embeddings:  # one module, shared: the generator's and the discriminator's input (both if untied)
-        if config.objective == "rtd":
-            objective.discriminator.electra.embeddings.requires_grad_(False)
-            objective.generator.electra.embeddings.requires_grad_(False)
-        else:
-            objective.encoder.electra.embeddings.requires_grad_(False)
-    if config.generator_head_only:  # the head's output projection is the (frozen) embedding table: its bias trains
-        objective.generator.requires_grad_(False)
-        objective.generator.generator_predictions.requires_grad_(True)
-        objective.generator.generator_lm_head.bias.requires_grad_(True)
-    if config.freeze_generator:
-        if config.objective != "rtd":
-            raise ValueError("freeze_generator applies to RTD only")
-        objective.generator.requires_grad_(False)  # its embeddings are the discriminator's too, unless untied
-        # A fixed generator draws as it is evaluated and used: without dropout. In training mode its
-        # draws would come from a noisier generator than the one the discriminator is measured against.
-        # The embedding module is shared, so the discriminator's input embeddings drop no units either.
-        objective.generator.eval()
-    optimizer = torch.optim.AdamW(param_groups(objective, config, warm_names), lr=config.lr, eps=1e-6)
-    return objective, optimizer
+@dataclass
+class Counters:
+    """What a run has done so far, kept in its checkpoint (as a dict: `as_dict`, `from_dict`)."""
+    step: int = 0  # optimizer steps
+    flops: float = 0.0  # training FLOPs, every process together
+    elapsed: float = 0.0  # seconds of training, across resumes
+    supervised: int = 0  # positions that carried a loss, every process together
+    flops_per_shape: dict[int, float] = field(default_factory=dict)  # one measured step's FLOPs per block length
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict) -> Counters:
+        return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
+
+
+class StepResult(NamedTuple):
+    """One optimizer step: its output, the learning-rate factor it moved towards, the positions it supervised
+    on this process."""
+    out: StepOutput
+    lr_factor: float
+    supervised: int
 
 
 class _Run:
@@ -162,30 +160,28 @@ class _Run:
         self.rank, self.world = accelerator.process_index, accelerator.num_processes
         self.main = accelerator.is_main_process
         self.tokenizer, self.streams = _tokenizer_and_streams(config, out_dir, resume, accelerator)
-        objective, optimizer = _objective_and_optimizer(config, self.tokenizer)
+        objective, optimizer = objective_and_optimizer(config, len(self.tokenizer), self.tokenizer.pad_token_id)
         masking: MaskingConfig = ELECTRA_MASKING if config.objective == "rtd" else BERT_MASKING
         self.masking = dataclasses.replace(masking, rate=config.mask_rate)
 
         self.checkpoint = out_dir / "checkpoint.pt"
-        self.counters = {"step": 0, "flops": 0.0, "elapsed": 0.0, "supervised": 0, "flops_per_shape": {}}
+        self.counters = Counters()
         if resume and self.checkpoint.exists():
-            self.counters = load_checkpoint(self.checkpoint, objective, optimizer, config.seq_len)
+            self.counters = Counters.from_dict(load_checkpoint(self.checkpoint, objective, optimizer, config.seq_len))
         elif resume:
             raise FileNotFoundError(f"no checkpoint to resume in {out_dir}")
         self.objective, self.optimizer = accelerator.prepare(objective, optimizer)
         self.model = accelerator.unwrap_model(self.objective)
         if self.main:
             self._write_config()
-            self.log = MetricsLog(out_dir / "metrics.jsonl", keep_until_step=self.counters["step"] if resume else None)
+            self.log = MetricsLog(out_dir / "metrics.jsonl", keep_until_step=self.counters.step if resume else None)
 
         self.tokens_per_step = config.batch_size * config.seq_len * self.world  # the same for every block length
-        self.flops_per_shape = self.counters["flops_per_shape"]
-        self.step = self.counters["step"]
-        self.started = time.perf_counter() - self.counters["elapsed"]
-        self.interval_start, self.interval_step = time.perf_counter(), self.step
+        self.started = time.perf_counter() - self.counters.elapsed
+        self.interval_start, self.interval_step = time.perf_counter(), self.counters.step
         # The step the files on disk hold. Every rank keeps it itself: asking the filesystem
         # (checkpoint.exists()) would race with rank 0's write and leave one rank in a barrier alone.
-        self.saved_step = self.counters["step"] if resume else None
+        self.saved_step = self.counters.step if resume else None
 
     def _write_config(self) -> None:
         """config.json: the config as resolved on this machine."""
@@ -209,15 +205,17 @@ class _Run:
         """Fraction of the budget used after `steps_done` steps: the first limit to be reached."""
         config, streams = self.config, self.streams
         done = [steps_done / config.max_steps if config.max_steps else 0.0]
-        if config.max_flops and len(self.flops_per_shape) == len(streams):
-            done.append(_flops_after(steps_done, [self.flops_per_shape[s.length] for s in streams]) / config.max_flops)
+        measured = self.counters.flops_per_shape
+        if config.max_flops and len(measured) == len(streams):
+            done.append(_flops_after(steps_done, [measured[s.length] for s in streams]) / config.max_flops)
         if config.max_minutes:
             done.append(elapsed / 60 / config.max_minutes)
         return max(done)
 
-    def train_step(self, elapsed: float) -> tuple:
-        """One optimizer step; (its output, its lr factor, the positions it supervised on this rank)."""
-        config, step, device = self.config, self.step, self.accelerator.device
+    def train_step(self, elapsed: float) -> StepResult:
+        """One optimizer step."""
+        config, counters, device = self.config, self.counters, self.accelerator.device
+        step = counters.step
         factor = lr_factor(self.progress(step + 1, elapsed), config.warmup, config.schedule)  # the lr this step moves towards
         for group in self.optimizer.param_groups:
             group["lr"] = group["base_lr"] * factor
@@ -228,40 +226,39 @@ class _Run:
         masked = mask_tokens(batch["input_ids"], batch["special_tokens_mask"], batch["attention_mask"],
                              self.tokenizer.mask_token_id, len(self.tokenizer), self.masking, rng)
 
-        counter = FlopCounterMode(display=False) if length not in self.flops_per_shape else None
+        counter = FlopCounterMode(display=False) if length not in counters.flops_per_shape else None
         with counter if counter is not None else contextlib.nullcontext():
             with _cpu_autocast(config, self.accelerator):  # the forward only, as torch.autocast asks
                 out = self.objective(masked, rng)
             self.accelerator.backward(out.loss)
         if counter is not None:  # one measured step prices every step of its block length
-            self.flops_per_shape[length] = float(counter.get_total_flops()) * self.world
+            counters.flops_per_shape[length] = float(counter.get_total_flops()) * self.world
         self.accelerator.clip_grad_norm_(self.objective.parameters(), config.max_grad_norm)
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
 
-        self.step += 1
-        self.counters["flops"] += self.flops_per_shape[length]
-        # RTD supervises every token; MLM, and a generator trained alone (disc_weight 0), the masked ones
-        supervised_now = int(out.attention_mask.sum()) if out.disc_logits is not None else int(masked.is_masked.sum())
-        self.counters["supervised"] += supervised_now * self.world
-        return out, factor, supervised_now
+        counters.step += 1
+        counters.flops += counters.flops_per_shape[length]
+        supervised = supervised_positions(out)
+        counters.supervised += supervised * self.world
+        return StepResult(out, factor, supervised)
 
-    def event(self, out, factor: float, supervised_now: int, elapsed: float) -> dict:
-        """The event of the step that gave `out`, appended to metrics.jsonl (by rank 0)."""
+    def event(self, result: StepResult, elapsed: float) -> dict:
+        """The event of the step that gave `result`, appended to metrics.jsonl (by rank 0)."""
         now = time.perf_counter()
-        step, tokens_per_step = self.step, self.tokens_per_step
+        step, tokens_per_step, out = self.counters.step, self.tokens_per_step, result.out
         record = {
             "objective": self.config.objective,
             "step": step,
             "tokens": step * tokens_per_step,
-            "supervised_positions": self.counters["supervised"],
-            "flops": self.counters["flops"],
+            "supervised_positions": self.counters.supervised,
+            "flops": self.counters.flops,
             "wall_time": elapsed,
             "tokens_per_second": (step - self.interval_step) * tokens_per_step / max(now - self.interval_start, 1e-9),
-            "lr": self.config.lr * factor,
+            "lr": self.config.lr * result.lr_factor,
             "loss": out.loss.item(),
             **{k: v for k, v in step_metrics(out).items() if k != "supervised_positions"},
-            "step_supervised_positions": supervised_now * self.world,
+            "step_supervised_positions": result.supervised * self.world,
         }
         self.interval_start, self.interval_step = now, step
         record = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in record.items()}
@@ -271,32 +268,33 @@ class _Run:
 
     def save(self) -> None:
         """Models and checkpoint at the current step (rank 0 writes, once every rank has arrived)."""
-        self.saved_step = self.step
-        self.counters.update(step=self.step, elapsed=time.perf_counter() - self.started)
+        self.saved_step = self.counters.step
+        self.counters.elapsed = time.perf_counter() - self.started
         self.accelerator.wait_for_everyone()
         if self.main:
             save_models(self.model, self.tokenizer, self.out_dir)
-            save_checkpoint(self.checkpoint, self.model, self.optimizer, self.counters)
+            save_checkpoint(self.checkpoint, self.model, self.optimizer, self.counters.as_dict())
 
 
 def train(config: TrainConfig, out_dir: str | Path, resume: bool = False, stop=lambda: False) -> Iterator[dict]:
     """Run (or resume) pretraining; yield one event per log step. `stop()` ends it cleanly."""
     run = _Run(config, Path(out_dir), resume, stop)
-    logged_step, pending = run.step, None
+    counters = run.counters
+    logged_step, pending = counters.step, None
     while True:
         elapsed, stopping = run.clock()
-        if run.progress(run.step, elapsed) >= 1.0 or stopping:
+        if run.progress(counters.step, elapsed) >= 1.0 or stopping:
             break
-        out, factor, supervised_now = run.train_step(elapsed)
+        result = run.train_step(elapsed)
         elapsed = time.perf_counter() - run.started
-        if run.step % config.log_every == 0 or run.progress(run.step, elapsed) >= 1.0:
-            yield run.event(out, factor, supervised_now, elapsed)
-            logged_step = run.step
+        if counters.step % config.log_every == 0 or run.progress(counters.step, elapsed) >= 1.0:
+            yield run.event(result, elapsed)
+            logged_step = counters.step
         else:
-            pending = (out, factor, supervised_now)
-        if run.step % config.checkpoint_every == 0:
+            pending = result
+        if counters.step % config.checkpoint_every == 0:
             run.save()
-    if logged_step != run.step and pending is not None:  # stopped between log steps: report where
-        yield run.event(*pending, time.perf_counter() - run.started)
-    if run.saved_step != run.step:
+    if logged_step != counters.step and pending is not None:  # stopped between log steps: report where
+        yield run.event(pending, time.perf_counter() - run.started)
+    if run.saved_step != counters.step:
         run.save()  # the budget ran out or stop() was called: keep everything trained so far

@@ -58,7 +58,7 @@ class Batcher:
                 batch, self._queue = self._queue[:self.max_batch], self._queue[self.max_batch:]
             try:
                 results = explain_many(self.pair, [j.request for j in batch])
-            except BaseException as error:  # an unexpected failure: every request of the batch hears of it
+            except BaseException as error:  # noqa: BLE001 - any failure: every request of the batch hears of it
                 results = [error] * len(batch)
             with self._changed:
                 for j, result in zip(batch, results):

@@ -30,7 +30,7 @@ from training.models import load_pair
 from training.project import ASSETS, PROJECT, offline
 
 BUNDLED = ASSETS / "model"
-DEFAULT_ROOTS = (PROJECT / "assets", PROJECT / "runs")  # local folders the app may load from
+DEFAULT_ROOTS = (ASSETS, PROJECT / "runs")  # local folders the app may load from
 ROOTS_ENV = "ELECTRA_MODEL_ROOTS"  # more allowed folders, os.pathsep-separated
 HUB_PAIRS = ("google/electra-small", "google/electra-base", "google/electra-large")
 HUB_TIMEOUT_S = 1.5  # per phase of the one metadata request asked before any download: keeps an

@@ -179,4 +179,4 @@ def strength_summary_html(study: StrengthStudy | None, matches: bool) -> str:
               f"and the discriminator catches fewer of them.{here} Too weak a generator makes fakes that are easy "
               "to spot and teaches the discriminator little; the paper (Figure 3) found generators 1/4 to 1/2 the "
               "discriminator's size work best.</p>")
-    return f'<div class="ee-c" style="{FONT}">{note}{intro}<p>{" ".join(l for l in lines if l)}</p>{lesson}</div>'
+    return f'<div class="ee-c" style="{FONT}">{note}{intro}<p>{" ".join(line for line in lines if line)}</p>{lesson}</div>'

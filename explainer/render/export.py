@@ -4,8 +4,8 @@ self-contained HTML card. No gradio, no torch.
 - `sentence_svg`: the chips row as an image: every word a rounded rectangle coloured like its chip
   (its P(replaced) on the chosen palette), the number under it, wrapped onto lines; a title line, the
   score line, a legend line and the model/settings line. Flagged words are bold and underlined here
-  too, so the image reads in greyscale. Widths are estimated from the characters (no font metrics in
-  Python): wide (CJK, emoji) characters count double, combining marks nothing; a word longer than
+  too, so the image reads in greyscale. Widths come from real fonts' metrics (export_text: the widest of
+  the sans-serif fonts the viewer's system may pick); a word longer than
   `MAX_SHOWN` (export_text) characters is cut with "…" (the whole word stays in the rectangle's <title> tooltip).
 - `attribution_svg`: the same for the attribution chips (shares, ▲/▼, the explained word outlined).
 - `card_html`: one .html string, inline CSS only (a Content-Security-Policy that forbids anything
@@ -15,7 +15,7 @@ self-contained HTML card. No gradio, no torch.
 Every string from the user or a vocabulary goes through `xml_text` (the app's `visible`: no invisible
 or direction-changing characters; then the characters XML 1.0 forbids removed; then escaped), so the
 SVG always parses as XML and shows hostile text as text. Only the rectangles of words are <rect>
-elements (one per word or token); every other shape is a <path>. The cleaning, the width estimates,
+elements (one per word or token); every other shape is a <path>. The cleaning, the widths,
 shortening and wrapping are `explainer.render.export_text`'s.
 """
 

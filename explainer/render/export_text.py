@@ -1,16 +1,21 @@
-"""Text for the exports (`explainer.render.export`): cleaned so that XML accepts it, its width
-estimated from its characters (no font metrics in Python), shortened with "…" and wrapped onto lines.
+"""Text for the exports (`explainer.render.export`): cleaned so that XML accepts it, its width measured
+from real fonts' metrics, shortened with "…" and wrapped onto lines.
 
-Wide (CJK, emoji) characters count double, combining marks nothing; `shorten` keeps combining marks
-with their letter. No gradio, no torch.
+An export names the viewer's system UI font, so a character's width is its widest advance among DejaVu Sans and
+Liberation Sans (Arial's metrics), regular or bold: assets/glyph_widths.json, which bench/glyph_widths.py reads
+off the fonts (Latin letters, digits, punctuation). Outside that table, wide (CJK, emoji) characters count one em,
+combining marks nothing, anything else a lowercase letter's widest. `shorten` keeps combining marks with their
+letter. No gradio, no torch.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import unicodedata
 
 from explainer.core.text import visible
+from training.project import ASSETS
 
 MAX_SHOWN = 30  # characters of a word drawn; longer words end in "…"
 
@@ -32,30 +37,24 @@ def xml_text(text: str) -> str:
     return html.escape(clean(text), quote=True)
 
 
-NARROW = set("fijlrtIJ!'(),-./:;[\\]|` \"")
-WIDE = set("mwMW@%")
-SYMBOL = set("<>=+~^#&")
+WIDTHS = json.loads((ASSETS / "glyph_widths.json").read_text(encoding="utf-8"))["em"]  # {weight: {char: em}}
+OTHER = {weight: max(table[c] for c in "abcdefghijklmnopqrstuvwxyz") for weight, table in WIDTHS.items()}
 
 
-def char_width(char: str) -> float:
-    """Estimated advance of one character, in em: about the widest common sans-serif (DejaVu Sans)."""
+def char_width(char: str, bold: bool = False) -> float:
+    """The advance of one character, in em."""
+    weight = "bold" if bold else "regular"
+    if char in WIDTHS[weight]:
+        return WIDTHS[weight][char]
     if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
         return 0.0
     if unicodedata.east_asian_width(char) in ("W", "F") or ord(char) >= 0x1F000:
         return 1.0  # CJK, emoji
-    if char in NARROW:
-        return 0.42
-    if char in WIDE:
-        return 1.0
-    if char in SYMBOL:
-        return 0.84
-    if char.isupper():
-        return 0.78
-    return 0.64
+    return OTHER[weight]
 
 
 def text_width(text: str, size: float, bold: bool = False) -> float:
-    return sum(char_width(c) for c in text) * size * (1.12 if bold else 1.0)
+    return sum(char_width(c, bold) for c in text) * size
 
 
 def shorten(text: str, limit: int = MAX_SHOWN) -> str:
@@ -69,7 +68,7 @@ def shorten(text: str, limit: int = MAX_SHOWN) -> str:
 
 
 def fit(text: str, size: float, width: float, bold: bool = False) -> str:
-    """`text` cut with "…" until its estimated width is at most `width`."""
+    """`text` cut with "…" until its width is at most `width`."""
     if text_width(text, size, bold) <= width:
         return text
     while text and text_width(text + "…", size, bold) > width:
@@ -78,7 +77,7 @@ def fit(text: str, size: float, width: float, bold: bool = False) -> str:
 
 
 def wrap(text: str, size: float, width: float) -> list[str]:
-    """Lines of at most `width` (estimated) px, split at spaces; an overlong word is cut."""
+    """Lines of at most `width` px, split at spaces; an overlong word is cut."""
     lines, line = [], ""
     for word in text.split():
         candidate = f"{line} {word}" if line else word

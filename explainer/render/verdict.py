@@ -52,7 +52,7 @@ def _paper_contrast(campaign: dict, shown: dict | None) -> str:
 def _against_floor(record: dict) -> str:
     """Both encoders against the untrained one (the floor), in one sentence; a difference is called
     only beyond two standard errors of its per-seed values (separated)."""
-    mean = lambda k: 100 * record["mean"][k]["mean"]  # noqa: E731
+    mean = lambda k: 100 * record["mean"][k]["mean"]
     text = (f"Probe accuracy: ELECTRA {mean('rtd_probe'):.1f}%, BERT-style {mean('mlm_probe'):.1f}%, an untrained "
             f"encoder {mean('floor_probe'):.1f}%")
     above = {side: separated([s[f"{side}_probe"] - s["floor_probe"] for s in record["seeds"]]) == "ahead"
@@ -74,7 +74,7 @@ def _finetuned(record: dict) -> str:
     if not ft:
         return ""
     n = ft["seeds"]
-    pct = lambda k: f"{100 * ft[k]['mean']:.1f}%" + (f" ± {100 * ft[k]['sd']:.1f}" if n > 1 else "")  # noqa: E731
+    pct = lambda k: f"{100 * ft[k]['mean']:.1f}%" + (f" ± {100 * ft[k]['sd']:.1f}" if n > 1 else "")
     standing = separated([s["finetune"]["rtd_minus_mlm"] for s in record["seeds"] if s.get("finetune")])
     verdict = {"ahead": "ELECTRA ahead", "behind": "ELECTRA behind",
                "level": "no clear difference" if n > 1 else "one seed: no verdict"}[standing]
@@ -89,7 +89,7 @@ def _longer_races(campaign: dict, mine: dict) -> str:
     others = [r for r in campaign["settings"] if len(r["seeds"]) >= MIN_SEEDS_FOR_A_CLAIM
               and r["settings"].get("budget") == budget and r["settings"]["amount"] > amount
               and matches_defaults({**r["settings"], "amount": amount})]
-    gap = lambda r: f"{100 * r['mean']['rtd_minus_mlm']['mean']:+.1f} ± {100 * r['mean']['rtd_minus_mlm']['sd']:.1f}"  # noqa: E731
+    gap = lambda r: f"{100 * r['mean']['rtd_minus_mlm']['mean']:+.1f} ± {100 * r['mean']['rtd_minus_mlm']['sd']:.1f}"
     parts = [f"on {budget_label(r['settings'])}, {gap(r)} over {len(r['seeds'])} seeds (ahead in {r['rtd_wins']})"
              for r in sorted(others, key=lambda r: r["settings"]["amount"])]
     return " The same settings in a longer race: " + "; ".join(parts) + "." if parts else ""

@@ -19,13 +19,13 @@ from explainer.render import training as view
 from explainer.render.style import message_html
 from explainer.ui import races
 from explainer.ui.races import CURVES_HELP, PAYOFF_HELP, X_AXES
-from training.project import PROJECT
+from training.project import ASSETS
 from training.race import campaign as campaign_stats
 from training.race.campaign import load_campaign
 from training.race.manager import RECORD_NAME
 from training.race.record import RecordError, list_records, load_record, replay_snapshot
 
-RECORDS_DIR = PROJECT / "assets" / "races"  # shipped records, written by `python -m training record`
+RECORDS_DIR = ASSETS / "races"  # shipped records, written by `python -m training record`
 REPLAY_TICK = 1.0  # seconds between replay frames (the position follows the clock, not the ticks)
 SPEEDS = [("the whole race in 10 s", 10), ("in 30 s", 30), ("in 1 minute", 60), ("in 2 minutes", 120)]
 LAST_RACE = "this server's last race"

@@ -19,7 +19,7 @@ from explainer.render import style, verdict
 from explainer.render import training as view
 from explainer.render.style import message_html
 from explainer.ui import queues, races
-from explainer.ui.races import CURVES_HELP, MANAGER, PAYOFF_HELP, X_AXES  # noqa: F401  (app.py reads MANAGER here)
+from explainer.ui.races import CURVES_HELP, PAYOFF_HELP, X_AXES
 from explainer.ui.replay import build_replay, measured_gaps
 from training.models import PRESETS
 from training.race.campaign import load_campaign

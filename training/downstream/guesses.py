@@ -118,7 +118,7 @@ def main(argv: list[str]) -> None:
 
     from training.models import generator_folder
 
-    folder = Path(argv[0] if argv else "assets/model")
+    folder = Path(argv[0]) if argv else ASSETS / "model"
     generator = ElectraForMaskedLM.from_pretrained(generator_folder(folder))  # a pair's, or one saved alone
     tokenizer = AutoTokenizer.from_pretrained(generator_folder(folder))
     print(json.dumps(everyday_table(generator, tokenizer, load_everyday()), indent=2, ensure_ascii=False))

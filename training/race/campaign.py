@@ -44,7 +44,7 @@ def aggregate(summaries: list[dict], key: str = "probe_accuracy") -> dict:
     """Mean and sample standard deviation over seeds of each objective's `key`, the floor's, and of
     the per-seed difference RTD - MLM (the number the race is about)."""
 
-    pick = lambda s, o: (s.get(o) or {}).get(key)  # noqa: E731
+    pick = lambda s, o: (s.get(o) or {}).get(key)
     differences = [pick(s, "rtd") - pick(s, "mlm") for s in summaries
                    if pick(s, "rtd") is not None and pick(s, "mlm") is not None]
     return {"rtd": stats([pick(s, "rtd") for s in summaries]), "mlm": stats([pick(s, "mlm") for s in summaries]),
@@ -98,7 +98,7 @@ def campaign_verdict(campaign: dict | None) -> dict | None:
     records = (campaign or {}).get("settings") or []
     if not records:
         return None
-    diff = lambda r: r["mean"]["rtd_minus_mlm"]["mean"]  # noqa: E731
+    diff = lambda r: r["mean"]["rtd_minus_mlm"]["mean"]
     convincing = [r for r in records if len(r["seeds"]) >= MIN_SEEDS_FOR_A_CLAIM
                   and r["rtd_wins"] == len(r["seeds"]) and diff(r) > 0]
     best = max(convincing or records, key=diff)

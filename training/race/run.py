@@ -137,7 +137,7 @@ class Race:
             self._race(on_step or (lambda race: None))
             self._final_probes()
             status, error = ("stopped" if self.stopping else "finished"), None
-        except Exception as exc:  # noqa: BLE001 - recorded for the UI, then re-raised
+        except Exception as exc:  # recorded for the UI, then re-raised
             error = f"{type(exc).__name__}: {exc}"
             raise
         finally:
