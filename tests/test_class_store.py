@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from explainer.core import class_store
+from explainer.core import class_records, class_store, private_files, user_text
 from explainer.core.class_phases import Stage
 from explainer.core.class_store import CODE_ALPHABET, ClassStore
 
@@ -31,7 +31,7 @@ def clock():
 
 @pytest.fixture
 def store(tmp_path, clock):
-    return ClassStore(tmp_path, now=clock, hours=1, max_classes=3, max_students=3)
+    return ClassStore(tmp_path, now=clock, hours=1, max_classes=3, max_students=3, lobby_minutes=45)
 
 
 def opened(store: ClassStore, new, round_: str = "A") -> str:
@@ -235,13 +235,13 @@ def test_the_environment_sets_folder_hours_and_bounds(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="ELECTRA_CLASS_HOURS must be a positive number, not 'soon'"):
         ClassStore()
     monkeypatch.delenv("ELECTRA_CLASS_DIR")
-    assert class_store.data_dir().parts[-3:] == (".cache", "electra-explainer", "classes")
+    assert private_files.data_dir().parts[-3:] == (".cache", "electra-explainer", "classes")
 
 
 def test_quote_cuts_and_shows_control_characters_as_escapes():
-    assert class_store.quote("a" * 30) == "'" + "a" * 20 + "'…"
-    assert class_store.quote("<b>\x07") == "'<b>\\x07'" and class_store.quote(12) == "12"
-    assert len(class_store.quote(list(range(10_000)))) <= 25
+    assert user_text.quote("a" * 30) == "'" + "a" * 20 + "'…"
+    assert user_text.quote("<b>\x07") == "'<b>\\x07'" and user_text.quote(12) == "12"
+    assert len(user_text.quote(list(range(10_000)))) <= 25
 
 
 def test_only_the_teacher_key_moves_the_phases_one_stage_at_a_time(store):
@@ -306,13 +306,14 @@ def test_each_round_takes_answers_only_while_it_is_open(store):
 
 def test_a_file_made_before_phases_gets_them_and_each_class_a_sensible_one(tmp_path, clock):
     """The schema as it was, three classes in it: no answers, round-A answers, round-B answers."""
-    old_schema = class_store.SCHEMA.replace(",\n    phase TEXT NOT NULL DEFAULT 'lobby', reveal INTEGER NOT NULL DEFAULT 0", "")
-    assert "phase" not in old_schema
+    old_schema = class_store.SCHEMA.replace(",\n    phase TEXT NOT NULL DEFAULT 'lobby', reveal INTEGER NOT NULL DEFAULT 0, "
+                                            "sentences TEXT NOT NULL DEFAULT ''", "")
+    assert "phase" not in old_schema and "sentences TEXT" not in old_schema
     with sqlite3.connect(tmp_path / "classes.sqlite3") as conn:
         conn.executescript(old_schema)
         for code in ("AAAAAA", "BBBBBB", "CCCCCC"):
             conn.execute("INSERT INTO classes VALUES (?, ?, 1, 3, '', ?, ?)",
-                         (code, class_store._hash(code, "key"), clock.t, clock.t + 3600))
+                         (code, class_records.secret_hash(code, "key"), clock.t, clock.t + 3600))
             conn.execute("INSERT INTO students VALUES (?, 's', '', 1, ?)", (code, clock.t))
         conn.execute("INSERT INTO submissions VALUES ('BBBBBB', 's', 'A', 0, '[]', '{}', 0)")
         conn.execute("INSERT INTO submissions VALUES ('CCCCCC', 's', 'A', 0, '[]', '{}', 0)")

@@ -30,7 +30,8 @@ from dataclasses import asdict, dataclass
 
 from explainer.core.class_phases import answer_refusal
 from explainer.core.class_phases import stage as parse_stage
-from explainer.core.class_store import ClassInfo, ClassStore, Student, clean_text, quote
+from explainer.core.class_store import ClassInfo, ClassStore, Student
+from explainer.core.user_text import clean_text, quote
 from explainer.core.pipeline import Explanation
 from explainer.lesson import game
 from training.offensive import is_offensive

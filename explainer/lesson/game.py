@@ -20,7 +20,7 @@ import json
 import random
 from dataclasses import dataclass
 
-from explainer.core.class_store import quote
+from explainer.core.user_text import quote
 from explainer.core.pipeline import Explanation, Settings, explain
 from explainer.core.text import InputError
 from training.project import ASSETS

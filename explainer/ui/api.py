@@ -15,7 +15,7 @@ from typing import Optional
 
 import gradio as gr
 
-from explainer.core import models
+from explainer.core import bounds, models
 from explainer.core.attributions import AttributionSettings, attribution_matrix
 from explainer.core.attributions import attribute as attribute_one
 from explainer.core.batching import explain as run_explain
@@ -30,19 +30,34 @@ def load_pair(model: str) -> models.ModelPair:
         raise gr.Error(str(error), print_exception=False) from error
 
 
-def settings_from(mode, mask_rate, seed, temperature, top_k, mask_words) -> Settings:
-    """Settings from a script's raw values; a value of the wrong kind is a message, not a server error."""
+def checked(**raw) -> dict:
+    """The raw values a caller sent, checked where the request enters (explainer.core.bounds): the right types,
+    or a message in the app's words."""
     try:
-        return Settings(str(mode), float(mask_rate), int(seed), float(temperature), int(top_k),
-                        tuple(int(w) for w in mask_words or ()))
-    except (TypeError, ValueError, OverflowError) as error:
-        raise gr.Error(f"A setting has the wrong kind of value ({error}): mask_rate and temperature are numbers, "
-                       "seed, top_k and mask_words whole numbers.", print_exception=False) from error
+        return bounds.check(**raw)
+    except bounds.BoundError as error:
+        raise gr.Error(str(error), print_exception=False) from error
+
+
+def settings_from(mode, mask_rate, seed, temperature, top_k, mask_words) -> Settings:
+    """Settings from a script's raw values; a value of the wrong kind or out of bounds is a message, not a
+    server error."""
+    v = checked(mode=mode, mask_rate=mask_rate, seed=seed, temperature=temperature, top_k=top_k,
+                mask_words=mask_words)
+    return Settings(v["mode"], v["mask_rate"], v["seed"], v["temperature"], v["top_k"], v["mask_words"])
+
+
+def bounded(data: dict) -> dict:
+    """A reply, once it is strict JSON of at most bounds.MAX_REPLY_BYTES; a message otherwise."""
+    try:
+        return bounds.reply(data)
+    except bounds.BoundError as error:
+        raise gr.Error(str(error), print_exception=False) from error
 
 
 def make_explanation(text: str, model: str, settings: Settings) -> Explanation:
-    if not isinstance(text, str):
-        raise gr.Error(f"text must be a string, not {type(text).__name__}.", print_exception=False)
+    v = checked(text=text, model=model)
+    text, model = v["text"], v["model"]
     pair = load_pair(model)
     try:
         return run_explain(pair, text, settings)
@@ -65,7 +80,7 @@ def explain(
     from the discriminator, with the truth, the proposals and the words (see the README).
     model: "" = the app's default (bundled), "bundled", "google/electra-small", or a folder."""
     settings = settings_from(mode, mask_rate, seed, temperature, top_k, mask_words)
-    return make_explanation(text, model, settings).to_dict()
+    return bounded(make_explanation(text, model, settings).to_dict())
 
 
 def attribute(
@@ -92,18 +107,20 @@ def attribute(
     its sum |scores| ("points" and "errors" say what was reached). A request over the server's
     compute budget is reduced ("notices" says how) or refused with a message."""
     settings = settings_from(mode, mask_rate, seed, temperature, top_k, mask_words)
+    v = checked(target=target, method=method, n_steps=n_steps, baseline=baseline, all_tokens=all_tokens,
+                tolerance=tolerance)
     explanation = make_explanation(text, model, settings)
     pair = load_pair(model)
     try:
-        options = AttributionSettings(str(method), int(n_steps), str(baseline), tolerance=float(tolerance))
-        if all_tokens:
+        options = AttributionSettings(v["method"], v["n_steps"], v["baseline"], tolerance=v["tolerance"])
+        if v["all_tokens"]:
             matrix = attribution_matrix(pair, explanation, options)
-            return {"tokens": [t.corrupted for t in explanation.tokens], **dataclasses.asdict(matrix),
-                    "errors": matrix.errors}
-        result = attribute_one(pair, explanation, None if int(target) < 0 else int(target), options)
+            return bounded({"tokens": [t.corrupted for t in explanation.tokens], **dataclasses.asdict(matrix),
+                            "errors": matrix.errors})
+        result = attribute_one(pair, explanation, None if v["target"] < 0 else v["target"], options)
     except (TypeError, ValueError) as error:
         raise gr.Error(str(error), print_exception=False) from error
-    return {**dataclasses.asdict(result), "p_replaced": result.p_replaced, "error": result.error}
+    return bounded({**dataclasses.asdict(result), "p_replaced": result.p_replaced, "error": result.error})
 
 
 def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model: str = "") -> dict:
@@ -112,7 +129,7 @@ def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model:
     The same code gives the same round to everyone; nothing is stored."""
     from explainer.lesson import game as lesson
 
-    from explainer.core.class_store import quote
+    from explainer.core.user_text import quote
 
     pair = load_pair(model)
     try:

@@ -25,7 +25,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 import gradio as gr
 
 from explainer.core.class_phases import Stage, next_stages
-from explainer.core.class_store import browser_secret
+from explainer.core.private_files import browser_secret
 from explainer.lesson import class_results
 from explainer.lesson import class_session as session
 from explainer.lesson import game
