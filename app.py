@@ -23,6 +23,12 @@ import os
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
+from explainer.core.quotas import forwarded_allow_ips  # noqa: E402
+
+# The web server (uvicorn) believes X-Forwarded-For only from ELECTRA_TRUSTED_PROXIES (its own default trusts
+# 127.0.0.1, so any local program could name itself anyone): a request's client address is then the visitor.
+os.environ["FORWARDED_ALLOW_IPS"] = forwarded_allow_ips()
+
 import gradio as gr  # noqa: E402
 
 from explainer.ui import api, queues  # noqa: E402

@@ -15,7 +15,7 @@ from typing import Optional
 
 import gradio as gr
 
-from explainer.core import bounds, models
+from explainer.core import bounds, models, quotas
 from explainer.core.attributions import AttributionSettings, attribution_matrix
 from explainer.core.attributions import attribute as attribute_one
 from explainer.core.batching import explain as run_explain
@@ -131,7 +131,7 @@ def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model:
 
     from explainer.core.user_text import quote
 
-    pair = load_pair(model)
+    pair = load_pair(checked(model=model)["model"])
     try:
         try:
             n = int(sentences)
@@ -175,15 +175,39 @@ def class_pair(code):
     return load_pair(info.model)
 
 
-def class_start(sentences: int = 5, seed: Optional[int] = None, model: str = "") -> dict:
+def visitor(request: gr.Request | None) -> str | None:
+    """Who is asking, for their share of the class (explainer.core.quotas): the request's client address, which
+    the web server takes from X-Forwarded-For only behind a proxy listed in ELECTRA_TRUSTED_PROXIES. None for
+    a call from Python itself (no request: the local user, not a visitor)."""
+    client = getattr(request, "client", None) if request is not None else None
+    return str(getattr(client, "host", None) or "unknown") if request is not None else None
+
+
+def within_share(kind: str, client: str | None, call):
+    """`call()` when `client` has some of their share of `kind` ("start", "join") left, counted once it has
+    succeeded (a refused start or a full class costs nothing); a message otherwise."""
+    if client is None:
+        return _class_call(call)
+    share = quotas.quota(kind)
+    _class_call(lambda: share.check(client))
+    out = _class_call(call)
+    share.take(client)
+    return out
+
+
+def class_start(sentences: int = 5, seed: Optional[int] = None, model: str = "",
+                own_sentences: Optional[list[str]] = None, request: gr.Request = None) -> dict:
     """Start a live class of `sentences` sentences (a random round unless `seed` is given) on `model`, in its
-    lobby. Returns the class code, the teacher key (only here, only once: it moves the phases; keep it out of
+    lobby; or, with `own_sentences` (1 to 10 texts, each checked as typed text is), a class on those, in that
+    order. Returns the class code, the teacher key (only here, only once: it moves the phases; keep it out of
     any address or page a room can see), the projector's view-only token and the query strings of the
-    students' page and the projector's (page /class)."""
+    students' page and the projector's (page /class). A visitor may start ELECTRA_CLASS_START_RATE classes."""
     from explainer.lesson import class_session
 
-    pair = load_pair(model)
-    start = _class_call(lambda: class_session.create_class(pair, sentences, seed))
+    v = checked(model=model)
+    pair = load_pair(v["model"])
+    start = within_share("start", visitor(request), lambda: class_session.create_class(
+        pair, sentences, seed, sentences=own_sentences))
     return {"code": start.code, "teacher_key": start.secret, "view_token": start.view_token, "seed": start.seed,
             "sentences": start.n_sentences, "model": start.model, "expires": start.expires, "phase": "lobby",
             "student_query": f"?class={start.code}", "view_query": f"?class={start.code}&view={start.view_token}"}
@@ -199,12 +223,12 @@ def class_phase(code: str, teacher_key: str, phase: str, sentence: int = 0) -> d
     return {"code": info.code, "phase": info.phase, "sentence": info.stage.sentence}
 
 
-def class_join(code: str, nickname: str = "") -> dict:
+def class_join(code: str, nickname: str = "", request: gr.Request = None) -> dict:
     """Join a class by its code, with an optional nickname (24 characters at most). Keep `student`: every
-    answer is sent with it, and nobody else sees it."""
+    answer is sent with it, and nobody else sees it. ELECTRA_CLASS_JOIN_RATE students may join per address."""
     from explainer.lesson import class_session
 
-    student = _class_call(lambda: class_session.join_class(code, nickname or None))
+    student = within_share("join", visitor(request), lambda: class_session.join_class(code, nickname or None))
     return {"code": student.code, "student": student.student_id, "name": student.display_name, "number": student.number}
 
 
