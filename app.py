@@ -36,6 +36,7 @@ from explainer.ui.class_page import build_class_page  # noqa: E402
 from explainer.ui.classroom import build_classroom  # noqa: E402
 from explainer.ui.classroom_links import page_from_link  # noqa: E402
 from explainer.ui.explore import build_explore  # noqa: E402
+from explainer.ui.http_guard import middleware  # noqa: E402
 from explainer.ui.training_tab import MANAGER, build_training, latest_race, measured_gaps  # noqa: E402
 
 CACHE_MAX_AGE_S = 3600  # gradio's copies of uploads and downloads: checked and deleted hourly
@@ -91,4 +92,5 @@ CSS = """
 .gradio-container .prose.prose :is(h1, h2, h3, h4, h5, h6) { line-height: 1.45; }
 .form > .block:has(> label.checkbox-container) { min-width: min(160px, 100%) !important; }
 """
-LAUNCH = dict(max_file_size=MANAGER.max_upload_bytes, theme=THEME, css=CSS)  # what `python app.py` passes to launch()
+# What `python app.py` passes to launch(); an address too long for gradio is refused first (explainer/ui/http_guard.py).
+LAUNCH = dict(max_file_size=MANAGER.max_upload_bytes, theme=THEME, css=CSS, app_kwargs={"middleware": middleware()})

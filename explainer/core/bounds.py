@@ -164,7 +164,7 @@ SETTINGS = {
     "seed": Whole(-2**63, 2**63 - 1, "the masking and sampling seed"),
     "temperature": Number(0.01, 100.0, "the generator's sampling temperature"),
     "top_k": Whole(1, MAX_TOP_K, "the guesses listed per masked word"),
-    "mask_words": WholeList(0, 100_000, MAX_MASK_WORDS, "the numbers of the words to mask"),
+    "mask_words": WholeList(-100_000, 100_000, MAX_MASK_WORDS, "the numbers of the words to mask (0 is the first)"),
     "target": Whole(-1, 100_000, "the token to explain; -1 for the most suspicious one"),
     "method": Choice(METHODS, "the attribution method"),
     "n_steps": Whole(1, MAX_STEPS, "the integration points"),
