@@ -325,3 +325,46 @@ def test_a_file_made_before_phases_gets_them_and_each_class_a_sensible_one(tmp_p
     token = store.view_token("AAAAAA", "key")  # an old class gets a projector token too
     assert store.check_viewer("AAAAAA", token)[1] is False
     assert store.move("BBBBBB", "key", Stage("reveal", 0)).phase == "reveal"
+
+
+def test_a_lobby_nobody_joined_ends_after_its_minutes_and_frees_its_slot(tmp_path, clock):
+    store = ClassStore(tmp_path, now=clock, hours=24, max_classes=2, lobby_minutes=30)
+    empty, joined = store.create_class(1, 2), store.create_class(2, 2)
+    store.join(joined.info.code, "Ana")
+    with pytest.raises(ValueError, match="already runs 2 classes.*a lobby nobody joined ends after 30 minutes"):
+        store.create_class(3, 2)
+    clock.t += 30 * 60
+    store.create_class(3, 2)  # the empty lobby ended; the one with a student stays
+    assert rows(store, "classes", empty.info.code) == 0 and store.get_class(joined.info.code).phase == "lobby"
+
+
+def test_an_ended_class_frees_its_slot_and_keeps_its_answers(store):
+    first = store.create_class(1, 2)
+    code = opened(store, first)
+    student = store.join(code, "Ana").student_id
+    store.submit(code, student, "A", 0, [1], {"k": 1})
+    store.create_class(2, 2), store.create_class(3, 2)
+    with pytest.raises(ValueError, match="already runs 3 classes"):
+        store.create_class(4, 2)
+    store.move(code, first.secret, Stage("ended"))
+    assert store.live_classes() == 2
+    store.create_class(4, 2)
+    assert store.submissions(code)[0].result == {"k": 1}  # the teacher still downloads the results
+
+
+def test_a_class_keeps_its_own_sentences_in_order(store):
+    own = ("The river flooded the old town.", "Bees make honey from flowers.")
+    new = store.create_class(5, 2, "bundled", own)
+    assert store.get_class(new.info.code).sentences == own == new.info.sentences
+    assert store.get_class(store.create_class(5, 2).info.code).sentences == ()
+    with pytest.raises(ValueError, match="plays each of them: 3 sentences"):
+        store.create_class(5, 3, "", own)
+
+
+def test_a_full_class_says_how_many_joined(store):
+    code = store.create_class(1, 2).info.code
+    for _ in range(3):
+        store.join(code)
+    assert store.joined(code) == 3
+    with pytest.raises(ValueError, match="This class is full: 3 students have joined, its most. Tell your teacher."):
+        store.join(code)
