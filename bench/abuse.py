@@ -85,8 +85,12 @@ class Proxy:
         event = posted.json()["event_id"]
         stream = self.http().get(f"{self.url}/gradio_api/call/{name}/{event}", headers=headers).text
         seconds = time.perf_counter() - start
-        kind = "complete" if "event: complete" in stream else "error" if "event: error" in stream else "other"
-        raw = stream.split("data:", 1)[1].strip().splitlines()[0] if "data:" in stream else "null"
+        kind, raw, event = "other", "null", ""
+        for line in stream.splitlines():  # heartbeats ("event: heartbeat", "data: null") come before a slow result
+            if line.startswith("event:"):
+                event = line[6:].strip()
+            elif line.startswith("data:") and event in ("complete", "error"):
+                kind, raw = event, line[5:].strip()
         payload = self.record(raw.encode())
         return kind, payload, seconds
 
@@ -125,7 +129,7 @@ def honest_class(proxy: Proxy, teacher: str, students: int, seed: int, out: dict
     """A teacher starts a class, students join from one school address and answer round A's first sentence;
     `out` gets the class's code as soon as it exists, then the figures."""
     kind, start, _ = proxy.call("class_start", [3, seed, "", None], teacher)
-    if kind != "complete":
+    if kind != "complete" or not start:
         out.update(started=False, why=str(start)[:80], p95_s=None, errors=students)
         return
     code, key = start[0]["code"], start[0]["teacher_key"]

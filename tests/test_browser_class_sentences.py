@@ -3,7 +3,7 @@ own on /class and starts; a student joins from their phone; in round A the phone
 teacher's order, forged by the generator (most words as the teacher wrote them, at least one replaced). A
 sentence that cannot be played is named on the teacher's page instead.
 
-Set CLASS_SCREENSHOT=prefix to keep prefix-own-teacher.png and prefix-own-phone-N.png.
+Set CLASS_SCREENSHOT=prefix to keep prefix-own-refused.png, prefix-own-teacher.png and prefix-own-phone-N.png.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ def test_a_class_on_three_sentences_of_the_teachers_own(browser, app_url):
     box.fill("Too short\n" + "\n".join(OWN))
     teacher.locator("#class-start").click()
     wait_for_text(teacher, "#class-message", "Sentence 1 cannot be played: it has fewer than 4 words")
+    if prefix:
+        teacher.screenshot(path=f"{prefix}-own-refused.png", full_page=True)
     box.fill("\n".join(OWN))
     teacher.locator("#class-start").click()
     teacher.locator("#class-student-link").wait_for(timeout=30_000)
