@@ -58,7 +58,7 @@ REFRESH_S = 2.0
 FOLLOW_S = 3.0  # a phone checks the phase this often: 40 phones, 13 cheap reads a second
 LOCATION_JS = "(x, remembered, teaching) => [window.location.href, remembered, teaching]"  # the address students reach
 OWN_SENTENCES = (f"Your own sentences (optional): one a line, up to {game.MAX_SENTENCES}, at least "
-                 f"{class_sentences.MIN_WORDS} words each. Empty: {game.ROUND_SENTENCES} from the bundled set.")
+                 f"{class_sentences.MIN_WORDS} words each. Empty: sentences drawn from the bundled set.")
 
 
 # --- the page ----------------------------------------------------------------------------------------------
