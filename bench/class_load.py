@@ -204,7 +204,7 @@ class Caller:
                     self.client = client(self.server.url)
                 self.sent = time.perf_counter()
                 return self.client.predict(*args, api_name=api_name), attempt > 0 or waited
-            except Exception as error:  # noqa: BLE001 - a refused call is re-raised; a dropped one is sent again
+            except Exception as error:  # a refused call is re-raised; a dropped one is sent again
                 if "AppError" in type(error).__name__ or attempt == ATTEMPTS - 1:
                     raise
                 self.client = None

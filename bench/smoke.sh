@@ -21,4 +21,5 @@ python bench/page_explain.py --model tiny --repeats 5
 python bench/page_load.py --model tiny --pages 2
 python bench/load.py --model tiny --clients 3 --calls 2
 python bench/class_load.py --students 3 --pause 0 1
+python bench/abuse.py --students 3 --only top_k
 python bench/race_search.py table

@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from transformers.utils import logging as hf_logging
 
-    from explainer.core import models
+    from explainer.core import bounds, models
     from explainer.core.attributions import AttributionSettings, attribute
     from explainer.core.pipeline import Settings, explain
     from explainer.core.text import InputError
@@ -128,14 +128,17 @@ def main(argv: list[str] | None = None) -> int:
         return run_measure(args)
     text = sys.stdin.read() if args.text == "-" else args.text
     mode = "detect" if args.detect else "manual" if args.mask_words else "auto"
-    settings = Settings(mode, args.mask_rate, args.seed, args.temperature, args.top_k, tuple(args.mask_words or ()))
     try:
+        v = bounds.check(text=text, mode=mode, mask_rate=args.mask_rate, seed=args.seed, temperature=args.temperature,
+                         top_k=args.top_k, mask_words=args.mask_words, method=args.method, n_steps=args.n_steps,
+                         **({} if args.attribute is None else {"target": args.attribute}))
+        settings = Settings(mode, v["mask_rate"], v["seed"], v["temperature"], v["top_k"], v["mask_words"])
         pair = models.load(args.model or "")  # roots=None: any local folder
-        explanation = explain(pair, text, settings)
+        explanation = explain(pair, v["text"], settings)
         attribution = None
         if args.attribute is not None:
-            target = None if args.attribute < 0 else args.attribute
-            attribution = attribute(pair, explanation, target, AttributionSettings(args.method, args.n_steps))
+            target = None if v["target"] < 0 else v["target"]
+            attribution = attribute(pair, explanation, target, AttributionSettings(v["method"], v["n_steps"]))
     except (models.ModelLoadError, InputError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -151,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_measure(args: argparse.Namespace) -> int:
     """--sentences: the classroom measure at the given settings, as a table or JSON."""
-    from explainer.core import models
+    from explainer.core import bounds, models
     from explainer.core.pipeline import Settings
     from explainer.core.text import InputError
     from explainer.lesson.measure import find_misses, play, score_scenes
@@ -159,9 +162,10 @@ def run_measure(args: argparse.Namespace) -> int:
     try:
         if args.seeds < 1:
             raise ValueError("--seeds must be 1 or more")
+        v = bounds.check(mask_rate=args.mask_rate, seed=args.seed, temperature=args.temperature, top_k=args.top_k)
         sentences = read_sentences(args.sentences)
         pair = models.load(args.model or "")
-        settings = Settings("auto", args.mask_rate, args.seed, args.temperature, max(args.top_k, 5))
+        settings = Settings("auto", v["mask_rate"], v["seed"], v["temperature"], max(v["top_k"], 5))
         seeds = range(args.seed, args.seed + args.seeds)
         scenes = play(pair, sentences, seeds, settings)
     except (models.ModelLoadError, InputError, ValueError) as error:

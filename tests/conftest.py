@@ -23,6 +23,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # Live classes (explainer/core/class_store.py) go to a fresh folder, never a user's own store.
 os.environ["ELECTRA_CLASS_DIR"] = tempfile.mkdtemp(prefix="electra-classes-")
+# Every test client is 127.0.0.1: one visitor. Their shares are wide here; tests/test_quotas.py sets its own.
+os.environ.setdefault("ELECTRA_CLASS_START_RATE", "10000/hour")
+os.environ.setdefault("ELECTRA_CLASS_JOIN_RATE", "10000/minute")
 
 import pytest  # noqa: E402 - after the environment above, which torch and tokenizers read at import
 import torch  # noqa: E402 - likewise

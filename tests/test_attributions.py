@@ -236,3 +236,25 @@ def test_512_tokens_500_points_every_word_is_reduced_or_refused_before_it_runs()
         return
     assert "limit" in matrix.notices[0] and set(matrix.points) < set(range(budget.MIN_POINTS, 500))
     assert len(matrix.targets) < len(matrix_targets(explanation))
+
+
+def test_the_heatmap_stops_when_its_measured_pace_would_pass_the_limit(tiny_pair, explanation, monkeypatch):
+    """The price said every row fits; the rows themselves run slower (a loaded machine, a long text: here one
+    simulated second each), so the engine stops before the chunk its pace says would pass the limit, and says so."""
+    from explainer.core import integration
+
+    clock = [0.0]
+    rows = integration._Path.rows
+
+    def slow_rows(self, targets):
+        clock[0] += len(targets)
+        return rows(self, targets)
+
+    monkeypatch.setattr(budget, "costs", lambda pair: budget.Costs(1e-12, 1e-12))
+    monkeypatch.setattr(integration._Path, "rows", slow_rows)
+    monkeypatch.setattr(integration.time, "perf_counter", lambda: clock[0])
+    words = len(matrix_targets(explanation))
+    assert words > integration.FIRST_CHUNK + integration.CHUNK
+    *_, last = iter_matrix(tiny_pair, explanation, AttributionSettings(n_steps=16), limit=10)
+    assert len(last.targets) == integration.FIRST_CHUNK and last.done  # 4 s spent; 8 more rows would pass 10 s
+    assert f"Only the first {integration.FIRST_CHUNK} of {words} words are explained" in " ".join(last.notices)

@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from explainer.core import class_store
+from explainer.core import class_records, class_store, private_files, user_text
 from explainer.core.class_phases import Stage
 from explainer.core.class_store import CODE_ALPHABET, ClassStore
 
@@ -31,7 +31,7 @@ def clock():
 
 @pytest.fixture
 def store(tmp_path, clock):
-    return ClassStore(tmp_path, now=clock, hours=1, max_classes=3, max_students=3)
+    return ClassStore(tmp_path, now=clock, hours=1, max_classes=3, max_students=3, lobby_minutes=45)
 
 
 def opened(store: ClassStore, new, round_: str = "A") -> str:
@@ -235,13 +235,13 @@ def test_the_environment_sets_folder_hours_and_bounds(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="ELECTRA_CLASS_HOURS must be a positive number, not 'soon'"):
         ClassStore()
     monkeypatch.delenv("ELECTRA_CLASS_DIR")
-    assert class_store.data_dir().parts[-3:] == (".cache", "electra-explainer", "classes")
+    assert private_files.data_dir().parts[-3:] == (".cache", "electra-explainer", "classes")
 
 
 def test_quote_cuts_and_shows_control_characters_as_escapes():
-    assert class_store.quote("a" * 30) == "'" + "a" * 20 + "'…"
-    assert class_store.quote("<b>\x07") == "'<b>\\x07'" and class_store.quote(12) == "12"
-    assert len(class_store.quote(list(range(10_000)))) <= 25
+    assert user_text.quote("a" * 30) == "'" + "a" * 20 + "'…"
+    assert user_text.quote("<b>\x07") == "'<b>\\x07'" and user_text.quote(12) == "12"
+    assert len(user_text.quote(list(range(10_000)))) <= 25
 
 
 def test_only_the_teacher_key_moves_the_phases_one_stage_at_a_time(store):
@@ -306,13 +306,14 @@ def test_each_round_takes_answers_only_while_it_is_open(store):
 
 def test_a_file_made_before_phases_gets_them_and_each_class_a_sensible_one(tmp_path, clock):
     """The schema as it was, three classes in it: no answers, round-A answers, round-B answers."""
-    old_schema = class_store.SCHEMA.replace(",\n    phase TEXT NOT NULL DEFAULT 'lobby', reveal INTEGER NOT NULL DEFAULT 0", "")
-    assert "phase" not in old_schema
+    old_schema = class_store.SCHEMA.replace(",\n    phase TEXT NOT NULL DEFAULT 'lobby', reveal INTEGER NOT NULL DEFAULT 0, "
+                                            "sentences TEXT NOT NULL DEFAULT ''", "")
+    assert "phase" not in old_schema and "sentences TEXT" not in old_schema
     with sqlite3.connect(tmp_path / "classes.sqlite3") as conn:
         conn.executescript(old_schema)
         for code in ("AAAAAA", "BBBBBB", "CCCCCC"):
             conn.execute("INSERT INTO classes VALUES (?, ?, 1, 3, '', ?, ?)",
-                         (code, class_store._hash(code, "key"), clock.t, clock.t + 3600))
+                         (code, class_records.secret_hash(code, "key"), clock.t, clock.t + 3600))
             conn.execute("INSERT INTO students VALUES (?, 's', '', 1, ?)", (code, clock.t))
         conn.execute("INSERT INTO submissions VALUES ('BBBBBB', 's', 'A', 0, '[]', '{}', 0)")
         conn.execute("INSERT INTO submissions VALUES ('CCCCCC', 's', 'A', 0, '[]', '{}', 0)")
@@ -324,3 +325,46 @@ def test_a_file_made_before_phases_gets_them_and_each_class_a_sensible_one(tmp_p
     token = store.view_token("AAAAAA", "key")  # an old class gets a projector token too
     assert store.check_viewer("AAAAAA", token)[1] is False
     assert store.move("BBBBBB", "key", Stage("reveal", 0)).phase == "reveal"
+
+
+def test_a_lobby_nobody_joined_ends_after_its_minutes_and_frees_its_slot(tmp_path, clock):
+    store = ClassStore(tmp_path, now=clock, hours=24, max_classes=2, lobby_minutes=30)
+    empty, joined = store.create_class(1, 2), store.create_class(2, 2)
+    store.join(joined.info.code, "Ana")
+    with pytest.raises(ValueError, match="already runs 2 classes.*a lobby nobody joined ends after 30 minutes"):
+        store.create_class(3, 2)
+    clock.t += 30 * 60
+    store.create_class(3, 2)  # the empty lobby ended; the one with a student stays
+    assert rows(store, "classes", empty.info.code) == 0 and store.get_class(joined.info.code).phase == "lobby"
+
+
+def test_an_ended_class_frees_its_slot_and_keeps_its_answers(store):
+    first = store.create_class(1, 2)
+    code = opened(store, first)
+    student = store.join(code, "Ana").student_id
+    store.submit(code, student, "A", 0, [1], {"k": 1})
+    store.create_class(2, 2), store.create_class(3, 2)
+    with pytest.raises(ValueError, match="already runs 3 classes"):
+        store.create_class(4, 2)
+    store.move(code, first.secret, Stage("ended"))
+    assert store.live_classes() == 2
+    store.create_class(4, 2)
+    assert store.submissions(code)[0].result == {"k": 1}  # the teacher still downloads the results
+
+
+def test_a_class_keeps_its_own_sentences_in_order(store):
+    own = ("The river flooded the old town.", "Bees make honey from flowers.")
+    new = store.create_class(5, 2, "bundled", own)
+    assert store.get_class(new.info.code).sentences == own == new.info.sentences
+    assert store.get_class(store.create_class(5, 2).info.code).sentences == ()
+    with pytest.raises(ValueError, match="plays each of them: 3 sentences"):
+        store.create_class(5, 3, "", own)
+
+
+def test_a_full_class_says_how_many_joined(store):
+    code = store.create_class(1, 2).info.code
+    for _ in range(3):
+        store.join(code)
+    assert store.joined(code) == 3
+    with pytest.raises(ValueError, match="This class is full: 3 students have joined, its most. Tell your teacher."):
+        store.join(code)

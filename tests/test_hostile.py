@@ -100,14 +100,18 @@ def test_a_100000_character_text_is_capped_with_notices(served):
 
 
 @pytest.mark.parametrize("settings, message", [
-    (dict(mode="evil"), "unknown mode 'evil'; choose auto, manual or detect"),
-    (dict(temperature=-1), "temperature must be > 0"),
-    (dict(temperature=float("nan")), "temperature must be > 0"),
-    (dict(top_k=0), "top-k >= 1"),
-    (dict(mask_rate=7), "the mask rate within 0-1"),
-    (dict(seed=2**70), "the seed must be a whole number between -2\\*\\*63 and 2\\*\\*63 - 1"),
-    (dict(seed="abc"), "A setting has the wrong kind of value"),
-    (dict(mask_words=["one"]), "A setting has the wrong kind of value"),
+    (dict(mode="evil"), "mode \\(what gets corrupted\\) is one of auto, manual, detect, not 'evil'"),
+    (dict(temperature=-1), "temperature \\(the generator's sampling temperature\\) is a number from 0.01 to 100, not -1"),
+    (dict(temperature=float("nan")), "temperature .* not nan"),
+    (dict(temperature=float("inf")), "temperature .* not inf"),  # JSON's Infinity, as raw HTTP sends it
+    (dict(top_k=0), "top_k \\(the guesses listed per masked word\\) is a whole number from 1 to 10, not 0"),
+    (dict(top_k=1_000_000), "top_k .* from 1 to 10, not 1000000"),  # 110 MB and minutes of work, before
+    (dict(mask_rate=7), "mask_rate \\(the share of tokens masked\\) is a number from 0 to 1, not 7"),
+    (dict(seed=2**70), "seed \\(the masking and sampling seed\\) is a whole number from -9,223,372,036,854,775,808"),
+    (dict(seed="abc"), "seed .* not 'abc'"),
+    (dict(seed=True), "seed .* not True"),
+    (dict(mask_words=["one"]), "mask_words .* not 'one'"),
+    (dict(mask_words=list(range(600))), "mask_words .* a list of at most 512 whole numbers"),
 ])
 def test_odd_settings_from_a_script_get_messages(served, settings, message):
     with pytest.raises(gr.Error, match=message):
@@ -117,19 +121,21 @@ def test_odd_settings_from_a_script_get_messages(served, settings, message):
 def test_odd_word_numbers_and_text_types_from_a_script(served):
     result = api.explain("the chef cooked a meal", mode="manual", mask_words=[-5, 99])
     assert any("Ignored word numbers outside 0-4" in n for n in result["notices"])
-    with pytest.raises(gr.Error, match="text must be a string, not int"):
+    with pytest.raises(gr.Error, match="text \\(the sentence\\) must be text, not 42"):
         api.explain(42)
 
 
 @pytest.mark.parametrize("settings, message", [
-    (dict(n_steps=10**7), "n_steps must be between 1 and 500"),  # would hold the shared models for hours
-    (dict(n_steps=0), "n_steps must be between 1 and 500"),
-    (dict(n_steps=10**7, all_tokens=True), "n_steps must be between 1 and 500"),
-    (dict(method="shap"), "unknown method 'shap'"),
-    (dict(baseline="zeros"), "unknown baseline 'zeros'; choose pad or mask"),
+    (dict(n_steps=10**7), "n_steps \\(the integration points\\) is a whole number from 1 to 500, not 10000000"),
+    (dict(n_steps=0), "n_steps .* from 1 to 500, not 0"),
+    (dict(n_steps=10**7, all_tokens=True), "n_steps .* from 1 to 500"),
+    (dict(method="shap"), "method \\(the attribution method\\) is one of integrated_gradients, gradient_x_input, not 'shap'"),
+    (dict(baseline="zeros"), "baseline .* is one of pad, mask, not 'zeros'"),
     (dict(target=0), "target must be a non-special token position, got 0"),
-    (dict(target=10**6), "target must be a non-special token position"),
-    (dict(n_steps="many"), "invalid literal for int"),
+    (dict(target=10**6), "target .* from -1 to 100,000, not 1000000"),
+    (dict(n_steps="many"), "n_steps .* not 'many'"),  # was Python's own "invalid literal for int()"
+    (dict(tolerance=float("inf")), "tolerance .* from 0 to 0.5, not inf"),
+    (dict(all_tokens="yes"), "all_tokens \\(explain every word\\) is true or false, not 'yes'"),
 ])
 def test_odd_attribution_requests_get_messages_at_once(served, settings, message):
     start = time.perf_counter()

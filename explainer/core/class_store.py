@@ -11,36 +11,40 @@ that stores it, so none slips in as the teacher closes the round). Every query i
 
 - File: `$ELECTRA_CLASS_DIR/classes.sqlite3` (default ~/.cache/electra-explainer/classes), WAL mode with
   synchronous NORMAL, one connection and one transaction per call (safe from the server's threads); a restart,
-  even after SIGKILL, loses nothing committed.
+  even after SIGKILL, loses nothing committed. The folder is 0700, the file and its -wal and -shm 0600 whatever
+  the umask (explainer/core/private_files.py): student ids are bearer tokens.
 - Expiry: `$ELECTRA_CLASS_HOURS` (24) after the start a class is invisible, and purged with its students and
-  answers by the next write. Reads take no write lock (WAL lets them run beside a writer). Bounds (ValueError,
-  a message for people): `$ELECTRA_CLASS_MAX_CLASSES` live classes (200), `$ELECTRA_CLASS_MAX_STUDENTS` per
-  class (200), one answer per sentence and round, 8 KB.
+  answers by the next write; so is a lobby nobody joined, untouched for `$ELECTRA_CLASS_LOBBY_MINUTES` (30).
+  Reads take no write lock (WAL lets them run beside a writer). Bounds (ValueError, a message for people):
+  `$ELECTRA_CLASS_MAX_CLASSES` classes running (200; an ended class runs no more, and at most 5 times as many
+  are kept in all), `$ELECTRA_CLASS_MAX_STUDENTS` per class (200), one answer per sentence and round, 8 KB.
   Messages quote at most 20 characters of what was sent, as plain text (the page showing them escapes it).
+  A visitor's share of starts and joins is explainer/core/quotas.py's, checked before the store is called.
+- A class may play the teacher's own sentences (checked before they get here), kept with it as JSON.
 - A file made before classes had phases gains the columns on open; each of its classes starts in the phase its
   answers imply (round B if it has round-B answers, else round A if it has answers, else the lobby).
 
-Not here: models and scores (explainer/lesson/class_session.py), the pages, the QR code, the projector view.
+Not here: the records it hands out and the key checks (explainer/core/class_records.py), models and scores
+(explainer/lesson/class_session.py), the pages, the QR code, the projector view.
 """
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import hashlib
-import hmac
 import json
-import os
 import secrets
 import sqlite3
 import time
-import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
+from explainer.core import quotas
 from explainer.core.class_phases import PHASES, Stage, answer_refusal, check_move
+from explainer.core.class_records import ClassInfo, NewClass, Student, Submission, same, secret_hash, submission_from
+from explainer.core.class_records import view_token as _view_token
+from explainer.core.private_files import data_dir, private_file, private_folder, tighten
+from explainer.core.user_text import clean_text, quote
 from training.offensive import is_offensive
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # 31 symbols nobody misreads: 31**6 ~ 9e8 codes
@@ -49,13 +53,13 @@ MAX_NICKNAME = 24
 MAX_JSON = 8192  # bytes of one answer or one result
 MAX_ROUND_SENTENCES = 100
 ROUNDS = ("A", "B")
-DEFAULT_HOURS, DEFAULT_MAX_CLASSES, DEFAULT_MAX_STUDENTS = 24.0, 200, 200
+KEPT_PER_RUNNING = 5  # classes kept in all (ended ones too, until they expire) per class that may run at once
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS classes (
     code TEXT PRIMARY KEY, secret_hash TEXT NOT NULL, seed INTEGER NOT NULL, n_sentences INTEGER NOT NULL,
     model TEXT NOT NULL DEFAULT '', created REAL NOT NULL, expires REAL NOT NULL,
-    phase TEXT NOT NULL DEFAULT 'lobby', reveal INTEGER NOT NULL DEFAULT 0);
+    phase TEXT NOT NULL DEFAULT 'lobby', reveal INTEGER NOT NULL DEFAULT 0, sentences TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS classes_expires ON classes (expires);
 CREATE TABLE IF NOT EXISTS students (
     class_code TEXT NOT NULL, student_id TEXT NOT NULL, nickname TEXT NOT NULL, number INTEGER NOT NULL,
@@ -67,134 +71,25 @@ CREATE TABLE IF NOT EXISTS submissions (
 """
 
 
-def quote(value: object, limit: int = 20) -> str:
-    """At most `limit` characters of what was sent, as a repr (control characters shown as escapes), "…" when
-    cut. Plain text: the page that shows a message escapes it, as it escapes every user text."""
-    if isinstance(value, str):
-        return repr(value[:limit]) + ("…" if len(value) > limit else "")
-    text = repr(value)[:limit + 1]
-    return text[:limit] + ("…" if len(text) > limit else "")
-
-
-def clean_text(text: object, limit: int, what: str) -> str:
-    """NFKC, control and format characters dropped, whitespace runs made one space; ValueError past `limit`."""
-    if not isinstance(text, str):
-        raise ValueError(f"The {what} must be text, not {quote(text)}.")
-    text = unicodedata.normalize("NFKC", text[:limit * 8])
-    text = " ".join("".join(c for c in text if not unicodedata.category(c).startswith("C") or c.isspace()).split())
-    if len(text) > limit:
-        raise ValueError(f"The {what} has at most {limit} characters: {quote(text)} is longer.")
-    return text
-
-
-def _env(name: str, default: float, kind: type) -> float:
-    raw = os.environ.get(name, "").strip()
-    try:
-        value = kind(raw) if raw else default
-    except ValueError:
-        raise ValueError(f"{name} must be a positive number, not {quote(raw)}.") from None
-    if not value > 0:
-        raise ValueError(f"{name} must be a positive number, not {quote(raw)}.")
-    return value
-
-
-def data_dir() -> Path:
-    return Path(os.environ.get("ELECTRA_CLASS_DIR", Path.home() / ".cache" / "electra-explainer" / "classes"))
-
-
-def browser_secret(folder: Path | None = None) -> str:
-    """A random key kept in the data folder (made once): the app encrypts what a student's browser remembers
-    (their id in each class they joined) with it, so a restarted server still reads it."""
-    folder = Path(folder) if folder is not None else data_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "browser-key"
-    try:
-        with open(path, "x", encoding="ascii") as f:  # the first server to get here writes it; the rest read it
-            os.chmod(path, 0o600)
-            f.write(secrets.token_urlsafe(24))
-    except FileExistsError:
-        pass
-    text = path.read_text(encoding="ascii").strip()
-    return text or secrets.token_urlsafe(24)  # a half-written file: this run's own key (students rejoin)
-
-
-def _hash(code: str, secret: str) -> str:
-    return hashlib.sha256(f"{code}:{secret}".encode()).hexdigest()
-
-
-def _view_token(secret_hash: str) -> str:
-    """The projector's token: derived from the stored hash (so a class made before there were tokens has one),
-    and of no use for the teacher key: nothing leads from it back to the key."""
-    digest = hmac.new(secret_hash.encode(), b"projector view", hashlib.sha256).digest()
-    return base64.urlsafe_b64encode(digest[:16]).decode().rstrip("=")
-
-
-def _same(stored: str, given: object) -> bool:
-    return isinstance(given, str) and len(given) <= 200 and hmac.compare_digest(stored.encode(), given.encode())
-
-
-@dataclass(frozen=True)
-class ClassInfo:
-    """A live class as anyone with its code may see it (no teacher key, not even its hash)."""
-
-    code: str
-    seed: int
-    n_sentences: int
-    model: str
-    created: float
-    expires: float
-    phase: str = "lobby"  # explainer/core/class_phases.py
-    reveal: int = 0  # in the reveal, the sentence shown (from 0)
-
-    @property
-    def stage(self) -> Stage:
-        return Stage(self.phase, self.reveal if self.phase == "reveal" else 0)
-
-
-@dataclass(frozen=True)
-class NewClass:
-    info: ClassInfo
-    secret: str  # the teacher key: given once, to the teacher only; the store keeps its hash
-
-
-@dataclass(frozen=True)
-class Student:
-    code: str
-    student_id: str  # the student's own token: never shown to others
-    nickname: str  # "" when none was given; plain text, escape it when drawing it
-    number: int  # 1, 2, ... in the order they joined
-
-    @property
-    def display_name(self) -> str:
-        return self.nickname or f"Student {self.number}"
-
-
-@dataclass(frozen=True)
-class Submission:
-    code: str
-    student_id: str
-    round: str  # "A" or "B"
-    sentence_index: int
-    answer: object  # what the student sent, decoded from JSON
-    result: dict  # what the server computed, decoded from JSON
-    created: float
-    new: bool = False  # True only for the call that stored it
-
-
 class ClassStore:
     """The classes, students and answers in one SQLite file; `now` (seconds) can be injected for tests."""
 
     def __init__(self, folder: Path | str | None = None, *, now: Callable[[], float] = time.time,
-                 hours: float | None = None, max_classes: int | None = None, max_students: int | None = None):
+                 hours: float | None = None, max_classes: int | None = None, max_students: int | None = None,
+                 lobby_minutes: float | None = None):
         self.folder = Path(folder) if folder is not None else data_dir()
         self.now = now
-        self.hours = float(hours if hours is not None else _env("ELECTRA_CLASS_HOURS", DEFAULT_HOURS, float))
-        self.max_classes = int(max_classes or _env("ELECTRA_CLASS_MAX_CLASSES", DEFAULT_MAX_CLASSES, int))
-        self.max_students = int(max_students or _env("ELECTRA_CLASS_MAX_STUDENTS", DEFAULT_MAX_STUDENTS, int))
-        if not (self.hours > 0 and self.max_classes > 0 and self.max_students > 0):
+        self.hours = float(hours if hours is not None else quotas.setting("ELECTRA_CLASS_HOURS", quotas.DEFAULT_HOURS, float))
+        self.max_classes = int(max_classes or quotas.setting("ELECTRA_CLASS_MAX_CLASSES", quotas.DEFAULT_MAX_CLASSES, int))
+        self.max_students = int(max_students or quotas.setting("ELECTRA_CLASS_MAX_STUDENTS", quotas.DEFAULT_MAX_STUDENTS,
+                                                               int))
+        self.lobby_minutes = float(lobby_minutes if lobby_minutes is not None else
+                                   quotas.setting("ELECTRA_CLASS_LOBBY_MINUTES", quotas.DEFAULT_LOBBY_MINUTES, float))
+        if not (self.hours > 0 and self.max_classes > 0 and self.max_students > 0 and self.lobby_minutes > 0):
             raise ValueError("A class store needs positive hours and bounds.")
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self.path = self.folder / "classes.sqlite3"
+        private_folder(self.folder)
+        self.path = private_file(self.folder / "classes.sqlite3")  # 0600 before SQLite opens it: -wal, -shm follow
+        tighten(self.folder / f"classes.sqlite3{end}" for end in ("-wal", "-shm", "-journal"))
         with self._connect() as conn:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(SCHEMA)
@@ -202,11 +97,13 @@ class ClassStore:
 
     @staticmethod
     def _migrate(conn: sqlite3.Connection) -> None:
-        """Give a file made before classes had phases its phase columns, once (two servers opening it at once:
-        the write lock lets one add them, the other then finds them)."""
+        """Give a file made before classes had phases (or their own sentences) the columns, once (two servers
+        opening it at once: the write lock lets one add them, the other then finds them)."""
         conn.execute("BEGIN IMMEDIATE")
         try:
             columns = {row[1] for row in conn.execute("PRAGMA table_info(classes)")}
+            if "sentences" not in columns:
+                conn.execute("ALTER TABLE classes ADD COLUMN sentences TEXT NOT NULL DEFAULT ''")
             if "phase" not in columns:
                 conn.execute("ALTER TABLE classes ADD COLUMN phase TEXT NOT NULL DEFAULT 'lobby'")
                 conn.execute("ALTER TABLE classes ADD COLUMN reveal INTEGER NOT NULL DEFAULT 0")
@@ -244,10 +141,14 @@ class ClassStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write-locked transaction; expired classes are purged first, and stay purged if the rest fails."""
+        """One write-locked transaction; expired classes, and lobbies nobody joined in `lobby_minutes`, are purged
+        first, and stay purged if the rest fails."""
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
-            expired = [(r[0],) for r in conn.execute("SELECT code FROM classes WHERE expires <= ?", (self.now(),))]
+            now = self.now()
+            expired = [(r[0],) for r in conn.execute(
+                "SELECT code FROM classes WHERE expires <= ? OR (phase = 'lobby' AND created <= ? AND NOT EXISTS "
+                "(SELECT 1 FROM students WHERE class_code = code))", (now, now - self.lobby_minutes * 60))]
             for table, column in (("submissions", "class_code"), ("students", "class_code"), ("classes", "code")):
                 conn.executemany(f"DELETE FROM {table} WHERE {column} = ?", expired)
             conn.execute("SAVEPOINT call")
@@ -261,28 +162,38 @@ class ClassStore:
 
     # --- classes -----------------------------------------------------------------------------------------
 
-    def create_class(self, seed: int, n_sentences: int, model: str = "") -> NewClass:
+    def create_class(self, seed: int, n_sentences: int, model: str = "", sentences: tuple[str, ...] = ()) -> NewClass:
+        """A new class in its lobby. `sentences`: the teacher's own (checked by the caller), n_sentences of them."""
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"A class's seed is a whole number from 0, not {quote(seed)}.")
         if isinstance(n_sentences, bool) or not isinstance(n_sentences, int) or not 1 <= n_sentences <= MAX_ROUND_SENTENCES:
             raise ValueError(f"A class plays 1 to {MAX_ROUND_SENTENCES} sentences, not {quote(n_sentences)}.")
+        if sentences and (len(sentences) != n_sentences or not all(isinstance(t, str) for t in sentences)):
+            raise ValueError(f"A class on its own sentences plays each of them: {n_sentences} sentences.")
+        own = json.dumps(list(sentences), ensure_ascii=False) if sentences else ""
+        if len(own.encode()) > MAX_JSON:
+            raise ValueError(f"The sentences are too long to store ({MAX_JSON} bytes at most).")
         secret = secrets.token_urlsafe(16)
         with self._transaction() as conn:
-            (live,) = conn.execute("SELECT COUNT(*) FROM classes").fetchone()
-            if live >= self.max_classes:
+            (running,) = conn.execute("SELECT COUNT(*) FROM classes WHERE phase != 'ended'").fetchone()
+            (kept,) = conn.execute("SELECT COUNT(*) FROM classes").fetchone()
+            if running >= self.max_classes or kept >= self.max_classes * KEPT_PER_RUNNING:
                 raise ValueError(f"This server already runs {self.max_classes} classes, its most: try again when "
-                                 f"one has ended (a class lasts {self.hours:g} hours).")
+                                 f"one has ended (a class lasts {self.hours:g} hours; a lobby nobody joined ends after "
+                                 f"{self.lobby_minutes:g} minutes).")
             now = self.now()
             while True:
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
                 try:
-                    conn.execute("INSERT INTO classes (code, secret_hash, seed, n_sentences, model, created, expires) "
-                                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                 (code, _hash(code, secret), seed, n_sentences, str(model), now, now + self.hours * 3600))
+                    conn.execute("INSERT INTO classes (code, secret_hash, seed, n_sentences, model, created, expires, "
+                                 "sentences) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                 (code, secret_hash(code, secret), seed, n_sentences, str(model), now, now + self.hours * 3600,
+                                  own))
                     break
                 except sqlite3.IntegrityError:  # the code is taken: draw another
                     continue
-        return NewClass(ClassInfo(code, seed, n_sentences, str(model), now, now + self.hours * 3600), secret)
+        return NewClass(ClassInfo(code, seed, n_sentences, str(model), now, now + self.hours * 3600,
+                                  sentences=tuple(sentences)), secret)
 
     @staticmethod
     def normalise_code(code: object) -> str:
@@ -295,11 +206,11 @@ class ClassStore:
 
     def _class(self, conn: sqlite3.Connection, code: object) -> ClassInfo:
         key = self.normalise_code(code)
-        row = conn.execute("SELECT code, seed, n_sentences, model, created, expires, phase, reveal FROM classes "
-                           "WHERE code = ? AND expires > ?", (key, self.now())).fetchone()
+        row = conn.execute("SELECT code, seed, n_sentences, model, created, expires, phase, reveal, sentences "
+                           "FROM classes WHERE code = ? AND expires > ?", (key, self.now())).fetchone()
         if row is None:
             raise ValueError(f"No class has the code {quote(code)}, or it has ended: check the code your teacher gave.")
-        return ClassInfo(*row)
+        return ClassInfo(*row[:8], sentences=tuple(json.loads(row[8])) if row[8] else ())
 
     def get_class(self, code: object) -> ClassInfo:
         with self._read() as conn:
@@ -313,8 +224,8 @@ class ClassStore:
     def _teacher(self, conn: sqlite3.Connection, code: object, secret: object) -> ClassInfo:
         info = self._class(conn, code)
         (stored,) = conn.execute("SELECT secret_hash FROM classes WHERE code = ?", (info.code,)).fetchone()
-        given = _hash(info.code, secret) if isinstance(secret, str) and len(secret) <= 200 else ""
-        if not _same(stored, given):
+        given = secret_hash(info.code, secret) if isinstance(secret, str) and len(secret) <= 200 else ""
+        if not same(stored, given):
             raise ValueError("Wrong teacher key for this class.")
         return info
 
@@ -323,10 +234,10 @@ class ClassStore:
         with self._read() as conn:
             info = self._class(conn, code)
             (stored,) = conn.execute("SELECT secret_hash FROM classes WHERE code = ?", (info.code,)).fetchone()
-        if _same(_view_token(stored), token):
+        if same(_view_token(stored), token):
             return info, False
-        given = _hash(info.code, token) if isinstance(token, str) and len(token) <= 200 else ""
-        if not _same(stored, given):
+        given = secret_hash(info.code, token) if isinstance(token, str) and len(token) <= 200 else ""
+        if not same(stored, given):
             raise ValueError("Wrong key for this class's view.")
         return info, True
 
@@ -361,7 +272,7 @@ class ClassStore:
                 raise ValueError("This class has ended: it takes no one new. Ask your teacher for a new code.")
             (joined,) = conn.execute("SELECT COUNT(*) FROM students WHERE class_code = ?", (info.code,)).fetchone()
             if joined >= self.max_students:
-                raise ValueError(f"This class is full: {self.max_students} students have joined, its most.")
+                raise ValueError(f"This class is full: {joined} students have joined, its most. Tell your teacher.")
             conn.execute("INSERT INTO students VALUES (?, ?, ?, ?, ?)", (info.code, student_id, name, joined + 1, self.now()))
         return Student(info.code, student_id, name, joined + 1)
 
@@ -402,7 +313,7 @@ class ClassStore:
     def _find(self, conn: sqlite3.Connection, key: tuple[str, str, str, int]) -> Submission | None:
         row = conn.execute(f"SELECT {self._COLUMNS} FROM submissions WHERE class_code = ? AND student_id = ? AND "
                            "round = ? AND sentence_index = ?", key).fetchone()
-        return None if row is None else _submission(row)
+        return None if row is None else submission_from(row)
 
     def find(self, code: object, student_id: object, round_: object, index: object) -> Submission | None:
         """The stored answer to that sentence, or None; ValueError when the class, student, round or index is wrong."""
@@ -442,13 +353,15 @@ class ClassStore:
             rows = conn.execute(f"SELECT {self._COLUMNS} FROM submissions WHERE class_code = ? AND (? IS NULL OR round = ?) "
                                 "AND (? IS NULL OR student_id = ?) ORDER BY rowid",
                                 (info.code, round_, round_, student_id, student_id)).fetchall()
-        return tuple(_submission(row) for row in rows)
+        return tuple(submission_from(row) for row in rows)
 
     def live_classes(self) -> int:
+        """Classes running now (not ended, not expired): what ELECTRA_CLASS_MAX_CLASSES bounds."""
         with self._read() as conn:
-            return conn.execute("SELECT COUNT(*) FROM classes WHERE expires > ?", (self.now(),)).fetchone()[0]
+            return conn.execute("SELECT COUNT(*) FROM classes WHERE expires > ? AND phase != 'ended'",
+                                (self.now(),)).fetchone()[0]
 
-
-def _submission(row: tuple) -> Submission:
-    code, student_id, round_, index, answer, result, created = row
-    return Submission(code, student_id, round_, index, json.loads(answer), json.loads(result), created)
+    def joined(self, code: object) -> int:
+        with self._read() as conn:
+            info = self._class(conn, code)
+            return conn.execute("SELECT COUNT(*) FROM students WHERE class_code = ?", (info.code,)).fetchone()[0]

@@ -50,7 +50,17 @@ def iter_matrix(pair, explanation: Explanation, settings: AttributionSettings = 
     graphs: dict[int, _Path] = {}
     rows: dict[int, tuple[list[float], float | None, int]] = {}  # target -> scores, delta, points
     spent, first, stopped = 0.0, 0, 0
-    for begin, end in _chunks(len(targets)):
+    # When the price already had to cut the request, the rows go one at a time, so the pace check below can
+    # stop between any two of them.
+    for begin, end in _chunks(len(targets), 1 if plan.notice else None):
+        # The price is an estimate (attention grows with T squared; the machine's load changes): past the first
+        # chunk the pace measured so far decides whether the next chunk still fits the limit. So a matrix ends
+        # within the limit plus the misestimate of one chunk (one row when the price cut the request).
+        if begin and spent + spent / begin * (end - begin) > limit:
+            notices.append(f"Only the first {begin} of {len(targets)} words are explained: the rest would pass this "
+                           f"server's limit of {limit:.0f} s per request.")
+            yield _rows_so_far(explanation, targets[:begin], rows, settings, notices, True)
+            return
         pending, level = targets[begin:end], first
         while pending:
             points = levels[level]
@@ -78,18 +88,21 @@ def iter_matrix(pair, explanation: Explanation, settings: AttributionSettings = 
         if final and stopped:
             notices.append(f"{stopped} row(s) stopped before reaching the tolerance: more integration points "
                            f"would pass this server's limit of {limit:.0f} s per request.")
-        done = targets[:end]
-        yield _matrix(explanation, done, [rows[t][0] for t in done],
-                      None if settings.method != "integrated_gradients" else [rows[t][1] for t in done], settings,
-                      None if settings.method != "integrated_gradients" else [rows[t][2] for t in done],
-                      notices, final)
+        yield _rows_so_far(explanation, targets[:end], rows, settings, notices, final)
 
 
-def _chunks(n: int) -> Iterator[tuple[int, int]]:
-    """Row ranges: a first small chunk (the first rows show at once), then CHUNK rows at a time."""
+def _rows_so_far(explanation: Explanation, done: list[int], rows: dict, settings: AttributionSettings,
+                 notices: list[str], final: bool) -> AttributionMatrix:
+    integrated = settings.method == "integrated_gradients"
+    return _matrix(explanation, done, [rows[t][0] for t in done], [rows[t][1] for t in done] if integrated else None,
+                   settings, [rows[t][2] for t in done] if integrated else None, notices, final)
+
+
+def _chunks(n: int, size: int | None = None) -> Iterator[tuple[int, int]]:
+    """Row ranges: a first small chunk (the first rows show at once), then CHUNK rows at a time (or `size`)."""
     begin = 0
     while begin < n:
-        end = min(n, begin + (FIRST_CHUNK if begin == 0 else CHUNK))
+        end = min(n, begin + (size or (FIRST_CHUNK if begin == 0 else CHUNK)))
         yield begin, end
         begin = end
 

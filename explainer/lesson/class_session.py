@@ -6,8 +6,8 @@ the class's aggregates. Storage: explainer/core/class_store.py.
   teacher key (`ClassStart`, the only time the key is handed out) and the projector's view-only token.
   `join_class`: the student's id. `move_class`: the teacher moves the class through its phases
   (explainer/core/class_phases.py), one stage at a time.
-- Round A: `class_items` = `game.spot_round(pair, seed, n)`, computed once per (model, seed, n) and kept in
-  memory; `submit_spot` scores the picks *on the server* (`game.score_spot`): a client never sends a score.
+- Round A: `class_items` = `game.spot_round(pair, seed, n)` (or the teacher's own sentences, in their order:
+  explainer/lesson/class_sentences.py), computed once per (model, seed, n, sentences) and kept in memory; `submit_spot` scores the picks *on the server* (`game.score_spot`): a client never sends a score.
 - Round B: sentence i is round A's sentence i as written (`fool_sentences`); `submit_fool` runs `game.fool`
   and stores the edit and the verdict. One answer per student, round and sentence: a replay returns it.
 - What a phase shows is decided here, for every caller alike (the projector is public): before the reveal no
@@ -25,25 +25,35 @@ from __future__ import annotations
 import re
 import secrets
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from dataclasses import asdict, dataclass
 
 from explainer.core.class_phases import answer_refusal
 from explainer.core.class_phases import stage as parse_stage
-from explainer.core.class_store import ClassInfo, ClassStore, Student, clean_text, quote
+from explainer.core.class_store import ClassInfo, ClassStore, Student
+from explainer.core.user_text import clean_text, quote
 from explainer.core.pipeline import Explanation
 from explainer.lesson import game
+from explainer.lesson.class_sentences import check_sentences
+from explainer.lesson.class_teacher import (  # noqa: F401 (the teacher's view, re-exported for its callers)
+    TOP,
+    TOP_EDITS,
+    EditStats,
+    FakeStats,
+    RosterEntry,
+    SentenceStats,
+    TeacherView,
+    teacher_view,
+)
 from training.offensive import is_offensive
 
 MAX_NEW_WORD = 40  # characters of a round-B word
 CACHED_ROUNDS = 32  # rounds kept in memory (model, seed, n)
-TOP = 5  # fakes that fooled the most students, shown to the teacher
-TOP_EDITS = 10
 FOOL_FIELDS = ("edited", "word_index", "original_word", "new_word", "p_edited", "flagged", "student_right", "fooled")
 
 _store: ClassStore | None = None
 _store_lock = threading.Lock()
-_rounds: OrderedDict[tuple[str, int, int], tuple[game.SpotItem, ...]] = OrderedDict()
+_rounds: OrderedDict[tuple[str, int, int, tuple[str, ...]], tuple[game.SpotItem, ...]] = OrderedDict()
 _rounds_lock = threading.Lock()
 
 
@@ -59,10 +69,11 @@ def default_store() -> ClassStore:
 def _items(pair, info: ClassInfo) -> tuple[game.SpotItem, ...]:
     if info.model and pair.name != info.model:
         raise ValueError(f"This class plays with the model {quote(info.model, 60)}, not {quote(pair.name, 60)}.")
-    key = (info.model or pair.name, info.seed, info.n_sentences)
+    key = (info.model or pair.name, info.seed, info.n_sentences, info.sentences)
     with _rounds_lock:  # one computation at a time: a class joining at once waits for one, not thirty
         if key not in _rounds:
-            _rounds[key] = game.spot_round(pair, info.seed, info.n_sentences)
+            _rounds[key] = game.spot_round(pair, info.seed, info.n_sentences, info.sentences or None,
+                                           in_order=bool(info.sentences))
             if len(_rounds) > CACHED_ROUNDS:
                 _rounds.popitem(last=False)
         _rounds.move_to_end(key)
@@ -85,15 +96,19 @@ class ClassStart:
     view_params: dict  # the projector's link: {"class": code, "view": view_token}
 
 
-def create_class(pair, n: int = game.ROUND_SENTENCES, seed: int | None = None, *, store: ClassStore | None = None
-                 ) -> ClassStart:
-    """A new class playing `n` sentences with `pair`; its round is computed now, so students need not wait."""
+def create_class(pair, n: int = game.ROUND_SENTENCES, seed: int | None = None, *, sentences=None,
+                 store: ClassStore | None = None) -> ClassStart:
+    """A new class playing `n` sentences with `pair` (or, given `sentences`, the teacher's own: a list of texts
+    or the pasted box, checked by class_sentences; then n is their number); its round is computed now, so
+    students need not wait."""
+    own = check_sentences(pair, sentences) if sentences else ()
+    n = len(own) if own else n
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= game.MAX_SENTENCES:
         raise ValueError(f"A round has 1 to {game.MAX_SENTENCES} sentences, not {quote(n)}.")
     seed = secrets.randbelow(game.MAX_SEED) if seed is None else game.check_seed(seed)
-    _items(pair, ClassInfo("", seed, n, pair.name, 0.0, 0.0))
+    _items(pair, ClassInfo("", seed, n, pair.name, 0.0, 0.0, sentences=own))
     store = store or default_store()
-    new = store.create_class(seed, n, pair.name)
+    new = store.create_class(seed, n, pair.name, own)
     code = new.info.code
     token = store.view_token(code, new.secret)
     return ClassStart(code, new.secret, seed, n, pair.name, new.info.expires, token, {"class": code},
@@ -279,129 +294,11 @@ def submit_fool(pair, code, student_id, sentence_index, word_index, new_word, pr
                        **{field: stored.result[field] for field in FOOL_FIELDS})
 
 
-# --- the teacher's view --------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class FakeStats:
-    sentence_index: int
-    word_index: int
-    word: str  # the fake, as students read it
-    original: str
-    caught_by: int  # students who ticked it
-    answered: int  # students who answered this sentence
-    electra_flagged: bool
-    electra_p: float
-
-    @property
-    def share(self) -> float | None:
-        return self.caught_by / self.answered if self.answered else None
-
-
-@dataclass(frozen=True)
-class SentenceStats:
-    index: int
-    words: tuple[str, ...]
-    answered: int
-    fakes: tuple[FakeStats, ...]
-    class_score: game.Score  # the sum of the stored results of the students who answered it
-    electra: game.Score  # ELECTRA on this sentence, once
-
-
-@dataclass(frozen=True)
-class RosterEntry:
-    number: int
-    name: str  # the nickname (plain text: escape it) or "Student N"
-    answered_a: int
-    answered_b: int
-    points: int
-
-
-@dataclass(frozen=True)
-class EditStats:
-    sentence_index: int
-    original_word: str
-    new_word: str
-    tries: int
-    fooled: int
-
-
-@dataclass(frozen=True)
-class TeacherView:
-    """What the projector shows in the class's current phase; no teacher key, no student ids. Before the reveal
-    `sentences`, `most_fooling`, the scores and the roster's points are empty or zero: only `progress` counts."""
-
-    code: str
-    n_sentences: int
-    model: str
-    expires: float
-    phase: str  # explainer/core/class_phases.py
-    reveal: int  # in the reveal, the sentence shown (from 0)
-    teacher: bool  # read with the teacher key (False: the projector's view-only token)
-    progress: tuple[int, ...]  # students who answered each sentence of round A
-    roster: tuple[RosterEntry, ...]
-    sentences: tuple[SentenceStats, ...]  # the revealed sentences only, with their fakes
-    most_fooling: tuple[FakeStats, ...]  # of the revealed fakes, those the fewest students caught (answered ones)
-    class_total: game.Score  # every stored round-A answer to a revealed sentence, summed
-    electra_total: game.Score  # ELECTRA on the same answers (its score on each answered sentence, per answer)
-    electra_round: game.Score  # ELECTRA on each revealed sentence once
-    fool_tries: int
-    fool_fooled: int  # edits ELECTRA did not flag
-    fool_bets_right: int
-    best_edits: tuple[EditStats, ...]  # the edits that fooled ELECTRA most often
-
-    @property
-    def joined(self) -> int:
-        return len(self.roster)
-
-    @property
-    def answered(self) -> int:
-        """Students with at least one answer in round A."""
-        return sum(1 for entry in self.roster if entry.answered_a)
-
-
-def _total(scores) -> game.Score:
-    return sum((game.Score(**score) for score in scores), game.Score(0, 0, 0))
-
+# --- the teacher's view (explainer/lesson/class_teacher.py) ------------------------------------------------
 
 def teacher_view_data(pair, code, token, *, store: ClassStore | None = None) -> TeacherView:
     """The class's aggregates as its phase lets them be shown, for the holder of its teacher key or of its
     view-only token (ValueError otherwise)."""
     store = store or default_store()
     info, teacher = store.check_viewer(code, token)
-    items = _items(pair, info)
-    answers = store.submissions(info.code)
-    shown = info.stage.revealed(info.n_sentences)
-    progress = tuple(sum(1 for s in answers if s.round == "A" and s.sentence_index == i) for i in range(info.n_sentences))
-    spots = [s for s in answers if s.round == "A" and s.sentence_index < shown]  # the truth of the revealed ones only
-    fools = [s for s in answers if s.round == "B"]  # none before round B: it opens after the reveal
-    count_a = Counter(s.student_id for s in answers if s.round == "A")  # how many, not how well: safe before the reveal
-    count_b = Counter(s.student_id for s in fools)
-    points = Counter()
-    for s in spots:
-        points[s.student_id] += game.Score(**s.result["student"]).points
-    roster = tuple(RosterEntry(st.number, st.display_name, count_a[st.student_id], count_b[st.student_id],
-                               points[st.student_id]) for st in store.students(info.code))
-    sentences = []
-    for i, item in enumerate(items[:shown]):
-        here = [s for s in spots if s.sentence_index == i]
-        fakes = tuple(FakeStats(i, j, item.words[j], item.originals[j], sum(j in s.result["caught"] for s in here),
-                                len(here), item.flagged[j], item.p_replaced[j])
-                      for j, fake in enumerate(item.replaced) if fake)
-        sentences.append(SentenceStats(i, item.words, len(here), fakes, _total(s.result["student"] for s in here),
-                                       game.score_spot(item, ()).electra))
-    most_fooling = sorted((f for s in sentences for f in s.fakes if f.answered),
-                          key=lambda f: (f.share, -f.answered, f.sentence_index, f.word_index))[:TOP]
-    edits: dict[tuple[int, str, str], list] = {}
-    for s in fools:
-        key = (s.sentence_index, s.result["original_word"], s.result["new_word"].casefold())
-        entry = edits.setdefault(key, [s.result["new_word"], 0, 0])
-        entry[1] += 1
-        entry[2] += bool(s.result["fooled"])
-    best = sorted((EditStats(i, original, word, tries, fooled) for (i, original, _), (word, tries, fooled) in edits.items()
-                   if fooled), key=lambda e: (-e.fooled, -e.tries, e.sentence_index, e.new_word))[:TOP_EDITS]
-    return TeacherView(info.code, info.n_sentences, info.model, info.expires, info.phase, info.stage.sentence, teacher,
-                       progress, roster, tuple(sentences),
-                       tuple(most_fooling), _total(s.result["student"] for s in spots),
-                       _total(s.result["electra"] for s in spots), sum((s.electra for s in sentences), game.Score(0, 0, 0)),
-                       len(fools), sum(bool(s.result["fooled"]) for s in fools),
-                       sum(bool(s.result["student_right"]) for s in fools), tuple(best))
+    return teacher_view(info, teacher, _items(pair, info), store.submissions(info.code), store.students(info.code))

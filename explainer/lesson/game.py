@@ -20,7 +20,7 @@ import json
 import random
 from dataclasses import dataclass
 
-from explainer.core.class_store import quote
+from explainer.core.user_text import quote
 from explainer.core.pipeline import Explanation, Settings, explain
 from explainer.core.text import InputError
 from training.project import ASSETS
@@ -70,15 +70,16 @@ def _item(explanation: Explanation) -> SpotItem:
                     tuple(w.p_replaced for w in words))
 
 
-def spot_round(pair, seed: int, n: int = ROUND_SENTENCES, sentences: tuple[str, ...] | None = None
-               ) -> tuple[SpotItem, ...]:
+def spot_round(pair, seed: int, n: int = ROUND_SENTENCES, sentences: tuple[str, ...] | None = None,
+               in_order: bool = False) -> tuple[SpotItem, ...]:
     """`n` sentences, each corrupted by `pair`'s generator; the same seed, the same round. A corruption
-    that changed no word is drawn again (seeded), so every sentence has something to find."""
+    that changed no word is drawn again (seeded), so every sentence has something to find. `in_order`: the
+    first n of `sentences` as given (a teacher's own), not a seeded draw from them."""
     seed = check_seed(seed)
     if not 1 <= int(n) <= MAX_SENTENCES:
         raise ValueError(f"A round has 1 to {MAX_SENTENCES} sentences.")
     pool = sentences or load_sentences()
-    chosen = random.Random(seed).sample(pool, min(int(n), len(pool)))
+    chosen = list(pool[:int(n)]) if in_order and sentences else random.Random(seed).sample(pool, min(int(n), len(pool)))
     items = []
     for i, sentence in enumerate(chosen):
         for attempt in range(20):

@@ -15,7 +15,7 @@ from typing import Optional
 
 import gradio as gr
 
-from explainer.core import models
+from explainer.core import bounds, models, quotas
 from explainer.core.attributions import AttributionSettings, attribution_matrix
 from explainer.core.attributions import attribute as attribute_one
 from explainer.core.batching import explain as run_explain
@@ -30,19 +30,34 @@ def load_pair(model: str) -> models.ModelPair:
         raise gr.Error(str(error), print_exception=False) from error
 
 
-def settings_from(mode, mask_rate, seed, temperature, top_k, mask_words) -> Settings:
-    """Settings from a script's raw values; a value of the wrong kind is a message, not a server error."""
+def checked(**raw) -> dict:
+    """The raw values a caller sent, checked where the request enters (explainer.core.bounds): the right types,
+    or a message in the app's words."""
     try:
-        return Settings(str(mode), float(mask_rate), int(seed), float(temperature), int(top_k),
-                        tuple(int(w) for w in mask_words or ()))
-    except (TypeError, ValueError, OverflowError) as error:
-        raise gr.Error(f"A setting has the wrong kind of value ({error}): mask_rate and temperature are numbers, "
-                       "seed, top_k and mask_words whole numbers.", print_exception=False) from error
+        return bounds.check(**raw)
+    except bounds.BoundError as error:
+        raise gr.Error(str(error), print_exception=False) from error
+
+
+def settings_from(mode, mask_rate, seed, temperature, top_k, mask_words) -> Settings:
+    """Settings from a script's raw values; a value of the wrong kind or out of bounds is a message, not a
+    server error."""
+    v = checked(mode=mode, mask_rate=mask_rate, seed=seed, temperature=temperature, top_k=top_k,
+                mask_words=mask_words)
+    return Settings(v["mode"], v["mask_rate"], v["seed"], v["temperature"], v["top_k"], v["mask_words"])
+
+
+def bounded(data: dict) -> dict:
+    """A reply, once it is strict JSON of at most bounds.MAX_REPLY_BYTES; a message otherwise."""
+    try:
+        return bounds.reply(data)
+    except bounds.BoundError as error:
+        raise gr.Error(str(error), print_exception=False) from error
 
 
 def make_explanation(text: str, model: str, settings: Settings) -> Explanation:
-    if not isinstance(text, str):
-        raise gr.Error(f"text must be a string, not {type(text).__name__}.", print_exception=False)
+    v = checked(text=text, model=model)
+    text, model = v["text"], v["model"]
     pair = load_pair(model)
     try:
         return run_explain(pair, text, settings)
@@ -65,7 +80,7 @@ def explain(
     from the discriminator, with the truth, the proposals and the words (see the README).
     model: "" = the app's default (bundled), "bundled", "google/electra-small", or a folder."""
     settings = settings_from(mode, mask_rate, seed, temperature, top_k, mask_words)
-    return make_explanation(text, model, settings).to_dict()
+    return bounded(make_explanation(text, model, settings).to_dict())
 
 
 def attribute(
@@ -92,18 +107,20 @@ def attribute(
     its sum |scores| ("points" and "errors" say what was reached). A request over the server's
     compute budget is reduced ("notices" says how) or refused with a message."""
     settings = settings_from(mode, mask_rate, seed, temperature, top_k, mask_words)
+    v = checked(target=target, method=method, n_steps=n_steps, baseline=baseline, all_tokens=all_tokens,
+                tolerance=tolerance)
     explanation = make_explanation(text, model, settings)
     pair = load_pair(model)
     try:
-        options = AttributionSettings(str(method), int(n_steps), str(baseline), tolerance=float(tolerance))
-        if all_tokens:
+        options = AttributionSettings(v["method"], v["n_steps"], v["baseline"], tolerance=v["tolerance"])
+        if v["all_tokens"]:
             matrix = attribution_matrix(pair, explanation, options)
-            return {"tokens": [t.corrupted for t in explanation.tokens], **dataclasses.asdict(matrix),
-                    "errors": matrix.errors}
-        result = attribute_one(pair, explanation, None if int(target) < 0 else int(target), options)
+            return bounded({"tokens": [t.corrupted for t in explanation.tokens], **dataclasses.asdict(matrix),
+                            "errors": matrix.errors})
+        result = attribute_one(pair, explanation, None if v["target"] < 0 else v["target"], options)
     except (TypeError, ValueError) as error:
         raise gr.Error(str(error), print_exception=False) from error
-    return {**dataclasses.asdict(result), "p_replaced": result.p_replaced, "error": result.error}
+    return bounded({**dataclasses.asdict(result), "p_replaced": result.p_replaced, "error": result.error})
 
 
 def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model: str = "") -> dict:
@@ -112,9 +129,9 @@ def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model:
     The same code gives the same round to everyone; nothing is stored."""
     from explainer.lesson import game as lesson
 
-    from explainer.core.class_store import quote
+    from explainer.core.user_text import quote
 
-    pair = load_pair(model)
+    pair = load_pair(checked(model=model)["model"])
     try:
         try:
             n = int(sentences)
@@ -158,15 +175,39 @@ def class_pair(code):
     return load_pair(info.model)
 
 
-def class_start(sentences: int = 5, seed: Optional[int] = None, model: str = "") -> dict:
+def visitor(request: gr.Request | None) -> str | None:
+    """Who is asking, for their share of the class (explainer.core.quotas): the request's client address, which
+    the web server takes from X-Forwarded-For only behind a proxy listed in ELECTRA_TRUSTED_PROXIES. None for
+    a call from Python itself (no request: the local user, not a visitor)."""
+    client = getattr(request, "client", None) if request is not None else None
+    return str(getattr(client, "host", None) or "unknown") if request is not None else None
+
+
+def within_share(kind: str, client: str | None, call):
+    """`call()` when `client` has some of their share of `kind` ("start", "join") left, counted once it has
+    succeeded (a refused start or a full class costs nothing); a message otherwise."""
+    if client is None:
+        return _class_call(call)
+    share = quotas.quota(kind)
+    _class_call(lambda: share.check(client))
+    out = _class_call(call)
+    share.take(client)
+    return out
+
+
+def class_start(sentences: int = 5, seed: Optional[int] = None, model: str = "",
+                own_sentences: Optional[list[str]] = None, request: gr.Request = None) -> dict:
     """Start a live class of `sentences` sentences (a random round unless `seed` is given) on `model`, in its
-    lobby. Returns the class code, the teacher key (only here, only once: it moves the phases; keep it out of
+    lobby; or, with `own_sentences` (1 to 10 texts, each checked as typed text is), a class on those, in that
+    order. Returns the class code, the teacher key (only here, only once: it moves the phases; keep it out of
     any address or page a room can see), the projector's view-only token and the query strings of the
-    students' page and the projector's (page /class)."""
+    students' page and the projector's (page /class). A visitor may start ELECTRA_CLASS_START_RATE classes."""
     from explainer.lesson import class_session
 
-    pair = load_pair(model)
-    start = _class_call(lambda: class_session.create_class(pair, sentences, seed))
+    v = checked(model=model)
+    pair = load_pair(v["model"])
+    start = within_share("start", visitor(request), lambda: class_session.create_class(
+        pair, sentences, seed, sentences=own_sentences))
     return {"code": start.code, "teacher_key": start.secret, "view_token": start.view_token, "seed": start.seed,
             "sentences": start.n_sentences, "model": start.model, "expires": start.expires, "phase": "lobby",
             "student_query": f"?class={start.code}", "view_query": f"?class={start.code}&view={start.view_token}"}
@@ -182,12 +223,12 @@ def class_phase(code: str, teacher_key: str, phase: str, sentence: int = 0) -> d
     return {"code": info.code, "phase": info.phase, "sentence": info.stage.sentence}
 
 
-def class_join(code: str, nickname: str = "") -> dict:
+def class_join(code: str, nickname: str = "", request: gr.Request = None) -> dict:
     """Join a class by its code, with an optional nickname (24 characters at most). Keep `student`: every
-    answer is sent with it, and nobody else sees it."""
+    answer is sent with it, and nobody else sees it. ELECTRA_CLASS_JOIN_RATE students may join per address."""
     from explainer.lesson import class_session
 
-    student = _class_call(lambda: class_session.join_class(code, nickname or None))
+    student = within_share("join", visitor(request), lambda: class_session.join_class(code, nickname or None))
     return {"code": student.code, "student": student.student_id, "name": student.display_name, "number": student.number}
 
 

@@ -19,6 +19,12 @@ import os
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
+from explainer.core.quotas import forwarded_allow_ips
+
+# The web server (uvicorn) believes X-Forwarded-For only from ELECTRA_TRUSTED_PROXIES (its own default trusts
+# 127.0.0.1, so any local program could name itself anyone): a request's client address is then the visitor.
+os.environ["FORWARDED_ALLOW_IPS"] = forwarded_allow_ips()
+
 import gradio as gr
 
 from explainer.ui import api, queues
@@ -26,6 +32,7 @@ from explainer.ui.class_page import build_class_page
 from explainer.ui.classroom import build_classroom
 from explainer.ui.classroom_links import page_from_link
 from explainer.ui.explore import build_explore
+from explainer.ui.http_guard import middleware
 from explainer.ui.races import MANAGER
 from explainer.ui.training_tab import build_training, latest_race, measured_gaps
 
@@ -82,4 +89,6 @@ CSS = """
 .gradio-container .prose.prose :is(h1, h2, h3, h4, h5, h6) { line-height: 1.45; }
 .form > .block:has(> label.checkbox-container) { min-width: min(160px, 100%) !important; }
 """
-LAUNCH = dict(max_file_size=MANAGER.max_upload_bytes, theme=THEME, css=CSS)  # what every launch passes (explainer/launch.py, explainer/desktop.py)
+# What every launch passes (explainer/launch.py, explainer/desktop.py); an address too long for gradio is refused
+# first (explainer/ui/http_guard.py).
+LAUNCH = dict(max_file_size=MANAGER.max_upload_bytes, theme=THEME, css=CSS, app_kwargs={"middleware": middleware()})

@@ -17,23 +17,34 @@ One page, four ways in, by its address:
 
 from __future__ import annotations
 
-import hashlib
-import tempfile
-from pathlib import Path
-from urllib.parse import urlencode, urlsplit, urlunsplit
-
 import gradio as gr
 
 from explainer.core.class_phases import Stage, next_stages
-from explainer.core.class_store import browser_secret
-from explainer.lesson import class_results
+from explainer.core.private_files import browser_secret
+from explainer.lesson import class_sentences
 from explainer.lesson import class_session as session
 from explainer.lesson import game
 from explainer.render import class_room as room
 from explainer.render import class_view as view
 from explainer.render import game as game_view
-from explainer.render import style
 from explainer.ui import api, queues
+from explainer.ui.class_screens import (  # noqa: F401 (REMEMBERED, page_link, remember, write_results: re-exported)
+    REMEMBERED,
+    _error,
+    _params,
+    _round,
+    b_choices,
+    join_student,
+    move_label,
+    next_unanswered,
+    page_link,
+    remember,
+    render_board,
+    sentence_html,
+    stage_key,
+    wait_html,
+    write_results,
+)
 
 INTRO = """
 ### A live class: everyone against ELECTRA
@@ -46,118 +57,8 @@ BETS = [("ELECTRA will flag my word", True), ("ELECTRA will be fooled", False)]
 REFRESH_S = 2.0
 FOLLOW_S = 3.0  # a phone checks the phase this often: 40 phones, 13 cheap reads a second
 LOCATION_JS = "(x, remembered, teaching) => [window.location.href, remembered, teaching]"  # the address students reach
-MAX_URL = 2000
-REMEMBERED = 10  # classes a browser keeps its student id or teacher key for, the latest
-_DOWNLOADS: list[Path] = []  # this process's own folder for the results files (made once, private: mkdtemp)
-MOVE_LABELS = {"round_a": "Open round A", "round_b": "Open round B", "results": "Show the results",
-               "ended": "End the class"}
-
-
-def _error(error: Exception | str) -> str:
-    return style.message_html(getattr(error, "message", None) or str(error))
-
-
-def page_link(location: str, **params: str) -> str:
-    """This page's address (from the browser: what students can reach) with `params` as its query."""
-    parts = urlsplit(location if isinstance(location, str) and len(location) <= MAX_URL else "")
-    query = urlencode(params)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        return f"class?{query}"  # a relative link: still right on this server
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, query, ""))
-
-
-def _params(request: gr.Request | None) -> dict:
-    return dict(getattr(request, "query_params", None) or {}) if request is not None else {}
-
-
-# --- the teacher and the projector ---------------------------------------------------------------------------
-
-def move_label(target: Stage, n: int) -> str:
-    if target.phase == "reveal":
-        return "Reveal the answers" if target.sentence == 0 else f"Next sentence ({target.sentence + 1} of {n})"
-    return MOVE_LABELS[target.phase]
-
-
-def render_board(who, shown: str):
-    """(the stage's HTML, its digest, the class's view); (gr.skip(), digest, view) when nothing changed since
-    `shown`. `who`: {"code", "token", "link", "full"}: the token is the teacher key or the projector's view-only
-    token, the link the students' (its QR code), `full` true on the projector (the stage over the whole window)."""
-    if not who:
-        return gr.skip(), shown, None
-    data = None
-    try:
-        pair = api.class_pair(who["code"])
-        data = session.teacher_view_data(pair, who["code"], who["token"])
-        html = room.room_html(data, who.get("link") or f"class?class={data.code}", full=bool(who.get("full")))
-    except (gr.Error, ValueError) as error:
-        html = _error(error)
-    digest = hashlib.sha256(html.encode()).hexdigest()
-    return (gr.skip() if digest == shown else html), digest, data
-
-
-def write_results(code: str, key: str) -> tuple[str, str]:
-    """The class's results as two files (CSV, JSON) for the download buttons; ValueError before the results."""
-    results = class_results.class_results(api.class_pair(code), code, key)
-    if not _DOWNLOADS:  # a fresh folder only this user can open: no fixed name another local user could plant first
-        _DOWNLOADS.append(Path(tempfile.mkdtemp(prefix="electra-explainer-classes-")))
-    paths = (_DOWNLOADS[0] / f"class-{code}-results.csv", _DOWNLOADS[0] / f"class-{code}-results.json")
-    paths[0].write_text(class_results.results_csv(results), encoding="utf-8")
-    paths[1].write_text(class_results.results_json(results), encoding="utf-8")
-    return str(paths[0]), str(paths[1])
-
-
-# --- the student -------------------------------------------------------------------------------------------
-
-def _round(code, student_id):
-    pair = api.class_pair(code)
-    return pair, session.student_round(pair, code, student_id)
-
-
-def next_unanswered(mine) -> int | None:
-    return next((i for i in range(len(mine.sentences)) if i not in mine.answered_a), None)
-
-
-def b_choices(mine) -> list[tuple[str, int]]:
-    return [(f"{i + 1}. {text}", i) for i, text in enumerate(mine.fool_sentences) if i not in mine.answered_b]
-
-
-def sentence_html(mine, index: int) -> str:
-    return game_view.words_prompt_html(mine.sentences[index], index, len(mine.sentences), "Submit", "Round A, sentence")
-
-
-def wait_html(mine) -> str:
-    """The phone's screen between answers; in the reveal, with the student's own answer to the sentence shown."""
-    html = view.student_wait_html(mine)
-    shown = next((r for r in mine.revealed if r.sentence_index == mine.reveal), None)
-    if mine.phase == "reveal" and shown is not None:
-        html += game_view.spot_reveal_html(shown.item, shown.result, shown.picks)
-    return html
-
-
-def stage_key(phase: str, sentence: int) -> str:
-    return f"{phase}:{sentence if phase == 'reveal' else 0}"
-
-
-def remember(kept: dict | None, code: str, value: str) -> dict:
-    """A browser's classes (code -> student id, or teacher key): this one last, at most REMEMBERED in all."""
-    others = {k: v for k, v in dict(kept or {}).items() if k != code}
-    return dict(list(others.items())[-(REMEMBERED - 1):]) | {code: value}
-
-
-def join_student(code, nickname, remembered: dict) -> tuple[dict, dict]:
-    """(student, remembered): this browser's student in the class when it has one the class knows, else a new
-    one (nickname optional); ValueError or gr.Error says why not."""
-    key = session.ClassStore.normalise_code(code)
-    known = remembered.get(key)
-    if known:
-        try:
-            session.default_store().get_student(key, known)
-            return {"code": key, "id": known}, remembered
-        except ValueError:
-            pass  # the class forgot it (a new class with an old code cannot happen: codes are not reused while live)
-    api.class_pair(key)  # the class's model loads, or the message says why not, before anyone is added
-    new = session.join_class(key, (nickname or "").strip() or None)
-    return {"code": key, "id": new.student_id}, remember(remembered, key, new.student_id)
+OWN_SENTENCES = (f"Your own sentences (optional): one a line, up to {game.MAX_SENTENCES}, at least "
+                 f"{class_sentences.MIN_WORDS} words each. Empty: sentences drawn from the bundled set.")
 
 
 # --- the page ----------------------------------------------------------------------------------------------
@@ -177,6 +78,8 @@ def build_class_page(demo: gr.Blocks) -> None:
             n = gr.Slider(3, game.MAX_SENTENCES, value=game.ROUND_SENTENCES, step=1, label="Sentences per round",
                           scale=2, min_width=200, elem_id="class-n")
             start = gr.Button("Start a class", variant="primary", scale=1, min_width=160, elem_id="class-start")
+        own = gr.Textbox(label=OWN_SENTENCES, lines=3, max_lines=10, max_length=class_sentences.MAX_PASTED,
+                         placeholder="The river flooded the old town after three days of rain.", elem_id="class-own")
         gr.Markdown("**A student?** Open the link your teacher shows, scan the QR code, or type the class code here.")
         with gr.Row(equal_height=True):
             typed_code = gr.Textbox(label="Class code", max_length=20, scale=2, min_width=160, elem_id="class-typed-code")
@@ -238,6 +141,10 @@ def build_class_page(demo: gr.Blocks) -> None:
                skip_b: gr.update(visible=stage.phase == "reveal" and usual != Stage("round_b")),
                end: gr.update(visible=usual is not None and usual.phase != "ended"), end_sure: gr.update(visible=False),
                on_stage: stage_key(stage.phase, stage.sentence)}
+        limit = session.default_store().max_students
+        if data.teacher and data.joined >= limit:
+            out[message] = _error(f"The class is full: {data.joined} of {limit} students have joined, this server's "
+                                  "most; nobody else can join (ELECTRA_CLASS_MAX_STUDENTS).")
         at_results = stage.phase in ("results", "ended")
         if at_results:
             csv_path, json_path = write_results(data.code, key)
@@ -333,10 +240,11 @@ def build_class_page(demo: gr.Blocks) -> None:
                 pass  # this browser's student is gone from the class: join again
         return {**join_form, code_box: view.pretty_code(normal), message: ""}
 
-    def start_class(n_now, location_now, teaching_now):
+    def start_class(n_now, own_now, location_now, teaching_now, request: gr.Request):
         try:
             pair = api.load_pair("")
-            new = session.create_class(pair, int(n_now or game.ROUND_SENTENCES))
+            new = api.within_share("start", api.visitor(request), lambda: session.create_class(
+                pair, int(n_now or game.ROUND_SENTENCES), sentences=(own_now or "").strip() or None))
         except (gr.Error, ValueError, TypeError) as error:
             return {message: _error(error)}
         return {**teacher_screen(new.code, new.secret, location_now), new_query: f"?class={new.code}&teach=1",
@@ -372,9 +280,9 @@ def build_class_page(demo: gr.Blocks) -> None:
         out[message] = note
         return out
 
-    def join(code_now, nickname_now, remembered_now):
+    def join(code_now, nickname_now, remembered_now, request: gr.Request):
         try:
-            me, remembered_new = join_student(code_now, nickname_now, dict(remembered_now or {}))
+            me, remembered_new = join_student(code_now, nickname_now, dict(remembered_now or {}), api.visitor(request))
             return play_screen(me, remembered_new)
         except (gr.Error, ValueError, TypeError) as error:
             return {message: _error(error)}
@@ -451,8 +359,8 @@ def build_class_page(demo: gr.Blocks) -> None:
              "window.history.replaceState(null, '', u.toString()); } }")  # the key never stays in the address
     demo.load(open_page, [location, remembered, teaching], screens | {new_query}, js=LOCATION_JS,
               show_progress="hidden", **private, **queues.CLASS).then(None, [new_query], None, js=strip)
-    start.click(start_class, [n, location, teaching], screens | {new_query},
-                js="(n, x, t) => [n, window.location.href, t]", **private, **queues.EXPLAIN).then(
+    start.click(start_class, [n, own, location, teaching], screens | {new_query},
+                js="(n, o, x, t) => [n, o, window.location.href, t]", **private, **queues.EXPLAIN).then(
         None, [new_query], None, js=strip)
     go.click(None, [typed_code], None, js="(c) => { if ((c || '').trim()) window.location.search = "
                                           "'?class=' + encodeURIComponent(c.trim()); }")

@@ -46,8 +46,7 @@ MODES = [("Automatic: mask 15% at random", "auto"), ("I choose the words to mask
 
 
 def _settings(mode, mask_rate, seed, temperature, top_k, mask_words) -> Settings:
-    return Settings(mode, float(mask_rate), int(seed), float(temperature), int(top_k),
-                    tuple(int(w) for w in mask_words or ()))
+    return api.settings_from(mode, mask_rate, seed, temperature, top_k, mask_words)  # bounded, as /explain
 
 
 def model_status(model: str, progress=gr.Progress(track_tqdm=True)):
@@ -140,7 +139,8 @@ def _attribution_view(attribution, explanation: Explanation, merged: bool, palet
 
 
 def _attribution_settings(method, n_steps, baseline, adaptive) -> AttributionSettings:
-    return AttributionSettings(method, int(n_steps), baseline, tolerance=TOLERANCE if adaptive else 0.0)
+    v = api.checked(method=method, n_steps=n_steps, baseline=baseline)  # bounded, as /attribute
+    return AttributionSettings(v["method"], v["n_steps"], v["baseline"], tolerance=TOLERANCE if adaptive else 0.0)
 
 
 def run_attribute(explanation: Explanation | None, target, method, n_steps, baseline, adaptive, merged,
