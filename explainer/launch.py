@@ -13,19 +13,10 @@ once: `python app.py` hands over to this module first, so the app is never built
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-
-from training.corpus import cache_dir
-from training.project import PROJECT
 
 PROG = "electra-explainer"
 DESCRIPTION = "ELECTRA Explainer: see ELECTRA's replaced-token detection at work (a Gradio app)."
-
-
-def installed() -> bool:
-    """Running from an installed package or a stand-alone build, not from a checkout (or a Space's copy of one)."""
-    return PROJECT.name in ("site-packages", "dist-packages") or bool(getattr(sys, "frozen", False))
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -51,8 +42,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if installed():  # site-packages or a stand-alone build may not be writable, and are no place for runs
-        os.environ.setdefault("ELECTRA_RACE_DIR", str(cache_dir() / "races"))
     if args.install_launcher:
         from explainer.menu_entry import install
 
