@@ -58,10 +58,10 @@ def sentence_chips(explanation: Explanation, merged: bool = True, palette: str |
         border = "1px solid #ccc"
         if replaced:  # the original on a line of its own: two replaced neighbours' captions never run together
             border = "3px solid #111"
-            below += f"<br>was <b>{esc(original)}</b>"
+            below += f'<span style="display: block">was <b>{esc(original)}</b></span>'
         elif masked:
             border = "2px dashed #777"
-            below += "<br>original"
+            below += '<span style="display: block">original</span>'
         chips.append(chip(esc(shown), p_colour(p, chosen), below, word_label(shown, p, replaced, masked, original),
                           border, flagged=p > FLAG_THRESHOLD, labelled=True))
     return "".join(chips)
