@@ -14,21 +14,14 @@ explainer/ui/app.py; app.py at the repository root only calls `main` here.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tomllib
 from importlib import metadata
 
-from training.corpus import cache_dir
-from training.project import INSTALLED, PROJECT
+from training.project import PROJECT
 
 PROG = "electra-explainer"
 DESCRIPTION = "ELECTRA Explainer: see ELECTRA's replaced-token detection at work (a Gradio app)."
-
-
-def installed() -> bool:
-    """Running from an installed package or a stand-alone build, not from a checkout (or a Space's copy of one)."""
-    return INSTALLED or bool(getattr(sys, "frozen", False))
 
 
 def version() -> str:
@@ -66,8 +59,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if installed():  # site-packages or a stand-alone build may not be writable, and are no place for runs
-        os.environ.setdefault("ELECTRA_RACE_DIR", str(cache_dir() / "races"))
     if args.install_launcher:
         from explainer.menu_entry import install
 

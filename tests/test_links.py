@@ -56,3 +56,18 @@ def test_a_classroom_link_names_the_sentence_seed_and_view():
     assert parsed == link and problems == []
     parsed, problems = links.parse_classroom({"tab": "classroom", "view": "slides"}, links.ClassroomLink("x"))
     assert parsed.view == "walk" and "one of walk" in problems[0]
+
+
+@pytest.mark.parametrize("ticked, after, expected", [
+    ([3], "She walked to the shop for coffee .", [6]),  # "coffee" moved from word 3 to word 6
+    ([6, 9], "She walked to the shop for coffee and the paper", [3, 8]),  # each "the" to a "the", in order
+    ([9], "She walked to the shop for coffee and the paper", [8]),  # the 2nd "the" to the 2nd one
+    ([2], "She walked to the shop", []),  # "my" is gone: so is its tick
+    ([99, -1], "I drank my coffee", []),  # ticks that name no word
+    ([7], "The Dog ran.", [1]),  # case and punctuation around a word do not matter ("dog" -> "Dog")
+])
+def test_ticks_follow_their_words_when_the_sentence_changes(ticked, after, expected):
+    from explainer.core.text import follow_words
+
+    before = "I drank my coffee and walked the dog to the park".split()
+    assert follow_words(before, ticked, after.split()) == expected

@@ -19,6 +19,12 @@ def cache_dir() -> Path:
     return Path(os.environ.get("ELECTRA_CACHE", Path.home() / ".cache" / "electra-explainer"))
 
 
+def races_dir() -> Path:
+    """Where the app keeps its races: $ELECTRA_RACE_DIR, else races/ in the cache folder, from a clone as from the
+    installed command: nothing is written inside the work tree unless asked (ELECTRA_RACE_DIR=runs/races)."""
+    return Path(os.environ.get("ELECTRA_RACE_DIR") or cache_dir() / "races")
+
+
 @dataclass(frozen=True)
 class Corpus:
     name: str

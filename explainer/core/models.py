@@ -26,6 +26,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from training.corpus import races_dir
 from training.models import load_pair
 from training.project import ASSETS, PROJECT, offline
 
@@ -81,7 +82,7 @@ def hub_offline() -> bool:
 
 def allowed_roots() -> tuple[Path, ...]:
     extra = [Path(p) for p in os.environ.get(ROOTS_ENV, "").split(os.pathsep) if p.strip()]
-    return tuple(p.resolve() for p in (*DEFAULT_ROOTS, *extra))
+    return tuple(p.resolve() for p in (*DEFAULT_ROOTS, races_dir(), *extra))  # a race's pair opens in Explore
 
 
 def public(message: str) -> str:

@@ -126,3 +126,24 @@ def blocked_ids(tokenizer) -> torch.Tensor:
     if key not in _BLOCKED:
         _BLOCKED[key] = torch.tensor(blocked_token_ids(tokenizer.get_vocab()), dtype=torch.long)
     return _BLOCKED[key]
+
+
+def follow_words(before: list[str] | tuple[str, ...], ticked, after: list[str] | tuple[str, ...]) -> list[int]:
+    """The ticks on the words `before` (indices), moved onto the same words in `after`: a tick on "coffee" stays on
+    "coffee" wherever it now stands, and goes when the word is gone. The k-th "the" ticked goes to the k-th "the"
+    (or the last one left); case and the punctuation around a word are ignored ("Arrived." is "arrived")."""
+    def key(word: str) -> str:
+        return visible(word).strip().strip(".,;:!?\"'()[]{}“”‘’«»…-—").lower()
+
+    places: dict[str, list[int]] = {}
+    for i, word in enumerate(after):
+        places.setdefault(key(word), []).append(i)
+    moved = []
+    for i in sorted({int(t) for t in ticked or () if 0 <= int(t) < len(before)}):
+        word = key(before[i])
+        rank = sum(key(w) == word for w in before[:i])
+        spots = places.get(word, [])
+        free = [p for p in spots[min(rank, len(spots) - 1):] + spots[::-1] if p not in moved]
+        if word and free:
+            moved.append(free[0])
+    return sorted(moved)

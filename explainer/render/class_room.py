@@ -138,8 +138,8 @@ def _round_a(view: TeacherView, link: str) -> str:
     done = sum(1 for e in view.roster if e.answered_a >= view.n_sentences)
     return (f'<div class="ee-body"><div class="ee-col"><p style="margin:0">Tick the words you think the generator '
             f"faked. The answers come when everyone is done.</p>"
-            f'<table id="class-progress" aria-label="answers per sentence"><tr><th>sentence</th><th>answered</th>'
-            f"<th></th></tr>{rows}</table></div>"
+            f'<table id="class-progress" aria-label="answers per sentence"><tr><th>sentence</th>'
+            f'<th colspan="2">answered</th></tr>{rows}</table></div>'
             f'<div class="ee-col" style="flex:0 0 auto;justify-content:space-between">'
             f'<p style="margin:0"><span class="ee-huge" id="class-answered">{done}</span><br>of {view.joined} '
             f"students done</p>{_join_corner(view, link)}</div></div>")
@@ -150,8 +150,12 @@ def _fooling(view: TeacherView) -> str:
         return ""
     rows = "".join(f"<tr><td>{f.sentence_index + 1}</td><td><b>{esc(f.word)}</b> (was {esc(f.original)})</td>"
                    f"<td>{_caught(f)}</td></tr>" for f in view.most_fooling[:FOOLING_SHOWN])
+    more = sum(1 for s in view.sentences for f in s.fakes if f.answered) - min(len(view.most_fooling), FOOLING_SHOWN)
+    rest = (f'<p class="ee-muted" style="margin:0" id="class-fooling-more">and {more} more '
+            f"{'fake' if more == 1 else 'fakes'}, each caught by as many students or more (the results file lists "
+            "them all)</p>" if more > 0 else "")
     return (f'<div><h4>The fakes that fooled the most students</h4><table id="class-fooling">'
-            f"<tr><th>sentence</th><th>fake</th><th>caught by</th></tr>{rows}</table></div>")
+            f"<tr><th>sentence</th><th>fake</th><th>caught by</th></tr>{rows}</table>{rest}</div>")
 
 
 def _reveal(view: TeacherView) -> str:

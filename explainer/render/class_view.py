@@ -27,11 +27,18 @@ CLASS_CSS = """
 .ee-class .ee-qr svg { width: 100%; max-width: 240px; height: auto; background: #fff; display: block; margin: auto; }
 .ee-class .ee-muted { color: #555; }
 #class-wait { font-size: 1.15em; padding: 8px 0; }
+#class-b-sentence input { padding-right: 2em; text-overflow: ellipsis; }
 """
 
 
 def _wrap(inner: str, element_id: str, extra: str = "") -> str:
     return f'<div class="ee-class{extra}" id="{element_id}" style="{FONT}">{inner}</div>'
+
+
+def fool_sentence_html(sentence: str, index: int, total: int) -> str:
+    """Round B's chosen sentence in full, wrapped (its dropdown shows only the start of a long one)."""
+    return _wrap(f'<p class="ee-muted" style="margin:0">Sentence {index + 1} of {total}</p>'
+                 f'<p class="ee-sentence">{esc(sentence)}</p>', "class-b-chosen")
 
 
 def pretty_code(code: str) -> str:

@@ -56,12 +56,12 @@ def sentence_chips(explanation: Explanation, merged: bool = True, palette: str |
     for shown, original, p, masked, replaced in sentence_units(explanation, merged):
         below = f"{p:.0%}"
         border = "1px solid #ccc"
-        if replaced:
+        if replaced:  # the original on a line of its own: two replaced neighbours' captions never run together
             border = "3px solid #111"
-            below += f" · was <b>{esc(original)}</b>"
+            below += f'<span style="display: block">was <b>{esc(original)}</b></span>'
         elif masked:
             border = "2px dashed #777"
-            below += " · original"
+            below += '<span style="display: block">original</span>'
         chips.append(chip(esc(shown), p_colour(p, chosen), below, word_label(shown, p, replaced, masked, original),
                           border, flagged=p > FLAG_THRESHOLD, labelled=True))
     return "".join(chips)
@@ -107,7 +107,9 @@ def score_html(explanation: Explanation) -> str:
     return (
         f'<p class="ee-score" style="{FONT}">The generator replaced <b>{score["replaced"]}</b> of '
         f'{score["tokens"]} tokens; the discriminator flagged <b>{score["caught"]}</b> of them '
-        f'(P &gt; 50%) and raised <b>{score["false_alarms"]}</b> false alarm(s).</p>'
+        f'(P &gt; 50%) and raised <b>{score["false_alarms"]}</b> false alarm(s). '
+        f'<span class="ee-seed" style="color: #555">Draw {explanation.settings.seed:d}: press the button again '
+        "for another draw; the seed in Settings gives this one back.</span></p>"
     )
 
 

@@ -1,9 +1,10 @@
 """The game "Can you beat ELECTRA?" (explainer.lesson.game) as escaped HTML. No gradio, no torch.
 
-The reveal is a small table, one column per word: the sentence as everyone read it, what the student
-ticked, what ELECTRA's discriminator flagged (with its P(replaced), on Explore's colour scale), and the
-truth (with the original word). Every mark is a symbol and words as well as a colour, so the table
-reads in black and white and on a phone (it scrolls sideways).
+The reveal is one card per word, in reading order, wrapping like the sentence: the word as everyone read it,
+what the student ticked, what ELECTRA's discriminator flagged (with its P(replaced), on Explore's colour scale),
+and the truth (with the original word). A key above says what each line of a card is. Every mark is a symbol and
+words as well as a colour, so it reads in black and white, and a long sentence wraps on a laptop and on a phone
+instead of running off the right edge.
 """
 
 from __future__ import annotations
@@ -15,14 +16,27 @@ from explainer.render.style import FONT, MLM_COLOUR, RTD_COLOUR, chip, esc, p_co
 if TYPE_CHECKING:
     from explainer.lesson.game import FoolResult, Score, SpotItem, SpotResult
 
+PUNCTUATION = ".,;:!?\"'()[]{}“”‘’«»…`-—"  # around a word; a word of punctuation alone is kept as it is
 GAME_CSS = """
-.ee-game table { border-collapse: collapse; font-size: 1.05em; }
-.ee-game th { text-align: left; font-weight: 600; padding: 4px 10px 4px 0; white-space: nowrap; }
-.ee-game td { text-align: center; padding: 4px 6px; border-bottom: 1px solid #ddd; white-space: nowrap; }
-.ee-game .ee-scroll { overflow-x: auto; max-width: 100%; }
+.ee-game ul.ee-cards { display: flex; flex-wrap: wrap; gap: 6px; margin: 6px 0 !important; padding: 0 !important;
+  list-style: none; }
+.ee-game .ee-card { display: flex; flex-direction: column; align-items: stretch; text-align: center; min-width: 4.2em;
+  border: 1px solid #bbb; border-radius: 6px; overflow: hidden; margin: 0; padding: 0; }
+.ee-game .ee-card > span { padding: 2px 8px; white-space: nowrap; }
+.ee-game .ee-card .ee-word { font-weight: 700; font-size: 1.1em; border-bottom: 1px solid #ddd; }
+.ee-game .ee-card.ee-faked { border: 3px solid #111; }
+.ee-game .ee-key { color: #555; margin: 4px 0; }
 .ee-game .ee-big { font-size: 1.5em; line-height: 1.6; }
 body.ee-present .ee-game { font-size: 1.35em; }
 """
+
+
+def words_list(words) -> str:
+    """Words for a sentence, escaped, each in quotes and without the punctuation around it, so a fake comma
+    and a word with its comma read as words: “`”, “sally” and “ships” (in the order given, each once)."""
+    bare = [w.strip(PUNCTUATION) or w for w in words]
+    quoted = [f"“{esc(w)}”" for w in dict.fromkeys(bare)]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}" if quoted else ""
 
 
 def _wrap(inner: str, element_id: str) -> str:
@@ -53,28 +67,29 @@ def _score_line(name: str, score: Score) -> str:
 def spot_reveal_html(item: SpotItem, result: SpotResult, picked) -> str:
     """The truth beside the student's ticks and the discriminator's flags, and both scores."""
     picked = {int(i) for i in (picked or ())}
-    head = "".join(f"<td><b>{esc(w)}</b></td>" for w in item.words)
-    you = "".join(f"<td>{'☑' if i in picked else '·'}</td>" for i in range(len(item.words)))
-    electra = "".join(
-        f'<td title="P(replaced) = {p:.3f}" style="background:{p_colour(p)};color:{"#fff" if p > 0.6 else "#111"}">'
-        f"{'⚑ ' if f else ''}{pct(p)}</td>" for p, f in zip(item.p_replaced, item.flagged))
-    truth = "".join(
-        f"<td>✗ fake<br><small>was “{esc(o)}”</small></td>" if r else
-        ("<td>original<br><small>drawn back ↺</small></td>" if d else "<td>original</td>")
-        for r, d, o in zip(item.replaced, item.drawn_back, item.originals))
-    table = (f'<div class="ee-scroll" tabindex="0" role="region" aria-label="the reveal, word by word">'
-             f'<table aria-label="the reveal">'
-             f"<tr><th>the sentence</th>{head}</tr><tr><th>you ticked ☑</th>{you}</tr>"
-             f"<tr><th>ELECTRA flagged ⚑ (P &gt; 50%)</th>{electra}</tr><tr><th>the truth</th>{truth}</tr></table></div>")
+    cards = []
+    for i, (word, p, flag, replaced, back, original) in enumerate(zip(
+            item.words, item.p_replaced, item.flagged, item.replaced, item.drawn_back, item.originals)):
+        truth = (f"✗ fake<br><small>was “{esc(original)}”</small>" if replaced else
+                 "original<br><small>drawn back ↺</small>" if back else "original")
+        you = "☑ ticked" if i in picked else "·"
+        cards.append(
+            f'<li class="ee-card{" ee-faked" if replaced else ""}"><span class="ee-word">{esc(word)}</span>'
+            f"<span>{you}</span>"
+            f'<span title="P(replaced) = {p:.3f}" style="background:{p_colour(p)};color:{"#fff" if p > 0.6 else "#111"}">'
+            f"{'⚑ ' if flag else ''}{pct(p)}</span><span>{truth}</span></li>")
+    table = ('<p class="ee-key">Under each word: what you ticked ☑, ELECTRA\'s P(replaced) (flagged ⚑ above 50%), '
+             "and the truth.</p>"
+             f'<ul class="ee-cards" aria-label="the reveal, word by word">{"".join(cards)}</ul>')
     back = sum(item.drawn_back)
     rule = (f"<p style='color:#555'>↺ {back} masked word{'s' if back != 1 else ''} got the original drawn back: "
             "that counts as <b>original</b> (label 0), as in ELECTRA's training; there was nothing to catch.</p>"
             if back else "")
     fooled = []
     if result.fooled_student:
-        fooled.append(f"Fooled you: {esc(', '.join(result.fooled_student))}.")
+        fooled.append(f"Fooled you: {words_list(result.fooled_student)}.")
     if result.fooled_electra:
-        fooled.append(f"Fooled ELECTRA: {esc(', '.join(result.fooled_electra))}.")
+        fooled.append(f"Fooled ELECTRA: {words_list(result.fooled_electra)}.")
     scores = (f'<p style="margin:6px 0"><span style="color:{MLM_COLOUR}">●</span> {_score_line("You", result.student)}'
               f'<br><span style="color:{RTD_COLOUR}">◆</span> {_score_line("ELECTRA", result.electra)}</p>')
     return _wrap(table + rule + scores + (f"<p>{' '.join(fooled)}</p>" if fooled else ""), "game-reveal")
@@ -97,9 +112,9 @@ def round_html(student: Score, electra: Score, done: int, total: int, code: int,
         only_you = sorted({w for r in results for w in r.fooled_electra} - {w for r in results for w in r.fooled_student})
         only_electra = sorted({w for r in results for w in r.fooled_student} - {w for r in results for w in r.fooled_electra})
         if only_you:
-            lines.append(f"<p>You caught what fooled ELECTRA: {esc(', '.join(only_you))}.</p>")
+            lines.append(f"<p>You caught what fooled ELECTRA: {words_list(only_you)}.</p>")
         if only_electra:
-            lines.append(f"<p>ELECTRA caught what fooled you: {esc(', '.join(only_electra))}.</p>")
+            lines.append(f"<p>ELECTRA caught what fooled you: {words_list(only_electra)}.</p>")
         lines.append("<p style='color:#555'>ELECTRA's discriminator judges every word from its context alone, as "
                      "it was trained to. A word that fits the sentence well fools it; so does a change it never "
                      "saw in training.</p>")

@@ -194,7 +194,7 @@ def chip(text: str, background: str, below: str, title: str, border: str, dark: 
     role = ' role="img"' if labelled else ""
     return (
         f'<span class="ee-chip"{role} title="{title}" style="display: inline-flex; flex-direction: column; '
-        f'align-items: center; margin: 3px 2px; vertical-align: top">'
+        f'align-items: center; margin: 3px 4px; vertical-align: top">'
         f'<span class="ee-token" style="background: {background}; color: {colour}; border: {border}; '
         f'border-radius: 6px; padding: 2px 7px; font-size: 1.25em; line-height: 1.5; white-space: pre">'
         f'<bdi style="color: {colour}{weight}">{text}</bdi></span>'  # inline: gradio's `.prose *` recolours children

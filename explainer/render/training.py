@@ -101,7 +101,9 @@ def curves_figure(snapshot: dict | None, x_axis: str = "step") -> go.Figure:
     figure.update_xaxes(title_text=x_title)
     figure.update_yaxes(title_text="cross-entropy on masked words", row=1, col=1)
     figure.update_yaxes(title_text="loss (BCE per token)", row=2, col=1, secondary_y=False, rangemode="tozero")
-    figure.update_yaxes(title_text="accuracy, AUC", row=2, col=1, secondary_y=True, range=[0, 1.02], showgrid=False)
+    # No 0 on the right-hand axis: it sat on the x-axis's last tick label ("0" over "50T").
+    figure.update_yaxes(title_text="accuracy, AUC", row=2, col=1, secondary_y=True, range=[0, 1.02], showgrid=False,
+                        tickvals=[0.2, 0.4, 0.6, 0.8, 1.0])
     return stacked_layout(figure, 860)
 
 
@@ -110,7 +112,11 @@ def supervised_figure(snapshot: dict | None, x_axis: str = "step") -> go.Figure:
     figure = go.Figure()
     events = (snapshot or {}).get("events") or {}
     if not any(events.values()):
-        return figure_layout(_empty(figure, "No race yet."), 320)
+        empty = _empty(figure, "No race yet: start one above, and the positions<br>each objective learns from "
+                       "are counted here.")
+        empty.update_xaxes(visible=False)
+        empty.update_yaxes(visible=False)
+        return figure_layout(empty, 320)
     totals = {}
     for objective, colour in (("rtd", RTD_COLOUR), ("mlm", MLM_COLOUR)):
         xs, ys = _series(events.get(objective) or [], x_key, "supervised_positions", smooth=False)
@@ -150,11 +156,20 @@ def payoff_figure(snapshot: dict | None) -> go.Figure:
                                             name=f"{NAMES[objective]}, full fine-tune"), 1, 1)
         figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=1, exponentformat="power")
         figure.update_yaxes(title_text="accuracy on held-out review sentences (%)", row=1, col=1)
-    else:
-        figure.add_annotation(text="The probe scores appear here during the race.", xref="x domain", yref="y domain",
+    else:  # the axes the probes will be drawn on, and what fills them (hidden axes would hide the words too)
+        settings = snapshot.get("settings")
+        every = (settings or {}).get("probe_every") or 0
+        when = (f"every {every:,} steps and at the end" if every else "at the end") if settings else \
+            "as the race goes and at the end"
+        # plotly.js draws no axes, and no annotation on them, for a panel without a trace: an empty one keeps both
+        figure.add_trace(go.Scatter(x=[], y=[], showlegend=False, hoverinfo="skip"), 1, 1)
+        lead = "No probe yet." if any((snapshot.get("events") or {}).values()) else "No race yet: start one above."
+        figure.add_annotation(text=f"{lead}<br>Each encoder's probe accuracy appears "
+                              f"here<br>{when} of the race.", xref="x domain", yref="y domain",
                               x=0.5, y=0.5, showarrow=False, font=dict(size=14))
-        figure.update_xaxes(visible=False, row=1, col=1)
-        figure.update_yaxes(visible=False, row=1, col=1)
+        figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=1, range=[11.8, 16],
+                            exponentformat="power")  # 10^12 clear of the y-axis's lowest label
+        figure.update_yaxes(title_text="accuracy on held-out review sentences (%)", row=1, col=1, range=[45, 85])
     for objective, colour, label in (("RTD", RTD_COLOUR, "the paper's ELECTRA"), ("MLM", MLM_COLOUR, "the paper's BERT")):
         points = [p for p in PAPER_POINTS if p.objective == objective]
         figure.add_trace(go.Scatter(
@@ -181,6 +196,12 @@ def stacked_layout(figure: go.Figure, height: int) -> go.Figure:
     figure_layout(figure, height)
     figure.update_layout(margin_t=70, legend=dict(y=-0.1, yanchor="top"))
     return figure
+
+
+def amount_text(amount: float) -> str:
+    """A budget as people read it: 300, 8, 20000, 1.4e13 (never 14000000000000)."""
+    amount = float(amount)
+    return f"{amount:.3g}".replace("e+", "e") if abs(amount) >= 1e6 else f"{amount:g}"
 
 
 def _clock(seconds: float) -> str:

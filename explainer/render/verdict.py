@@ -45,8 +45,8 @@ def _paper_contrast(campaign: dict, shown: dict | None) -> str:
     text = (f"At temperature 1 (the paper's), ELECTRA − BERT is {gap:+.1f}" + (f" ± {sd:.1f}" if n > 1 else "")
             + f" points over {n} seed{'s' if n > 1 else ''}")
     return text + (f": its discriminator, trained from scratch, finds the replacements too plausible to spot, calls "
-                   f"every word “original” and learns next to nothing (AUC {auc:.2f}, where 0.5 is guessing; on the "
-                   f"right-hand chart its loss stays on the grey dotted line)." if auc < 0.6 else ".")
+                   f"every word “original” and learns next to nothing (AUC {auc:.2f}, where 0.5 is guessing; in the "
+                   f"discriminator's chart its loss stays on the grey dotted line)." if auc < 0.6 else ".")
 
 
 def _against_floor(record: dict) -> str:

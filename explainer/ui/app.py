@@ -59,6 +59,7 @@ THEME = gr.themes.Default(**FONTS).set(
 )
 
 with gr.Blocks(title="ELECTRA Explainer", delete_cache=(CACHE_MAX_AGE_S, CACHE_MAX_AGE_S)) as demo:
+    gr.Navbar(visible="hidden")  # gradio's page links ("Home"): the tabs are the app's navigation
     gr.Markdown("# ELECTRA Explainer")
     with gr.Tabs() as tabs:
         with gr.Tab("Explore", id="explore"):
@@ -85,8 +86,12 @@ demo.queue(max_size=queues.MAX_QUEUED, default_concurrency_limit=queues.DEFAULT)
 # On a phone (tests/test_browser_narrow.py): gradio 6.31.0 lets a checkbox in a row of form fields shrink to
 # nothing (min-width 0), so Explore's "Show whole words" was a 34-px sliver with its label cut off; like the
 # other fields, it keeps 160 px and wraps to a line of its own when the row is too narrow.
+# An HTML block with nothing to show yet (a message, a notice, a style sheet) takes no room: each was a 20-px box
+# with a 16-px gap either side, a tall blank band above Explore's results and on top of the class pages.
 CSS = """
 .gradio-container .prose.prose :is(h1, h2, h3, h4, h5, h6) { line-height: 1.45; }
+.block:has(> .html-container > .prose:empty), .block:has(> .html-container > .prose > style:only-child) {
+  display: none !important; }
 .form > .block:has(> label.checkbox-container) { min-width: min(160px, 100%) !important; }
 """
 # What every launch passes (explainer/launch.py, explainer/desktop.py); an address too long for gradio is refused

@@ -65,6 +65,7 @@ OWN_SENTENCES = (f"Your own sentences (optional): one a line, up to {game.MAX_SE
 
 def build_class_page(demo: gr.Blocks) -> None:
     """The /class page's components and events (app.py calls it inside `demo.route`)."""
+    gr.Navbar(visible="hidden")  # gradio's "Home" link means nothing to a student
     gr.HTML(f"<style>{view.CLASS_CSS}{room.ROOM_CSS}{game_view.GAME_CSS}</style>")
     location = gr.Textbox(visible=False)
     remembered = gr.BrowserState({}, storage_key="electra-explainer-classes", secret=browser_secret())
@@ -121,6 +122,7 @@ def build_class_page(demo: gr.Blocks) -> None:
                 gr.Markdown("#### Round B — fool the discriminator\nChange one word of a sentence so that it still "
                             "sounds right, and bet on ELECTRA's verdict. One try per sentence.")
                 b_sentence = gr.Dropdown([], label="Sentence", elem_id="class-b-sentence")
+                b_text = gr.HTML(elem_id="class-b-text")  # the chosen sentence in full (the dropdown cuts it)
                 with gr.Row(equal_height=True):
                     b_word = gr.Dropdown([], label="Word to change", scale=2, min_width=140, elem_id="class-b-word")
                     b_new = gr.Textbox(label="Your word", max_length=40, scale=2, min_width=140, elem_id="class-b-new")
@@ -323,14 +325,17 @@ def build_class_page(demo: gr.Blocks) -> None:
             return {message: _error(error)}
 
     def b_words(me, index):
+        """Another sentence: its words to choose from, the sentence in full, and "Your word" emptied."""
+        empty = (gr.update(choices=[], value=None), "", "")
         if not me or index is None:
-            return gr.update(choices=[], value=None)
+            return empty
         try:
             _, mine = _round(me["code"], me["id"])
             words = mine.fool_words[int(index)]
+            text = view.fool_sentence_html(mine.fool_sentences[int(index)], int(index), len(mine.fool_sentences))
         except (gr.Error, ValueError, TypeError, IndexError):
-            return gr.update(choices=[], value=None)
-        return gr.update(choices=[(w, i) for i, w in enumerate(words)], value=None)
+            return empty
+        return gr.update(choices=[(w, i) for i, w in enumerate(words)], value=None), text, ""
 
     def submit_b(me, index, word, new_word, bet):
         if not me:
@@ -377,6 +382,7 @@ def build_class_page(demo: gr.Blocks) -> None:
     submit.click(submit_a, [student, a_index, ticks], {saved, status, submit, next_button, ticks, message}, **private,
                  **queues.CLASS)
     next_button.click(next_a, [student], screens, **private, **queues.CLASS)
-    b_sentence.change(b_words, [student, b_sentence], [b_word], trigger_mode="always_last", **private, **queues.CLASS)
+    b_sentence.change(b_words, [student, b_sentence], [b_word, b_text, b_new], trigger_mode="always_last", **private,
+                      **queues.CLASS)
     b_test.click(submit_b, [student, b_sentence, b_word, b_new, b_bet], {b_result, status, b_sentence, message, b_box,
                                                                          wait}, **private, **queues.EXPLAIN)

@@ -207,7 +207,7 @@ def _build_walk() -> SimpleNamespace:
 def _build_efficiency() -> gr.Plot:
     """④ The paper's result beside this app's own races (the figure is drawn when the tab is opened)."""
     gr.Markdown(
-        f"{paper.COMPARISON}\n\nSource: {paper.SOURCE}, <{paper.SOURCE_URL}>. **Right:** this app's own "
+        f"{paper.COMPARISON}\n\nSource: {paper.SOURCE}, <{paper.SOURCE_URL}>. **The lower chart:** this app's own "
         "races on this CPU (measured and shipped with the app): ELECTRA's encoder minus the BERT-style one, "
         "in points of accuracy on the built-in sentiment probe, at each budget, every seed a dot; a race you "
         "run in the Training tab appears as a ★. Minutes of CPU are 100,000 times less compute than the "

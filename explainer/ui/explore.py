@@ -9,6 +9,7 @@ The copied link and the download buttons' files are `explainer.ui.explore_share`
 
 from __future__ import annotations
 
+import secrets
 import time
 
 import gradio as gr
@@ -16,7 +17,7 @@ import gradio as gr
 from explainer.core import links, models
 from explainer.core.attributions import TOLERANCE, AttributionSettings, attribute, iter_matrix, matrix_targets
 from explainer.core.pipeline import Explanation, Settings
-from explainer.core.text import InputError, encode, group_words, visible
+from explainer.core.text import InputError, encode, follow_words, group_words, visible
 from explainer.render import completeness, style
 from explainer.render import explore as render
 from explainer.render.guesses import guesses_html
@@ -62,20 +63,39 @@ def model_status(model: str, progress=gr.Progress(track_tqdm=True)):
     return f'<p style="{style.FONT}; font-size: 0.9em">{text}</p>', model
 
 
-def word_choices(text: str, model: str, mode: str, current=None):
-    """The words of the text, for the manual-masking picker (same splitting as the results); the ticks
-    that still name a word are kept (a link's mask words arrive with its text)."""
+def word_choices(text: str, model: str, mode: str, current=None, shown=None):
+    """The words of the text, for the manual-masking picker (same splitting as the results), and those words
+    (what the ticks point at). The ticks follow their words: a tick on "coffee" stays on "coffee" when the
+    sentence changes, and goes when the word is gone. Without the words they were ticked on (a link's mask
+    words arrive with its text), the ticks that still name a word are kept as they are."""
     if mode != "manual":
-        return gr.update(visible=False)
+        return gr.update(visible=False), gr.skip()
     try:
         pair = models.load(model, roots=models.allowed_roots())
         with pair.lock:  # the tokenizer's settings are shared with concurrent requests
             encoded = encode(pair.tokenizer, text, pair.max_tokens)
     except (models.ModelLoadError, InputError):
-        return gr.update(choices=[], value=[], visible=True)
-    words = group_words(encoded.text, encoded.offsets, encoded.special)
-    kept = [w for w in (current or []) if isinstance(w, int) and 0 <= w < len(words)]
-    return gr.update(choices=[(visible(w.text), w.index) for w in words], value=kept, visible=True)
+        return gr.update(choices=[], value=[], visible=True), []
+    words = [visible(w.text) for w in group_words(encoded.text, encoded.offsets, encoded.special)]
+    if shown:
+        kept = follow_words(shown, current, words)
+    else:
+        kept = [w for w in (current or []) if isinstance(w, int) and 0 <= w < len(words)]
+    return gr.update(choices=[(w, i) for i, w in enumerate(words)], value=kept, visible=True), words
+
+
+def press_seed(seed, explanation: Explanation | None) -> int:
+    """The seed for a press of the button: a new draw every time (shown in Settings, and in the link), unless
+    the user typed another seed there since the last draw: then theirs, so a seed gives its result back."""
+    try:
+        typed = int(seed)
+    except (TypeError, ValueError, OverflowError):
+        typed = 0
+    if explanation is None or typed != explanation.settings.seed:
+        return typed
+    while (drawn := secrets.randbelow(9999) + 1) == typed:
+        pass
+    return drawn
 
 
 def apply_link(request: gr.Request):
@@ -83,12 +103,13 @@ def apply_link(request: gr.Request):
     params = dict(getattr(request, "query_params", None) or {})
     link, problems = links.parse_explore(params, links.ExploreLink(EXAMPLES[0], models.default_model()))
     if link is None:
-        return (gr.skip(),) * 8 + ("",)
-    picker = word_choices(link.text, link.model, link.mode, list(link.mask_words))
+        return (gr.skip(),) * 8 + ("", gr.skip())
+    picker, words = word_choices(link.text, link.model, link.mode, list(link.mask_words))
     if link.mode == "manual" and link.mask_words and picker.get("value") != list(link.mask_words):
         problems.append("Some of the link's mask words are not in its text; they were left out.")
     note = render.notices_html(["Opened from a link: the sentence and settings below are the link's.", *problems])
-    return (link.text, link.model, link.mode, link.mask_rate, link.seed, link.temperature, link.top_k, picker, note)
+    return (link.text, link.model, link.mode, link.mask_rate, link.seed, link.temperature, link.top_k, picker, note,
+            words)
 
 
 def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_words, merged, palette=style.DEFAULT_PALETTE,
@@ -204,13 +225,14 @@ def build_explore(demo: gr.Blocks) -> tuple:
                            elem_id="explore-palette")
     mask_words = gr.CheckboxGroup([], label="Words to mask (tick them, then press the button)", visible=False,
                                   elem_id="explore-mask-words")
+    ticked_on = gr.State(None)  # the words the ticks point at (they follow their words when the sentence changes)
     with gr.Accordion("Settings: model, mask rate, seed, temperature", open=False):
         with gr.Row():
             model = gr.Dropdown(list(dict.fromkeys([models.default_model(), *MODELS])), value=models.default_model(),
                                 allow_custom_value=True, scale=2, elem_id="explore-model",
                                 label="Model (bundled, a hub pair, or a folder with generator/ and discriminator/)")
             mask_rate = gr.Slider(0.05, 0.5, value=0.15, step=0.01, label="Mask rate (automatic mode)")
-            seed = gr.Number(0, precision=0, label="Seed (same seed, same result)")
+            seed = gr.Number(0, precision=0, label="Seed (same seed, same result)", elem_id="explore-seed")
         with gr.Row():
             temperature = gr.Slider(0.1, 3.0, value=1.0, step=0.1, label="Generator temperature (higher = wilder guesses)")
             top_k = gr.Slider(1, 10, value=5, step=1, label="Guesses shown per masked word")
@@ -264,8 +286,9 @@ def build_explore(demo: gr.Blocks) -> tuple:
     # A load that fails leaves the last good model active and puts the dropdown back to it.
     model.input(model_status, [model], [status, active_model], api_visibility="private", **queues.MODEL).then(
         lambda m: m, [active_model], [model], api_visibility="private")
-    gr.on([mode.change, text.change, active_model.change], word_choices, [text, active_model, mode, mask_words],
-          [mask_words], trigger_mode="always_last", show_progress="hidden", api_visibility="private")
+    gr.on([mode.change, text.change, active_model.change], word_choices,
+          [text, active_model, mode, mask_words, ticked_on], [mask_words, ticked_on], trigger_mode="always_last",
+          show_progress="hidden", api_visibility="private")
     copy_link.click(lambda *values: (link_query(*values), gr.update(visible=True)),
                     [text, active_model, mode, mask_rate, seed, temperature, top_k, mask_words],
                     [link_query_box, link], api_visibility="private").then(
@@ -279,12 +302,14 @@ def build_explore(demo: gr.Blocks) -> tuple:
                           [matrix_plot, matrix_note], api_visibility="private", **queues.ATTRIBUTE)
     stop.click(None, cancels=[single, every], api_visibility="private")
     share.wire_downloads(dict(zip(share.DOWNLOADS, [download, *pictures])), [explanation, attribution, merged, palette])
-    controls = [text, model, mode, mask_rate, seed, temperature, top_k, mask_words, link_note]
+    controls = [text, model, mode, mask_rate, seed, temperature, top_k, mask_words, link_note, ticked_on]
     first = demo.load(apply_link, None, controls, api_visibility="private").then(
         model_status, [model], [status, active_model], api_visibility="private", **queues.MODEL).then(
         lambda m: m, [active_model], [model], api_visibility="private").then(
         run_explain, inputs, outputs, api_visibility="private", **queues.EXPLAIN)
     # The user's own sentence wins: a run they start cancels the first example's if that is still going.
+    # Every press is a new draw (press_seed): the seed box shows it, and the copied link carries it.
     for trigger in (run.click, text.submit):
-        trigger(run_explain, inputs, outputs, api_visibility="private", cancels=[first], **queues.EXPLAIN)
+        trigger(press_seed, [seed, explanation], [seed], api_visibility="private", cancels=[first],
+                show_progress="hidden").then(run_explain, inputs, outputs, api_visibility="private", **queues.EXPLAIN)
     return model, status, active_model  # for other tabs that open a model here (app.py passes them on)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from training.project import PROJECT
+from training.corpus import races_dir
 from training.race.manager import RaceManager
 from training.race.settings import RaceLimits
 
@@ -22,12 +22,12 @@ def _limits() -> RaceLimits:
 
 
 MAX_UPLOAD_MB = float(os.environ.get("ELECTRA_MAX_UPLOAD_MB", 50))  # app.py gives gradio's upload route the same limit
-MANAGER = RaceManager(os.environ.get("ELECTRA_RACE_DIR") or PROJECT / "runs" / "races", _limits(),
+MANAGER = RaceManager(races_dir(), _limits(),
                       max_upload_bytes=int(MAX_UPLOAD_MB * 2**20))
 
-CURVES_HELP = ("**Left:** how well each model guesses hidden words; ELECTRA's generator is smaller, and its job is "
-               "only to make plausible replacements. **Right:** the discriminator's own loss, not comparable with "
-               "the left one. The grey dotted line is what it would score by calling every token “original”: "
+CURVES_HELP = ("**The upper chart:** how well each model guesses hidden words; ELECTRA's generator is smaller, and its job is "
+               "only to make plausible replacements. **The lower chart:** the discriminator's own loss, not comparable "
+               "with the upper one. The grey dotted line is what it would score by calling every token “original”: "
                "it has only learned something once its loss drops below that line and its AUC rises above 0.5. "
                "Under equal FLOPs the MLM baseline takes more steps than ELECTRA (its steps are cheaper: there is "
                "no generator), so its curve is longer against *step*; switch the x-axis to *FLOPs* to line them up.")
@@ -35,7 +35,7 @@ PAYOFF_HELP = ("**The payoff.** Each point freezes an encoder checkpoint, averag
                "a logistic regression that reads positive or negative from them, on short movie-review sentences never "
                "used for pretraining (a *linear probe*, seconds per checkpoint); the score is its accuracy on other "
                "such sentences, and 50% is a coin toss. The dashed line is the same encoder with random weights: "
-               "pretraining has helped only above it. On the right, for scale only: the paper's published GLUE "
+               "pretraining has helped only above it. Below it, for scale only: the paper's published GLUE "
                "scores, a different benchmark measured with far more compute. Compare the two objectives with each "
                "other, not with the paper.")
 

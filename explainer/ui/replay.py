@@ -198,11 +198,13 @@ def build_replay(demo: gr.Blocks) -> None:
     first = replay_views(choices[0][1], 100, "flops", False) if choices else (
         message_html("No recorded race is installed (assets/races/ is empty)."), None, None, None)
     status = gr.HTML(first[0], elem_id="replay-status-box")
+    payoff = gr.Plot(first[3], show_label=False, elem_id="replay-payoff")  # the result first
+    with gr.Accordion("How to read the payoff", open=False):
+        gr.Markdown(PAYOFF_HELP)
     curves = gr.Plot(first[1], show_label=False, elem_id="replay-curves")
-    gr.Markdown(CURVES_HELP)
+    with gr.Accordion("How to read the training curves", open=False):
+        gr.Markdown(CURVES_HELP)
     supervised = gr.Plot(first[2], show_label=False, elem_id="replay-supervised")
-    payoff = gr.Plot(first[3], show_label=False, elem_id="replay-payoff")
-    gr.Markdown(PAYOFF_HELP)
     anchor = gr.State(None)  # None: paused; else where and when this page's replay started (replay_tick)
     timer = gr.Timer(REPLAY_TICK, active=False)
 

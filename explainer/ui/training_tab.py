@@ -104,7 +104,7 @@ def start_race(preset, budget, amount, corpus, upload, seed, device, pace, seq_l
     if corpus not in [value for _, value in CORPORA]:  # never a path from the browser: only uploads are files
         return message_html(f"Unknown text {corpus!r}; pick a built-in text or upload your own.")
     try:
-        settings = default_settings(preset, device, budget=budget, amount=float(amount or 0), pace=pace,
+        settings = default_settings(preset, device, budget=budget, amount=parse_amount(amount), pace=pace,
                                     seed=int(seed or 0), seq_len=int(seq_len), batch_size=int(batch_size),
                                     lr=float(lr), probe_every=int(probe_every),
                                     **({} if corpus == "upload" else {"corpus": corpus}),
@@ -115,6 +115,17 @@ def start_race(preset, budget, amount, corpus, upload, seed, device, pace, seq_l
     except (TypeError, ValueError) as error:  # an emptied number box arrives as None
         return message_html(str(error) if isinstance(error, ValueError) else "Fill in every number (More settings too).")
     return f'<p id="race-started">Started in {race.folder.name}; the charts below update every second.</p>'
+
+
+def parse_amount(text) -> float:
+    """The budget box's text as a number: 300, 8, 1.4e13, 20,000 (TypeError when empty, as an emptied number box;
+    ValueError with a message otherwise)."""
+    if text is None or not str(text).strip():
+        raise TypeError("the budget box is empty")
+    try:
+        return float(str(text).strip().replace(",", "").replace("_", "").replace(" ", ""))
+    except ValueError:
+        raise ValueError(f"The budget must be a number, like 300, 8 or 1.4e13, not “{str(text)[:40]}”.") from None
 
 
 def stop_race() -> str:
@@ -137,7 +148,7 @@ def preset_changed(preset: str):
     values = default_settings(preset)
     note = PRESETS[preset]
     size = f"{note.discriminator.layers} layers × {note.discriminator.hidden} wide (generator {note.generator.hidden} wide)"
-    return (values.budget, values.amount, values.seq_len, values.batch_size, values.lr, values.probe_every,
+    return (values.budget, view.amount_text(values.amount), values.seq_len, values.batch_size, values.lr, values.probe_every,
             values.temperature, f"*{note.note}: {size}*" + (
                 f" Default budget: {values.amount:.1e} training FLOPs per objective, about {CPU_RACE_MINUTES} minutes on a 2-core "
                 f"CPU.".replace("e+", "e") if preset == "mini" else ""))
@@ -174,17 +185,23 @@ def open_in_explore():
 
 
 def _build_verdict() -> None:
-    """What the shipped measurements say: the verdict, the gap across budgets, every setting tried."""
+    """What the shipped measurements say: the verdict's headline in sight; its findings, the gap across budgets
+    and every setting tried folded below it (the page leads with results, not with their explanations)."""
     campaign = load_campaign()
-    gr.Markdown(verdict.verdict_markdown(campaign), elem_id="race-verdict")
+    headline, _, findings = verdict.verdict_markdown(campaign).strip().partition("\n")
+    gr.Markdown(headline, elem_id="race-verdict")
     groups = measured_gaps()
-    if groups:
-        gr.Plot(verdict.gap_figure(groups), show_label=False, elem_id="race-gaps")
-        gr.HTML(f'<p style="{style.FONT};color:#555">{verdict.gaps_caption(groups)} Each dot is one race; the bar is one '
-                "standard deviation either side of the mean. The paper measured a different benchmark (GLUE) with "
-                "far more compute: its points give the scale, not a target.</p>", elem_id="race-gaps-caption")
-    if campaign:
-        with gr.Accordion("What we measured on this CPU: every setting tried, with seeds", open=False):
+    with gr.Accordion("Why: the findings behind this verdict, the gap at each budget, every setting tried",
+                      open=False, elem_id="race-why"):
+        if findings.strip():
+            gr.Markdown(findings, elem_id="race-findings")
+        if groups:
+            gr.Plot(verdict.gap_figure(groups), show_label=False, elem_id="race-gaps")
+            gr.HTML(f'<p style="{style.FONT};color:#555">{verdict.gaps_caption(groups)} Each dot is one race; the bar is '
+                    "one standard deviation either side of the mean. The paper measured a different benchmark (GLUE) "
+                    "with far more compute: its points give the scale, not a target.</p>", elem_id="race-gaps-caption")
+        if campaign:
+            gr.Markdown("#### What we measured on this CPU: every setting tried, with seeds")
             gr.HTML(verdict.campaign_html(campaign))
 
 
@@ -196,16 +213,19 @@ def _build_settings(defaults) -> SimpleNamespace:
                              elem_id="race-preset")
         budget = gr.Radio([("minutes (whole race)", "minutes"), ("steps (each)", "steps"), ("FLOPs (each)", "flops")],
                           value=defaults.budget, label="Budget in", scale=2, elem_id="race-budget")
-        amount = gr.Number(defaults.amount, label=f"Budget (at most {limits.max_minutes:g} min, {limits.max_steps:,} "
-                           f"steps or {limits.max_flops:.0e} FLOPs)".replace("e+", "e"), scale=1, elem_id="race-amount")
+        amount = gr.Textbox(view.amount_text(defaults.amount), max_lines=1, scale=1, elem_id="race-amount",
+                            label=f"Budget (at most {limits.max_minutes:g} min, {limits.max_steps:,} steps or "
+                            f"{limits.max_flops:.0e} FLOPs; 1.4e13 is 1.4 × 10¹³)".replace("e+", "e"))
         seed = gr.Number(0, precision=0, label="Seed", scale=0, min_width=90)
     preset_note = gr.Markdown(preset_changed(defaults.preset)[-1])
-    with gr.Row():
-        corpus = gr.Radio(CORPORA, value="imdb", label="Text to pretrain on", scale=2)
-        upload = gr.File(file_types=[".txt", ".jsonl"], type="filepath", scale=2,
-                         label=f"Your corpus: one document per line (up to {races.MANAGER.max_upload_bytes / 2**20:g} MB)")
-        device = gr.Dropdown([("auto", "auto"), ("CPU", "cpu"), ("CUDA GPU", "cuda")], value="auto", scale=1,
-                             label="Device", info=f"auto = {describe_device('auto')}")
+    with gr.Accordion(f"Text and device: built-in IMDB movie reviews, or your own text; {describe_device('auto')}",
+                      open=False, elem_id="race-text-device"):
+        with gr.Row():
+            corpus = gr.Radio(CORPORA, value="imdb", label="Text to pretrain on", scale=2)
+            upload = gr.File(file_types=[".txt", ".jsonl"], type="filepath", scale=2,
+                             label=f"Your corpus: one document per line (up to {races.MANAGER.max_upload_bytes / 2**20:g} MB)")
+            device = gr.Dropdown([("auto", "auto"), ("CPU", "cpu"), ("CUDA GPU", "cuda")], value="auto", scale=1,
+                                 label="Device", info=f"auto = {describe_device('auto')}")
     corpus_note = gr.HTML(elem_id="race-corpus-note")
     with gr.Accordion("More settings: pace, block length, batch, learning rate, probe interval, generator temperature",
                       open=False):
@@ -233,12 +253,14 @@ def _build_race_view(live: bool) -> SimpleNamespace:
     status = gr.HTML(view.status_html(None), elem_id="race-status-box")
     x_axis = gr.Radio(X_AXES, value="step", label="x-axis of the charts (FLOPs = compare at equal compute)",
                       elem_id="race-x-axis")
+    payoff = gr.Plot(show_label=False, elem_id="race-payoff")  # the result first: what each encoder is worth
+    with gr.Accordion("How to read the payoff", open=False):
+        gr.Markdown(PAYOFF_HELP)
     curves = gr.Plot(show_label=False, elem_id="race-curves")
-    gr.Markdown(CURVES_HELP)
+    with gr.Accordion("How to read the training curves", open=False):
+        gr.Markdown(CURVES_HELP)
     supervised = gr.Plot(show_label=False, elem_id="race-supervised")
     gr.Markdown("RTD gets a training signal from every token; MLM only from the ~15% it masked: the denser signal.")
-    payoff = gr.Plot(show_label=False, elem_id="race-payoff")
-    gr.Markdown(PAYOFF_HELP)
     gr.Markdown("### Results\nThese buttons wake up when the race has ended (or been stopped).")
     with gr.Row():
         csv_button = gr.DownloadButton("Metrics (CSV)", interactive=False, elem_id="race-csv")

@@ -29,6 +29,10 @@ from training.data import load_sentiment
 from training.downstream.finetune import _subset
 
 
+class ProbeStopped(Exception):
+    """The caller's `stop()` said stop: the probe left between two batches, with no result."""
+
+
 @dataclass(frozen=True)
 class ProbeConfig:
     n_train: int = 2000  # sentences the logistic regression is fitted on (of the split's 6,805)
@@ -65,11 +69,14 @@ def load_encoder(model_dir: str | Path, random_init: bool = False, seed: int = 0
 
 @torch.no_grad()
 def mean_pooled_features(encoder, tokenizer, texts: list[str], max_len: int, batch_size: int,
-                         device: str | torch.device = "cpu") -> np.ndarray:
-    """(N, H) float32: each sentence's last hidden states averaged over its real tokens."""
+                         device: str | torch.device = "cpu", stop=None) -> np.ndarray:
+    """(N, H) float32: each sentence's last hidden states averaged over its real tokens (ProbeStopped when
+    `stop()` says so before a batch)."""
     encoder.eval()
     chunks = []
     for i in range(0, len(texts), batch_size):
+        if stop is not None and stop():
+            raise ProbeStopped(f"stopped after {i} of {len(texts)} sentences")
         enc = tokenizer(texts[i : i + batch_size], padding=True, truncation=True, max_length=max_len, return_tensors="pt")
         enc.pop("token_type_ids", None)
         enc = {k: v.to(device) for k, v in enc.items()}
@@ -91,8 +98,10 @@ def fit_probe(train_x: np.ndarray, train_y: np.ndarray, test_x: np.ndarray, test
 
 
 def probe(model_dir: str | Path, config: ProbeConfig = ProbeConfig(), random_init: bool = False,
-          device: str | torch.device = "cpu") -> ProbeResult:
-    """Linear-probe accuracy of the encoder in `model_dir` (or of its random-weights twin)."""
+          device: str | torch.device = "cpu", stop=None) -> ProbeResult:
+    """Linear-probe accuracy of the encoder in `model_dir` (or of its random-weights twin). `stop()`, when
+    given, is asked before every batch of sentences: True raises ProbeStopped (a race's Stop waits for one
+    batch, not for the whole probe: ~25 batches, tens of seconds on a CPU)."""
     started = time.perf_counter()
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     encoder = load_encoder(model_dir, random_init, config.seed).to(device)
@@ -101,8 +110,8 @@ def probe(model_dir: str | Path, config: ProbeConfig = ProbeConfig(), random_ini
     features = {}
     for name, rows in (("train", train_rows), ("test", test_rows)):
         texts = [text for text, _ in rows]
-        features[name] = (mean_pooled_features(encoder, tokenizer, texts, config.max_len, config.batch_size, device),
-                          np.array([label for _, label in rows]))
+        features[name] = (mean_pooled_features(encoder, tokenizer, texts, config.max_len, config.batch_size, device,
+                                               stop), np.array([label for _, label in rows]))
     accuracy, train_accuracy = fit_probe(*features["train"], *features["test"], config.c)
     return ProbeResult(accuracy, train_accuracy, len(train_rows), len(test_rows), encoder.config.hidden_size,
                        time.perf_counter() - started, random_init)

@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from training.config import TrainConfig
-from training.downstream.probe import probe
+from training.downstream.probe import ProbeStopped, probe
 from training.race.settings import DEFAULTS_MEASURED, RaceLimits, RaceSettings, describe_device, use_cuda
 from training.trainer import train
 
@@ -186,17 +186,22 @@ class Race:
                 self._probe(runner, event["step"] - 1, event)
 
     def _probe(self, runner: _Runner, step: int, event: dict) -> None:
+        """Probe `runner`'s checkpoint of `step` (and the untrained floor, once). A Stop leaves it between two
+        batches of sentences, with no record: the race ends within a batch of its current step."""
         if any(p["objective"] == runner.objective and p["step"] == step for p in self.probes) or step == 0:
             return
         folder = runner.folder / ENCODER_FOLDER[runner.objective]
-        if not (folder / "config.json").exists():
+        if not (folder / "config.json").exists() or self.stopping:
             return
         device = "cuda" if use_cuda(self.settings.device) else "cpu"
-        if self.floor is None:
-            floor = probe(folder, self.settings.probe_config(), random_init=True, device=device)
-            with self._lock:
-                self.floor = {"objective": "untrained", "step": 0, "flops": 0.0, "tokens": 0, **floor.to_dict()}
-        result = probe(folder, self.settings.probe_config(), device=device)
+        try:
+            if self.floor is None:
+                floor = probe(folder, self.settings.probe_config(), random_init=True, device=device, stop=self._stop.is_set)
+                with self._lock:
+                    self.floor = {"objective": "untrained", "step": 0, "flops": 0.0, "tokens": 0, **floor.to_dict()}
+            result = probe(folder, self.settings.probe_config(), device=device, stop=self._stop.is_set)
+        except ProbeStopped:
+            return
         per_step = event["flops"] / event["step"]
         record = {"objective": runner.objective, "step": step, "flops": per_step * step,
                   "tokens": event["tokens"] // event["step"] * step, **result.to_dict()}
@@ -206,6 +211,10 @@ class Race:
         self.write_json()
 
     def _final_probes(self) -> None:
+        """The last checkpoints' probes, when the budget ran out. After a Stop there are none: Stop means now
+        (the models are saved; the probes made so far stay; `python -m training finetune` scores them later)."""
+        if self.stopping:
+            return
         for runner in self.runners.values():
             if runner.events:
                 last = runner.events[-1]
