@@ -68,8 +68,9 @@ def _walk_tokens(step: WalkStep) -> str:
                 chips.append(_drawn_back(chip(esc(token), p_colour(p), f"{pct(p)} · {_badge()}",
                                                f"{title} · {esc(DRAWN_BACK)}", DRAWN_BACK_BORDER, p > 0.6)))
                 continue
-            was = f'<span style="display: block">was <b>{esc(drawn[position].original)}</b></span>'  # a line of its own
-            below = pct(p) + (was if replaced else "")
+            was = (f'<span style="display: block">was <b>{esc(drawn[position].original)}</b></span>'  # a line of its own
+                   if replaced and position in drawn else "")
+            below = pct(p) + was
             border = "3px solid #111" if replaced else "1px solid #ccc"
             chips.append(chip(esc(token), p_colour(p), below, title, border, p > 0.6))
         elif token == MASK:
