@@ -45,7 +45,7 @@ import httpx
 import psutil
 
 import load  # bench/load.py: the same wait for a served app
-from class_load import free_port, percentile
+from live_server import free_port, percentile
 
 PROJECT = Path(__file__).resolve().parent.parent
 SENTENCE_36 = ("the old man walked slowly to the market on a cold morning and bought some bread cheese and apples "

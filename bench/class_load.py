@@ -51,35 +51,19 @@ import os
 import platform
 import random
 import shutil
-import socket
-import ssl
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-import load  # bench/load.py: the same wait for a served app
+from live_server import Caller, Server, client, free_port, percentile
 
-PROJECT = Path(__file__).resolve().parent.parent
 NEW_WORDS = ["dog", "happy", "quickly", "green", "table"]
 SCORE_KEYS = ("caught", "missed", "false_alarms", "points")
 TRUTH_KEYS = ("replaced", "originals", "electra_flagged", "electra_p_replaced", "you", "electra", "fakes", "most_fooling")
-STARTUP_S = 180
 FOLLOW_S = 3.0  # how often a waiting phone asks for the phase (the page's own rhythm)
 TEACHER_S = 1.0  # how often a teacher looks at the projector while waiting for the class
-ATTEMPTS = 6  # a call that finds the server down (or too slow to answer its first requests) is sent again
-# One TLS context for every simulated phone. httpx otherwise builds one per request (gradio_client calls
-# httpx.post), even for plain http: profiled in burst mode, that was most of this process's CPU, taken from
-# the server on the same 2 cores. Real phones bring their own CPUs.
-TLS = ssl.create_default_context()
-
-
-def client(url: str):
-    from gradio_client import Client
-
-    return Client(url, verbose=False, ssl_verify=TLS)  # passed on to httpx as its `verify`: a context is used as is
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -99,28 +83,6 @@ def parse_args(argv=None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(env: dict, log: Path) -> subprocess.Popen:
-    with log.open("ab") as out:
-        return subprocess.Popen([sys.executable, "app.py"], cwd=PROJECT, env=env, stdout=out, stderr=out)
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    """Linear interpolation between the closest ranks (numpy's default)."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = (len(ordered) - 1) * q
-    low = int(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return round(ordered[low] + (ordered[high] - ordered[low]) * (rank - low), 3)
-
-
 def leaks(response: object) -> bool:
     """Whether a response names a fake: a truth field with something in it, or round B's sentences."""
     if isinstance(response, dict):
@@ -135,34 +97,6 @@ def leaks(response: object) -> bool:
     if isinstance(response, list):
         return any(leaks(v) for v in response)
     return False
-
-
-class Server:
-    """The app in a subprocess, killed and restarted once; callers that find it down wait for `up`."""
-
-    def __init__(self, env: dict, log: Path, url: str):
-        self.env, self.log, self.url = env, log, url
-        self.up = threading.Event()
-        self.process: subprocess.Popen | None = None
-        self.restart_s: float | None = None
-
-    def start(self) -> None:
-        self.process = start_server(self.env, self.log)
-        load.wait_for_page(self.url, self.process, STARTUP_S, self.log)
-        self.up.set()
-
-    def kill_and_restart(self) -> None:
-        self.up.clear()
-        killed = time.perf_counter()
-        self.process.kill()
-        self.process.wait()
-        self.start()
-        self.restart_s = time.perf_counter() - killed
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
 
 
 class Tally:
@@ -185,31 +119,6 @@ class Tally:
             self.errors.append(f"{what}: {text[:300]}")
             if "not open" in text or "has ended" in text or "not started" in text or "is closed" in text:
                 self.phase_errors += 1
-
-
-class Caller:
-    """One phone's or teacher's gradio_client; a call that finds the server down waits for it and is sent again."""
-
-    def __init__(self, server: Server):
-        self.server = server
-        self.client = None
-        self.sent = 0.0  # when the last call went out (after any wait for the server and any reconnection)
-
-    def __call__(self, *args, api_name: str):
-        for attempt in range(ATTEMPTS):
-            waited = not self.server.up.is_set()
-            self.server.up.wait(STARTUP_S)
-            try:
-                if self.client is None:
-                    self.client = client(self.server.url)
-                self.sent = time.perf_counter()
-                return self.client.predict(*args, api_name=api_name), attempt > 0 or waited
-            except Exception as error:  # a refused call is re-raised; a dropped one is sent again
-                if "AppError" in type(error).__name__ or attempt == ATTEMPTS - 1:
-                    raise
-                self.client = None
-                time.sleep(random.uniform(0.5, 4.0))  # phones come back at their own pace, not in one instant
-        raise AssertionError("unreachable")
 
 
 class Class:
