@@ -145,6 +145,7 @@ class ClassInfo:
     expires: float
     phase: str = "lobby"  # explainer/core/class_phases.py
     reveal: int = 0  # in the reveal, the sentence shown (from 0)
+    generator: str = "electra"  # who forges round A's fakes (explainer.core.generators)
 
     @property
     def stage(self) -> Stage:
@@ -202,8 +203,8 @@ class ClassStore:
 
     @staticmethod
     def _migrate(conn: sqlite3.Connection) -> None:
-        """Give a file made before classes had phases its phase columns, once (two servers opening it at once:
-        the write lock lets one add them, the other then finds them)."""
+        """Give a file made before classes had phases its phase columns, and every file the generator column,
+        once (two servers opening it at once: the write lock lets one add them, the other then finds them)."""
         conn.execute("BEGIN IMMEDIATE")
         try:
             columns = {row[1] for row in conn.execute("PRAGMA table_info(classes)")}
@@ -215,6 +216,8 @@ class ClassStore:
                              "WHEN EXISTS (SELECT 1 FROM submissions WHERE class_code = code AND round = 'B') THEN 'round_b' "
                              "WHEN EXISTS (SELECT 1 FROM submissions WHERE class_code = code) THEN 'round_a' "
                              "ELSE 'lobby' END")
+            if "generator" not in columns:  # added on open, new files too: ELECTRA's own forged the older classes
+                conn.execute("ALTER TABLE classes ADD COLUMN generator TEXT NOT NULL DEFAULT 'electra'")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -261,7 +264,7 @@ class ClassStore:
 
     # --- classes -----------------------------------------------------------------------------------------
 
-    def create_class(self, seed: int, n_sentences: int, model: str = "") -> NewClass:
+    def create_class(self, seed: int, n_sentences: int, model: str = "", generator: str = "electra") -> NewClass:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"A class's seed is a whole number from 0, not {quote(seed)}.")
         if isinstance(n_sentences, bool) or not isinstance(n_sentences, int) or not 1 <= n_sentences <= MAX_ROUND_SENTENCES:
@@ -276,13 +279,15 @@ class ClassStore:
             while True:
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
                 try:
-                    conn.execute("INSERT INTO classes (code, secret_hash, seed, n_sentences, model, created, expires) "
-                                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                 (code, _hash(code, secret), seed, n_sentences, str(model), now, now + self.hours * 3600))
+                    conn.execute("INSERT INTO classes (code, secret_hash, seed, n_sentences, model, created, expires, "
+                                 "generator) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                 (code, _hash(code, secret), seed, n_sentences, str(model), now, now + self.hours * 3600,
+                                  str(generator)))
                     break
                 except sqlite3.IntegrityError:  # the code is taken: draw another
                     continue
-        return NewClass(ClassInfo(code, seed, n_sentences, str(model), now, now + self.hours * 3600), secret)
+        return NewClass(ClassInfo(code, seed, n_sentences, str(model), now, now + self.hours * 3600,
+                                  generator=str(generator)), secret)
 
     @staticmethod
     def normalise_code(code: object) -> str:
@@ -295,7 +300,7 @@ class ClassStore:
 
     def _class(self, conn: sqlite3.Connection, code: object) -> ClassInfo:
         key = self.normalise_code(code)
-        row = conn.execute("SELECT code, seed, n_sentences, model, created, expires, phase, reveal FROM classes "
+        row = conn.execute("SELECT code, seed, n_sentences, model, created, expires, phase, reveal, generator FROM classes "
                            "WHERE code = ? AND expires > ?", (key, self.now())).fetchone()
         if row is None:
             raise ValueError(f"No class has the code {quote(code)}, or it has ended: check the code your teacher gave.")

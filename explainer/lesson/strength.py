@@ -31,7 +31,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import MISSING, asdict, dataclass, fields, replace
 from pathlib import Path
 
 import torch
@@ -60,6 +60,7 @@ class StrengthPoint:
     classroom_recall: float  # replaced words flagged on the classroom sentences
     classroom_false_alarms: float  # original words flagged there
     classroom_top_word: float  # scenes whose top-rated word is a replaced one (among scenes with fakes)
+    stronger: bool = False  # the stronger generator the app offers beside the shipped one (explainer.core.generators)
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,12 @@ class StrengthStudy:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    def forgers(self) -> tuple[StrengthPoint | None, StrengthPoint | None]:
+        """(the shipped generator's point, the stronger generator's): the two generators the app lets people
+        choose; None where the study has no such point."""
+        shipped = next((p for p in self.points if p.shipped), None)
+        return shipped, next((p for p in self.points if p.stronger), None)
 
     @classmethod
     def from_dict(cls, data: dict) -> StrengthStudy:
@@ -94,6 +101,8 @@ def _typed(cls, data: dict, skip: tuple[str, ...] = ()) -> dict:
     values = {}
     for f in fields(cls):
         if f.name in skip:
+            continue
+        if f.name not in data and f.default is not MISSING:  # a field added later: older files lack it
             continue
         if f.name not in data:
             raise ValueError(f"{cls.__name__} lacks {f.name!r}")

@@ -7,6 +7,7 @@ for the user are raised as `gradio.Error` (a `gradio_client` caller sees the mes
     from gradio_client import Client
     client = Client("http://127.0.0.1:7860/")
     result = client.predict("the chef ate the meal", api_name="/explain")
+    blank = client.predict("I drank a cup of [MASK] before work.", generator="stronger", api_name="/explain")
     why = client.predict("the chef ate the meal", target=-1, api_name="/attribute")
 """
 
@@ -30,11 +31,11 @@ def load_pair(model: str) -> models.ModelPair:
         raise gr.Error(str(error), print_exception=False) from error
 
 
-def settings_from(mode, mask_rate, seed, temperature, top_k, mask_words) -> Settings:
+def settings_from(mode, mask_rate, seed, temperature, top_k, mask_words, generator="electra") -> Settings:
     """Settings from a script's raw values; a value of the wrong kind is a message, not a server error."""
     try:
         return Settings(str(mode), float(mask_rate), int(seed), float(temperature), int(top_k),
-                        tuple(int(w) for w in mask_words or ()))
+                        tuple(int(w) for w in mask_words or ()), str(generator or "electra"))
     except (TypeError, ValueError, OverflowError) as error:
         raise gr.Error(f"A setting has the wrong kind of value ({error}): mask_rate and temperature are numbers, "
                        "seed, top_k and mask_words whole numbers.", print_exception=False) from error
@@ -59,12 +60,16 @@ def explain(
     temperature: float = 1.0,
     top_k: int = 5,
     mask_words: Optional[list[int]] = None,
+    generator: str = "electra",
 ) -> dict:
     """Mask (mode auto: mask_rate + seed; manual: the word indices in mask_words; detect: none),
     let the generator propose and sample replacements, and return every token's P(replaced)
     from the discriminator, with the truth, the proposals and the words (see the README).
-    model: "" = the app's default (bundled), "bundled", "google/electra-small", or a folder."""
-    settings = settings_from(mode, mask_rate, seed, temperature, top_k, mask_words)
+    A [MASK] typed in the text is a blank the generator fills, in every mode but detect.
+    model: "" = the app's default (bundled), "bundled", "google/electra-small", or a folder.
+    generator: "electra" (the pair's own, the default) or "stronger" (the stronger generator, where installed
+    and the vocabulary matches); one discriminator judges both."""
+    settings = settings_from(mode, mask_rate, seed, temperature, top_k, mask_words, generator)
     return make_explanation(text, model, settings).to_dict()
 
 
@@ -83,6 +88,7 @@ def attribute(
     top_k: int = 5,
     mask_words: Optional[list[int]] = None,
     tolerance: float = 0.0,
+    generator: str = "electra",
 ) -> dict:
     """Run /explain with the same arguments, then attribute token `target`'s replaced-logit
     (a token position; -1 = the token judged most likely replaced) to every input token with
@@ -91,7 +97,7 @@ def attribute(
     integration points (up to n_steps) as keep each row's completeness error within tolerance x
     its sum |scores| ("points" and "errors" say what was reached). A request over the server's
     compute budget is reduced ("notices" says how) or refused with a message."""
-    settings = settings_from(mode, mask_rate, seed, temperature, top_k, mask_words)
+    settings = settings_from(mode, mask_rate, seed, temperature, top_k, mask_words, generator)
     explanation = make_explanation(text, model, settings)
     pair = load_pair(model)
     try:
@@ -106,10 +112,12 @@ def attribute(
     return {**dataclasses.asdict(result), "p_replaced": result.p_replaced, "error": result.error}
 
 
-def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model: str = "") -> dict:
+def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model: str = "",
+         generator: str = "electra") -> dict:
     """The Classroom game's round A for a class code: the sentences as students see them (words), and, when
     `picks` (one list of word indices per sentence) is given, the truth, ELECTRA's verdicts and both scores.
-    The same code gives the same round to everyone; nothing is stored."""
+    The same code (and generator) gives the same round to everyone; nothing is stored. generator: "electra"
+    (ELECTRA's own, the default) or "stronger" (the harder level)."""
     from explainer.lesson import game as lesson
 
     from explainer.core.class_store import quote
@@ -120,14 +128,14 @@ def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model:
             n = int(sentences)
         except (TypeError, ValueError, OverflowError):
             raise ValueError(f"sentences must be a whole number, not {quote(sentences)}.") from None
-        items = lesson.spot_round(pair, code, n)
+        items = lesson.spot_round(pair, code, n, generator=generator)
         if picks is not None:
             if not isinstance(picks, list) or len(picks) != len(items) or not all(isinstance(p, list) for p in picks):
                 raise ValueError(f"picks must be one list of word indices per sentence ({len(items)} lists).")
             results = [lesson.score_spot(item, p) for item, p in zip(items, picks)]
     except (TypeError, ValueError) as error:
         raise gr.Error(str(error), print_exception=False) from error
-    round_ = {"code": lesson.check_seed(code), "model": pair.name, "sentences": [{"words": list(item.words)} for item in items]}
+    round_ = {"code": lesson.check_seed(code), "model": pair.name, "generator": generator, "sentences": [{"words": list(item.words)} for item in items]}
     if picks is None:
         return round_
 
@@ -158,17 +166,17 @@ def class_pair(code):
     return load_pair(info.model)
 
 
-def class_start(sentences: int = 5, seed: Optional[int] = None, model: str = "") -> dict:
-    """Start a live class of `sentences` sentences (a random round unless `seed` is given) on `model`, in its
-    lobby. Returns the class code, the teacher key (only here, only once: it moves the phases; keep it out of
+def class_start(sentences: int = 5, seed: Optional[int] = None, model: str = "", generator: str = "electra") -> dict:
+    """Start a live class of `sentences` sentences (a random round unless `seed` is given) on `model`, its fakes
+    forged by `generator` ("electra", ELECTRA's own, the default; or "stronger"), in its lobby. Returns the class code, the teacher key (only here, only once: it moves the phases; keep it out of
     any address or page a room can see), the projector's view-only token and the query strings of the
     students' page and the projector's (page /class)."""
     from explainer.lesson import class_session
 
     pair = load_pair(model)
-    start = _class_call(lambda: class_session.create_class(pair, sentences, seed))
+    start = _class_call(lambda: class_session.create_class(pair, sentences, seed, generator=generator))
     return {"code": start.code, "teacher_key": start.secret, "view_token": start.view_token, "seed": start.seed,
-            "sentences": start.n_sentences, "model": start.model, "expires": start.expires, "phase": "lobby",
+            "sentences": start.n_sentences, "model": start.model, "generator": start.generator, "expires": start.expires, "phase": "lobby",
             "student_query": f"?class={start.code}", "view_query": f"?class={start.code}&view={start.view_token}"}
 
 

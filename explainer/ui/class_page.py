@@ -33,7 +33,7 @@ from explainer.render import class_room as room
 from explainer.render import class_view as view
 from explainer.render import game as game_view
 from explainer.render import style
-from explainer.ui import api, queues
+from explainer.ui import api, forgers, queues
 
 INTRO = """
 ### A live class: everyone against ELECTRA
@@ -177,6 +177,9 @@ def build_class_page(demo: gr.Blocks) -> None:
             n = gr.Slider(3, game.MAX_SENTENCES, value=game.ROUND_SENTENCES, step=1, label="Sentences per round",
                           scale=2, min_width=200, elem_id="class-n")
             start = gr.Button("Start a class", variant="primary", scale=1, min_width=160, elem_id="class-start")
+        forger = forgers.radio("Who forges round A's fakes (the projector says which)", "class-generator",
+                               labels=game.LEVELS)
+        gr.HTML(forgers.line_html())
         gr.Markdown("**A student?** Open the link your teacher shows, scan the QR code, or type the class code here.")
         with gr.Row(equal_height=True):
             typed_code = gr.Textbox(label="Class code", max_length=20, scale=2, min_width=160, elem_id="class-typed-code")
@@ -333,10 +336,10 @@ def build_class_page(demo: gr.Blocks) -> None:
                 pass  # this browser's student is gone from the class: join again
         return {**join_form, code_box: view.pretty_code(normal), message: ""}
 
-    def start_class(n_now, location_now, teaching_now):
+    def start_class(n_now, forger_now, location_now, teaching_now):
         try:
             pair = api.load_pair("")
-            new = session.create_class(pair, int(n_now or game.ROUND_SENTENCES))
+            new = session.create_class(pair, int(n_now or game.ROUND_SENTENCES), generator=forgers.chosen(forger_now))
         except (gr.Error, ValueError, TypeError) as error:
             return {message: _error(error)}
         return {**teacher_screen(new.code, new.secret, location_now), new_query: f"?class={new.code}&teach=1",
@@ -451,8 +454,8 @@ def build_class_page(demo: gr.Blocks) -> None:
              "window.history.replaceState(null, '', u.toString()); } }")  # the key never stays in the address
     demo.load(open_page, [location, remembered, teaching], screens | {new_query}, js=LOCATION_JS,
               show_progress="hidden", **private, **queues.CLASS).then(None, [new_query], None, js=strip)
-    start.click(start_class, [n, location, teaching], screens | {new_query},
-                js="(n, x, t) => [n, window.location.href, t]", **private, **queues.EXPLAIN).then(
+    start.click(start_class, [n, forger, location, teaching], screens | {new_query},
+                js="(n, g, x, t) => [n, g, window.location.href, t]", **private, **queues.EXPLAIN).then(
         None, [new_query], None, js=strip)
     go.click(None, [typed_code], None, js="(c) => { if ((c || '').trim()) window.location.search = "
                                           "'?class=' + encodeURIComponent(c.trim()); }")
