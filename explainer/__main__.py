@@ -2,6 +2,7 @@
 
     python -m explainer "the chef cooked a delicious meal" --seed 3
     python -m explainer "the chef ate the car" --detect --json
+    python -m explainer "I drank a cup of [MASK] before work." --generator stronger   # a typed blank, filled
     python -m explainer "the chef cooked a meal" --mask-words 1 4 --attribute
     python -m explainer "..." --model runs/rtd          # any folder with generator/ + discriminator/
     python -m explainer --sentences assets/check_sentences.json --seeds 5   # the classroom measure
@@ -39,6 +40,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="masking and sampling seed")
     parser.add_argument("--temperature", type=float, default=1.0, help="generator sampling temperature")
     parser.add_argument("--top-k", type=int, default=5, help="proposals listed per masked position")
+    parser.add_argument("--generator", default="electra", choices=["electra", "stronger"],
+                        help="who forges: the pair's own generator (default) or the stronger one (assets/stronger-generator)")
     parser.add_argument("--attribute", nargs="?", type=int, const=-1, default=None, metavar="POSITION",
                         help="also attribute a token's replaced-logit (default: the most suspicious token)")
     parser.add_argument("--method", default="integrated_gradients", choices=["integrated_gradients", "gradient_x_input"])
@@ -93,10 +96,14 @@ def table(explanation, attribution=None) -> str:
     rows = [f"{'#':>3}  {'read':<16} {'original':<16} {'P(repl)':>7}  {'truth':<9} generator's top guesses"]
     for t in explanation.tokens:
         truth = "" if t.special else ("?" if t.replaced is None else "REPLACED" if t.replaced else "original")
+        if t.blank and t.corrupted == t.original:
+            truth = "blank"  # detect-only: nothing filled it, so nothing to judge
         guesses = ""
         if t.position in masked:
             m = masked[t.position]
             guesses = ", ".join(f"{p.token} {p.probability:.0%}" for p in m.proposals) + f"  -> drew {m.sampled}"
+            if m.others:  # a typed blank: the other generator's guesses too
+                guesses += f"  | {m.others_generator}: " + ", ".join(f"{p.token} {p.probability:.0%}" for p in m.others)
         share = "" if attribution is None else f"  share {attribution.scores[t.position]:+.4f}"
         rows.append(f"{t.position:>3}  {t.corrupted:<16.16} {t.original:<16.16} {t.p_replaced:>7.1%}  {truth:<9} {guesses}{share}")
     lines = [*rows, ""]
@@ -128,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_measure(args)
     text = sys.stdin.read() if args.text == "-" else args.text
     mode = "detect" if args.detect else "manual" if args.mask_words else "auto"
-    settings = Settings(mode, args.mask_rate, args.seed, args.temperature, args.top_k, tuple(args.mask_words or ()))
+    settings = Settings(mode, args.mask_rate, args.seed, args.temperature, args.top_k, tuple(args.mask_words or ()),
+                        args.generator)
     try:
         pair = models.load(args.model or "")  # roots=None: any local folder
         explanation = explain(pair, text, settings)
@@ -161,7 +169,8 @@ def run_measure(args: argparse.Namespace) -> int:
             raise ValueError("--seeds must be 1 or more")
         sentences = read_sentences(args.sentences)
         pair = models.load(args.model or "")
-        settings = Settings("auto", args.mask_rate, args.seed, args.temperature, max(args.top_k, 5))
+        settings = Settings("auto", args.mask_rate, args.seed, args.temperature, max(args.top_k, 5),
+                            generator=args.generator)
         seeds = range(args.seed, args.seed + args.seeds)
         scenes = play(pair, sentences, seeds, settings)
     except (models.ModelLoadError, InputError, ValueError) as error:

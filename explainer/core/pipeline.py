@@ -373,7 +373,8 @@ def _word_result(word: Word, tokens: tuple[Token, ...], text: str) -> WordResult
             parts.append(text[cursor:t.start])
         changed = t.corrupted != t.original
         drawn = t.corrupted.removeprefix("##")
-        parts.append((drawn if t.blank else cased_like(drawn, text[t.start:t.end], word.text)) if changed
+        at_start = not any(c.isalpha() for part in parts for c in part)  # no letter shown before this piece
+        parts.append((drawn if t.blank else cased_like(drawn, word.text, at_start)) if changed
                      else text[t.start:t.end])
         cursor, after_replaced = t.end, changed
     if not after_replaced:

@@ -115,15 +115,15 @@ def typed_blanks(text: str, mask_token: str | None) -> tuple[str, bool]:
     return written, written != text
 
 
-def cased_like(drawn: str, original: str, word: str) -> str:
-    """A fake from an uncased vocabulary, with the capitals of the text it replaced (display only): ALL CAPS when
-    the whole word is (two letters or more), a capital first letter when the replaced text starts with one
-    ("Sally" at a sentence's start, "McDonald"), else as drawn ("iPhone")."""
+def cased_like(drawn: str, word: str, at_start: bool) -> str:
+    """A fake from an uncased vocabulary with the capitals of the word it went into (display only): ALL CAPS when
+    the whole word is (two letters or more); a capital first letter when it brings the word's first letter
+    (`at_start`) and the word starts with one ("Sally" at a sentence's start, "McDonald"); else as drawn (a piece
+    inside "iPhone")."""
     letters = [c for c in word if c.isalpha()]
     if len(letters) > 1 and all(c.isupper() for c in letters):
         return drawn.upper()
-    first = next((c for c in original if c.isalpha()), "")
-    if first.isupper():
+    if at_start and letters and letters[0].isupper():
         index = next((i for i, c in enumerate(drawn) if c.isalpha()), None)
         if index is not None:
             return drawn[:index] + drawn[index].upper() + drawn[index + 1:]

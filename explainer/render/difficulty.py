@@ -86,7 +86,7 @@ def _pct(value: float, digits: int = 0) -> str:
 
 
 def _strength_hover(p: StrengthPoint, current: str | None) -> str:
-    role = " (shipped)" if p.shipped else ""
+    role = " (shipped)" if p.shipped else " (the stronger generator you can choose)" if p.stronger else ""
     role += " · in use" if p.name == current else ""
     return (f"<b>{esc(p.name)}</b>{role}<br>{p.layers} layers × {p.hidden}<br>"
             f"generator at [MASK]: top-1 {_pct(p.top1_at_mask, 1)}, top-5 {_pct(p.top5_at_mask, 1)}<br>"
@@ -186,6 +186,10 @@ def strength_summary_html(study: StrengthStudy | None, matches: bool) -> str:
               f"and the discriminator catches fewer of them.{here} Too weak a generator makes fakes that are easy "
               "to spot and teaches the discriminator little; the paper (Figure 3) found generators 1/4 to 1/2 the "
               "discriminator's size work best.</p>")
+    if stronger is not None:
+        lesson += ("<p>The discriminator trained against the shipped generator (★) only: the stronger one (◆) is an "
+                   "opponent it never trained against. Its figures show how hard that generator's fakes are to catch, "
+                   "not what a discriminator trained against it would learn.</p>")
     return f'<div class="ee-c" style="{FONT}">{note}{intro}<p>{" ".join(l for l in lines if l)}</p>{lesson}</div>'
 
 
