@@ -154,7 +154,7 @@ def test_a_live_class_plays_the_stronger_generators_round_and_the_projector_says
     view = api.class_view(code, start["view_token"])
     assert view["generator"] == "stronger"
     html = class_room.room_html(class_session.teacher_view_data(tiny_pair, code, key), "http://x/class?class=" + code)
-    assert "Fakes forged by A stronger generator" in html
+    assert "Fakes forged by a stronger generator" in html
     plain = api.class_start(3, 11)
     assert plain["generator"] == "electra"
     assert "forged by ELECTRA&#x27;s generator" in class_room.room_html(

@@ -36,8 +36,10 @@ def check(key: object) -> str:
     return str(key)
 
 
-def label(key: str) -> str:
-    return LABELS.get(key, str(key))
+def label(key: str, in_sentence: bool = False) -> str:
+    """The generator's name as the pages offer it, or (`in_sentence`) inside a sentence ("a stronger generator")."""
+    text = LABELS.get(key, str(key))
+    return text[0].lower() + text[1:] if in_sentence and text.startswith("A ") else text
 
 
 def other(key: str) -> str:

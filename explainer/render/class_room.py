@@ -215,7 +215,7 @@ def room_html(view: TeacherView, link: str, *, full: bool = False) -> str:
         body = _results(view)
     top = (f'<div class="ee-top"><p class="ee-phase" id="class-phase">{esc(title)}</p>'
            f'<span class="ee-tag">{esc(pretty_code(view.code))} · {_plural(view.joined, "student")}</span></div>'
-           f'<p class="ee-muted" id="class-forger" style="margin:0 0 .3em">Fakes forged by {esc(forger(view.generator))}'
+           f'<p class="ee-muted" id="class-forger" style="margin:0 0 .3em">Fakes forged by {esc(forger(view.generator, in_sentence=True))}'
            "; ELECTRA's discriminator judges them.</p>")
     return (f'<div class="ee-stage{" ee-full" if full else ""}" id="class-stage" data-phase="{esc(view.phase)}" '
             f'role="region" aria-label="the class, {esc(LABELS[view.phase])}" style="{FONT}">'
