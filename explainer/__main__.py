@@ -41,7 +41,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--temperature", type=float, default=1.0, help="generator sampling temperature")
     parser.add_argument("--top-k", type=int, default=5, help="proposals listed per masked position")
     parser.add_argument("--generator", default="electra", choices=["electra", "stronger"],
-                        help="who forges: the pair's own generator (default) or the stronger one (assets/stronger-generator)")
+                        help="who forges: the pair's own generator (default) or the stronger one "
+                             "(assets/stronger-generator)")
     parser.add_argument("--attribute", nargs="?", type=int, const=-1, default=None, metavar="POSITION",
                         help="also attribute a token's replaced-logit (default: the most suspicious token)")
     parser.add_argument("--method", default="integrated_gradients", choices=["integrated_gradients", "gradient_x_input"])

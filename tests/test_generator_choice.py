@@ -228,3 +228,11 @@ def test_the_measured_line_reads_the_shipped_and_the_stronger_points(tmp_path):
     assert alone.forgers()[1] is None
     assert "47%" in forger_line_html(alone) and "stronger" not in forger_line_html(alone)
     assert forger_line_html(None) == ""
+
+
+def test_the_exports_footer_names_the_stronger_generator(tiny_pair, stronger):
+    from explainer.render import export
+
+    assert "fakes forged by a stronger generator" in export.card_html(
+        explain(tiny_pair, TEXT, Settings(generator="stronger")))
+    assert "forged by" not in export.card_html(explain(tiny_pair, TEXT, Settings()))

@@ -281,8 +281,8 @@ class ClassStore:
                 try:
                     conn.execute("INSERT INTO classes (code, secret_hash, seed, n_sentences, model, created, expires, "
                                  "generator) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                                 (code, _hash(code, secret), seed, n_sentences, str(model), now, now + self.hours * 3600,
-                                  str(generator)))
+                                 (code, _hash(code, secret), seed, n_sentences, str(model), now,
+                                  now + self.hours * 3600, str(generator)))
                     break
                 except sqlite3.IntegrityError:  # the code is taken: draw another
                     continue
@@ -300,7 +300,8 @@ class ClassStore:
 
     def _class(self, conn: sqlite3.Connection, code: object) -> ClassInfo:
         key = self.normalise_code(code)
-        row = conn.execute("SELECT code, seed, n_sentences, model, created, expires, phase, reveal, generator FROM classes "
+        row = conn.execute("SELECT code, seed, n_sentences, model, created, expires, phase, reveal, generator "
+                           "FROM classes "
                            "WHERE code = ? AND expires > ?", (key, self.now())).fetchone()
         if row is None:
             raise ValueError(f"No class has the code {quote(code)}, or it has ended: check the code your teacher gave.")

@@ -196,7 +196,8 @@ def walkthrough(explanation: Explanation, vocab_size: int) -> tuple[WalkStep, ..
     swapped = tuple(m.position for m in explanation.masked if m.position not in back)
     return (
         WalkStep(1, "mask", "Mask", _mask_paragraph(explanation), masked_tokens, chosen),
-        WalkStep(2, "propose", "Propose", _propose_paragraph(vocab_size, explanation.settings.generator), masked_tokens, chosen, explanation.masked),
+        WalkStep(2, "propose", "Propose", _propose_paragraph(vocab_size, explanation.settings.generator), masked_tokens,
+                 chosen, explanation.masked),
         WalkStep(3, "swap", "Swap", _swap_paragraph(explanation, back), corrupted, swapped, explanation.masked, truth,
                  drawn_back=back),
         WalkStep(4, "detect", "Detect", _detect_paragraph(explanation, back), corrupted,

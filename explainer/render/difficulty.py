@@ -187,9 +187,9 @@ def strength_summary_html(study: StrengthStudy | None, matches: bool) -> str:
               "to spot and teaches the discriminator little; the paper (Figure 3) found generators 1/4 to 1/2 the "
               "discriminator's size work best.</p>")
     if stronger is not None:
-        lesson += ("<p>The discriminator trained against the shipped generator (★) only: the stronger one (◆) is an "
-                   "opponent it never trained against. Its figures show how hard that generator's fakes are to catch, "
-                   "not what a discriminator trained against it would learn.</p>")
+        lesson += ("<p>The discriminator trained against the shipped generator (★) only: the stronger one (◆) is "
+                   "an opponent it never trained against. Its figures show how hard that generator's fakes are to "
+                   "catch, not what a discriminator trained against it would learn.</p>")
     return f'<div class="ee-c" style="{FONT}">{note}{intro}<p>{" ".join(l for l in lines if l)}</p>{lesson}</div>'
 
 
@@ -206,7 +206,8 @@ def forger_line_html(study: StrengthStudy | None) -> str:
     shipped, stronger = study.forgers() if study is not None else (None, None)
     if shipped is None:
         return ""
-    text = f"Measured on the classroom sentences: against ELECTRA's generator the discriminator {_forger_figures(shipped)}"
+    text = ("Measured on the classroom sentences: against ELECTRA's generator the discriminator "
+            f"{_forger_figures(shipped)}")
     if stronger is not None:
         text += (f"; against the stronger one it flags {_pct(stronger.classroom_recall)}, and its top-rated word is "
                  f"a fake in {_pct(stronger.classroom_top_word)}")

@@ -70,8 +70,8 @@ def sentence_chips(explanation: Explanation, merged: bool = True, palette: str |
         below = f"{p:.0%}"
         border = "1px solid #ccc"
         if blank and not masked:
-            chips.append(chip(esc(shown), "#eeeeee", "blank · not judged", esc(f"{shown}, {BLANK_UNJUDGED}"), "2px dashed #777",
-                              labelled=True))
+            chips.append(chip(esc(shown), "#eeeeee", "blank · not judged", esc(f"{shown}, {BLANK_UNJUDGED}"),
+                              "2px dashed #777", labelled=True))
             continue
         if blank and replaced:
             border = "3px solid #111"

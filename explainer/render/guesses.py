@@ -100,6 +100,7 @@ def guesses_html(explanation: Explanation) -> str:
     more = len(explanation.masked) - len(shown)
     note = f'<p style="font-size: 0.9em">{more} more masked positions are in the JSON download.</p>' if more else ""
     cards = "".join(card(m, explanation.settings.generator) for m in shown)
-    title = TITLE if explanation.settings.generator == ELECTRA else TITLE.replace("The generator", "The stronger generator")
+    title = TITLE if explanation.settings.generator == ELECTRA else TITLE.replace("The generator",
+                                                                                   "The stronger generator")
     return (f'<div class="ee-guesses" style="{FONT}"><p style="margin: 0 0 6px 0"><b>{esc(title)}</b></p>'
             f'<div style="display: flex; flex-wrap: wrap; gap: 10px">{cards}</div>{note}</div>')
