@@ -2,6 +2,7 @@
 
     python -m explainer "the chef cooked a delicious meal" --seed 3
     python -m explainer "the chef ate the car" --detect --json
+    python -m explainer "I drank a cup of [MASK] before work." --generator stronger   # a typed blank, filled
     python -m explainer "the chef cooked a meal" --mask-words 1 4 --attribute
     python -m explainer "..." --model runs/rtd          # any folder with generator/ + discriminator/
     python -m explainer --sentences assets/check_sentences.json --seeds 5   # the classroom measure
@@ -39,6 +40,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="masking and sampling seed")
     parser.add_argument("--temperature", type=float, default=1.0, help="generator sampling temperature")
     parser.add_argument("--top-k", type=int, default=5, help="proposals listed per masked position")
+    parser.add_argument("--generator", default="electra", choices=["electra", "stronger"],
+                        help="who forges: the pair's own generator (default) or the stronger one "
+                             "(assets/stronger-generator)")
     parser.add_argument("--attribute", nargs="?", type=int, const=-1, default=None, metavar="POSITION",
                         help="also attribute a token's replaced-logit (default: the most suspicious token)")
     parser.add_argument("--method", default="integrated_gradients", choices=["integrated_gradients", "gradient_x_input"])
@@ -93,10 +97,14 @@ def table(explanation, attribution=None) -> str:
     rows = [f"{'#':>3}  {'read':<16} {'original':<16} {'P(repl)':>7}  {'truth':<9} generator's top guesses"]
     for t in explanation.tokens:
         truth = "" if t.special else ("?" if t.replaced is None else "REPLACED" if t.replaced else "original")
+        if t.blank and t.corrupted == t.original:
+            truth = "blank"  # detect-only: nothing filled it, so nothing to judge
         guesses = ""
         if t.position in masked:
             m = masked[t.position]
             guesses = ", ".join(f"{p.token} {p.probability:.0%}" for p in m.proposals) + f"  -> drew {m.sampled}"
+            if m.others:  # a typed blank: the other generator's guesses too
+                guesses += f"  | {m.others_generator}: " + ", ".join(f"{p.token} {p.probability:.0%}" for p in m.others)
         share = "" if attribution is None else f"  share {attribution.scores[t.position]:+.4f}"
         rows.append(f"{t.position:>3}  {t.corrupted:<16.16} {t.original:<16.16} {t.p_replaced:>7.1%}  {truth:<9} {guesses}{share}")
     lines = [*rows, ""]
@@ -131,8 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         v = bounds.check(text=text, mode=mode, mask_rate=args.mask_rate, seed=args.seed, temperature=args.temperature,
                          top_k=args.top_k, mask_words=args.mask_words, method=args.method, n_steps=args.n_steps,
-                         **({} if args.attribute is None else {"target": args.attribute}))
-        settings = Settings(mode, v["mask_rate"], v["seed"], v["temperature"], v["top_k"], v["mask_words"])
+                         generator=args.generator, **({} if args.attribute is None else {"target": args.attribute}))
+        settings = Settings(mode, v["mask_rate"], v["seed"], v["temperature"], v["top_k"], v["mask_words"],
+                            v["generator"])
         pair = models.load(args.model or "")  # roots=None: any local folder
         explanation = explain(pair, v["text"], settings)
         attribution = None
@@ -162,10 +171,12 @@ def run_measure(args: argparse.Namespace) -> int:
     try:
         if args.seeds < 1:
             raise ValueError("--seeds must be 1 or more")
-        v = bounds.check(mask_rate=args.mask_rate, seed=args.seed, temperature=args.temperature, top_k=args.top_k)
+        v = bounds.check(mask_rate=args.mask_rate, seed=args.seed, temperature=args.temperature, top_k=args.top_k,
+                         generator=args.generator)
         sentences = read_sentences(args.sentences)
         pair = models.load(args.model or "")
-        settings = Settings("auto", v["mask_rate"], v["seed"], v["temperature"], max(v["top_k"], 5))
+        settings = Settings("auto", v["mask_rate"], v["seed"], v["temperature"], max(v["top_k"], 5),
+                            generator=v["generator"])
         seeds = range(args.seed, args.seed + args.seeds)
         scenes = play(pair, sentences, seeds, settings)
     except (models.ModelLoadError, InputError, ValueError) as error:

@@ -101,11 +101,14 @@ def tiny_pair(tiny_pair_dir):
 
 
 @pytest.fixture(scope="session")
-def app_url(tiny_pair_dir):
-    """The Gradio app, launched once on a free port with the tiny pair as its default model."""
-    previous = {key: os.environ.get(key) for key in ("ELECTRA_MODEL", "ELECTRA_MODEL_ROOTS")}
+def app_url(tiny_pair_dir, tiny_stronger_dir):
+    """The Gradio app, launched once on a free port with the tiny pair as its default model (and a tiny stronger
+    generator on its vocabulary)."""
+    previous = {key: os.environ.get(key)
+                for key in ("ELECTRA_MODEL", "ELECTRA_MODEL_ROOTS", "ELECTRA_STRONGER_GENERATOR")}
     os.environ["ELECTRA_MODEL"] = str(tiny_pair_dir)
     os.environ["ELECTRA_MODEL_ROOTS"] = str(tiny_pair_dir)
+    os.environ["ELECTRA_STRONGER_GENERATOR"] = str(tiny_stronger_dir)
     from explainer.ui import app  # built at import: reads the default model from the environment set just above
 
     _, url, _ = app.demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1", **app.LAUNCH)
@@ -174,3 +177,16 @@ def screenshot_if_asked(page, variable: str, full_page: bool = True) -> None:
     if os.environ.get(variable):
         page.screenshot(path=os.environ[variable], full_page=full_page)
 
+
+
+@pytest.fixture(scope="session")
+def tiny_stronger_dir(tmp_path_factory, wordpiece):
+    """A second tiny generator on the tiny pair's vocabulary, with its own weights (seed 1): the stand-in for the
+    stronger generator (explainer.core.generators) wherever a test needs one."""
+    from training.models import PRESETS, build_electra
+
+    generator, _ = build_electra(PRESETS["tiny"], len(wordpiece), wordpiece.pad_token_id, seed=1)
+    folder = tmp_path_factory.mktemp("tiny-stronger")
+    generator.save_pretrained(folder)
+    wordpiece.save_pretrained(folder)
+    return folder

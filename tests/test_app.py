@@ -29,6 +29,21 @@ def test_the_api_names_are_stable(client):
     assert names[:3] == ["text", "model", "mode"]
 
 
+def test_a_typed_blank_and_the_choice_of_generator_through_gradio_client(client):
+    endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    for name in ("/explain", "/attribute", "/game", "/class_start"):
+        generator = next(p for p in endpoints[name]["parameters"] if p["parameter_name"] == "generator")
+        assert generator["parameter_default"] == "electra"
+    result = client.predict("I drank a cup of [mask] before work.", mode="manual", generator="stronger",
+                            api_name="/explain")
+    (card,) = result["masked"]
+    assert result["settings"]["generator"] == "stronger" and card["typed"] and card["replaced"]
+    assert card["others_generator"] == "electra" and len(card["others"]) == len(card["proposals"]) == 5
+    assert result["words"][5]["blank"] and result["score"]["replaced"] == 1
+    detect = client.predict("I drank a cup of [MASK] before work.", mode="detect", api_name="/explain")
+    assert detect["masked"] == [] and any("cannot be judged" in n for n in detect["notices"])
+
+
 def test_explain_through_gradio_client(client):
     result = client.predict(SENTENCE, seed=3, api_name="/explain")
     assert result["text"] == SENTENCE and result["settings"]["seed"] == 3

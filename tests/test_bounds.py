@@ -159,7 +159,7 @@ def sse_result(url: str, endpoint: str, body: bytes) -> str:
 
 
 def test_raw_http_infinity_is_refused_in_words_and_long_addresses_get_414(app_url):
-    stream = sse_result(app_url, "explain", b'{"data": ["the chef cooked a meal", "", "auto", 0.15, 0, Infinity, 5, null]}')
+    stream = sse_result(app_url, "explain", b'{"data": ["the chef cooked a meal", "", "auto", 0.15, 0, Infinity, 5, null, "electra"]}')
     assert "event: error" in stream and "temperature" in stream and "not inf" in stream
     data = stream.split("data:", 1)[1].strip().splitlines()[0]
     json.loads(data, parse_constant=lambda name: pytest.fail(f"bare {name} in the reply"))

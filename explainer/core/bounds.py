@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass
 
 from explainer.core.attribution_types import MAX_STEPS, METHODS
+from explainer.core.generators import LABELS as GENERATORS
 from explainer.core.text import MAX_CHARS
 
 MAX_TOP_K = 10  # guesses listed per masked word, as the page offers: 512 tokens x 10 guesses is ~0.7 MB of JSON
@@ -170,6 +171,7 @@ SETTINGS = {
     "n_steps": Whole(1, MAX_STEPS, "the integration points"),
     "baseline": Choice(BASELINES, "the reference sentence of integrated gradients"),
     "all_tokens": Flag("explain every word"),
+    "generator": Choice(tuple(GENERATORS), "who forges the fakes"),
     "tolerance": Number(0.0, 0.5, "the completeness error each row may keep; 0 for exactly n_steps points"),
 }
 

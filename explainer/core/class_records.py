@@ -42,6 +42,7 @@ class ClassInfo:
     phase: str = "lobby"  # explainer/core/class_phases.py
     reveal: int = 0  # in the reveal, the sentence shown (from 0)
     sentences: tuple[str, ...] = ()  # the teacher's own sentences, in order; () for the bundled set
+    generator: str = "electra"  # who forges round A's fakes (explainer.core.generators)
 
     @property
     def stage(self) -> Stage:

@@ -97,8 +97,8 @@ class ClassStore:
 
     @staticmethod
     def _migrate(conn: sqlite3.Connection) -> None:
-        """Give a file made before classes had phases (or their own sentences) the columns, once (two servers
-        opening it at once: the write lock lets one add them, the other then finds them)."""
+        """Give a file made before classes had phases (or their own sentences, or a choice of generator) the
+        columns, once (two servers opening it at once: the write lock lets one add them, the other then finds them)."""
         conn.execute("BEGIN IMMEDIATE")
         try:
             columns = {row[1] for row in conn.execute("PRAGMA table_info(classes)")}
@@ -112,6 +112,8 @@ class ClassStore:
                              "WHEN EXISTS (SELECT 1 FROM submissions WHERE class_code = code AND round = 'B') THEN 'round_b' "
                              "WHEN EXISTS (SELECT 1 FROM submissions WHERE class_code = code) THEN 'round_a' "
                              "ELSE 'lobby' END")
+            if "generator" not in columns:  # ELECTRA's own forged the older classes
+                conn.execute("ALTER TABLE classes ADD COLUMN generator TEXT NOT NULL DEFAULT 'electra'")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -162,8 +164,10 @@ class ClassStore:
 
     # --- classes -----------------------------------------------------------------------------------------
 
-    def create_class(self, seed: int, n_sentences: int, model: str = "", sentences: tuple[str, ...] = ()) -> NewClass:
-        """A new class in its lobby. `sentences`: the teacher's own (checked by the caller), n_sentences of them."""
+    def create_class(self, seed: int, n_sentences: int, model: str = "", sentences: tuple[str, ...] = (),
+                     generator: str = "electra") -> NewClass:
+        """A new class in its lobby. `sentences`: the teacher's own (checked by the caller), n_sentences of them;
+        `generator`: who forges round A's fakes (checked by the caller)."""
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"A class's seed is a whole number from 0, not {quote(seed)}.")
         if isinstance(n_sentences, bool) or not isinstance(n_sentences, int) or not 1 <= n_sentences <= MAX_ROUND_SENTENCES:
@@ -186,14 +190,14 @@ class ClassStore:
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
                 try:
                     conn.execute("INSERT INTO classes (code, secret_hash, seed, n_sentences, model, created, expires, "
-                                 "sentences) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                 "sentences, generator) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                  (code, secret_hash(code, secret), seed, n_sentences, str(model), now, now + self.hours * 3600,
-                                  own))
+                                  own, str(generator)))
                     break
                 except sqlite3.IntegrityError:  # the code is taken: draw another
                     continue
         return NewClass(ClassInfo(code, seed, n_sentences, str(model), now, now + self.hours * 3600,
-                                  sentences=tuple(sentences)), secret)
+                                  sentences=tuple(sentences), generator=str(generator)), secret)
 
     @staticmethod
     def normalise_code(code: object) -> str:
@@ -206,11 +210,11 @@ class ClassStore:
 
     def _class(self, conn: sqlite3.Connection, code: object) -> ClassInfo:
         key = self.normalise_code(code)
-        row = conn.execute("SELECT code, seed, n_sentences, model, created, expires, phase, reveal, sentences "
-                           "FROM classes WHERE code = ? AND expires > ?", (key, self.now())).fetchone()
+        row = conn.execute("SELECT code, seed, n_sentences, model, created, expires, phase, reveal, sentences, "
+                           "generator FROM classes WHERE code = ? AND expires > ?", (key, self.now())).fetchone()
         if row is None:
             raise ValueError(f"No class has the code {quote(code)}, or it has ended: check the code your teacher gave.")
-        return ClassInfo(*row[:8], sentences=tuple(json.loads(row[8])) if row[8] else ())
+        return ClassInfo(*row[:8], sentences=tuple(json.loads(row[8])) if row[8] else (), generator=row[9])
 
     def get_class(self, code: object) -> ClassInfo:
         with self._read() as conn:

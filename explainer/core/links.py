@@ -1,6 +1,7 @@
 """Links that restore a result: a page's settings as URL query parameters, and back, checked.
 
-Explore:   ?text=...&model=bundled&mode=auto&rate=0.15&seed=3&temperature=1&top_k=5&mask=1,4
+Explore:   ?text=...&model=bundled&mode=auto&rate=0.15&seed=3&temperature=1&top_k=5&mask=1,4&generator=stronger
+           (generator: who forged, explainer.core.generators; left out for ELECTRA's own, the default)
 Classroom: ?tab=classroom&text=...&seed=3&view=positions
 
 The pipeline is deterministic given these (same model, sentence, seed and settings: the same
@@ -15,6 +16,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from urllib.parse import urlencode
+
+from explainer.core.generators import ELECTRA, LABELS
 
 MAX_TEXT = 2000  # characters of text a link may carry (browsers and servers cut long URLs)
 MAX_MASK_WORDS = 64
@@ -32,6 +35,7 @@ class ExploreLink:
     temperature: float = 1.0
     top_k: int = 5
     mask_words: tuple[int, ...] = ()
+    generator: str = ELECTRA
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,8 @@ class ClassroomLink:
 
 # query parameter -> field, for both pages (short names: links get pasted into chats and slides)
 _NAMES = {"text": "text", "model": "model", "mode": "mode", "rate": "mask_rate", "seed": "seed",
-          "temperature": "temperature", "top_k": "top_k", "mask": "mask_words", "view": "view"}
+          "temperature": "temperature", "top_k": "top_k", "mask": "mask_words", "view": "view",
+          "generator": "generator"}
 
 
 def _number(raw: str, low: float, high: float) -> float:
@@ -99,6 +104,7 @@ _CHECKS = {
     "text": _text, "model": _model, "mode": _choice(MODES), "mask_rate": lambda r: _number(r, 0.05, 0.5),
     "seed": lambda r: _whole(r, 0, 2**31 - 1), "temperature": lambda r: _number(r, 0.1, 3.0),
     "top_k": lambda r: _whole(r, 1, 10), "mask_words": _mask, "view": _choice(CLASSROOM_VIEWS),
+    "generator": _choice(tuple(LABELS)),
 }
 
 
@@ -140,6 +146,8 @@ def explore_query(link: ExploreLink) -> str:
              "seed": link.seed, "temperature": f"{link.temperature:g}", "top_k": link.top_k}
     if link.mode == "manual" and link.mask_words:
         pairs["mask"] = ",".join(str(w) for w in link.mask_words)
+    if link.generator != ELECTRA:
+        pairs["generator"] = link.generator
     return _query(pairs)
 
 

@@ -10,6 +10,14 @@
     -> truth per token: replaced iff corrupted != original (a sample equal to the original is
        labelled original, as in training).
 
+Which generator forges (`Settings.generator`): the pair's own ("electra", the default) or the stronger one
+(explainer.core.generators); the one discriminator judges both. A blank the user typed ([MASK], any case,
+explainer.core.text) is a position the generator fills in every mode that runs it: always selected, never one of
+the automatic draw's candidates, labelled replaced once filled (nobody wrote a word there), and its card also holds
+the other generator's top guesses when that one can forge for this pair. In detect-only mode nothing fills it: a
+notice says so, and it is never the most suspicious word. A fake is shown with the capitals of the word it replaced
+(`WordResult.corrupted`; the models read the uncased tokens as before).
+
 Everything lands in one frozen `Explanation`, read by the renderer, the UI, the JSON export and
 the CLI alike. Pure apart from the models it is handed; the same seed gives the same result.
 `explain_many` runs several sentences in one batch (the server's micro-batching, explainer.core.batching).
@@ -24,8 +32,9 @@ from typing import Literal
 
 import torch
 
-from explainer.core.text import Encoded, InputError, Word, blocked_ids, encode, group_words
-from training.objectives import ELECTRA_MASKING, corrupt, detect, mask_tokens, masked_lm_logits
+from explainer.core import generators
+from explainer.core.text import Encoded, InputError, Word, blocked_ids, cased_like, encode, group_words
+from training.objectives import ELECTRA_MASKING, corrupt, detect, mask_tokens, masked_lm_logits, softmax
 
 Mode = Literal["auto", "manual", "detect"]
 
@@ -38,6 +47,7 @@ class Settings:
     temperature: float = 1.0  # generator softmax temperature for proposals and the sample
     top_k: int = 5  # proposals shown per masked position
     mask_words: tuple[int, ...] = ()  # manual mode: indices into `Explanation.words`
+    generator: str = generators.ELECTRA  # who forges: "electra" (the pair's own) or "stronger"
 
 
 @dataclass(frozen=True)
@@ -58,6 +68,9 @@ class MaskedPosition:
     sampled_id: int
     sampled_probability: float
     replaced: bool  # sampled != original
+    typed: bool = False  # a blank the user typed: nothing was there before
+    others: tuple[Proposal, ...] = ()  # at a typed blank: the other generator's top-k (when it can forge here)
+    others_generator: str = ""  # that generator's key
 
 
 @dataclass(frozen=True)
@@ -73,6 +86,7 @@ class Token:
     p_replaced: float  # discriminator's sigmoid(logit)
     logit: float
     word: int | None  # index into `Explanation.words`; None for specials
+    blank: bool = False  # a blank the user typed
 
 
 @dataclass(frozen=True)
@@ -86,6 +100,7 @@ class WordResult:
     p_replaced: float  # max over its tokens: a word is as suspicious as its most suspicious piece
     masked: bool
     replaced: bool | None
+    blank: bool = False  # holds a blank the user typed (filled by the generator, unless detect-only)
 
 
 @dataclass(frozen=True)
@@ -103,8 +118,11 @@ class Explanation:
 
     @property
     def most_suspicious(self) -> int:
-        """Token position the discriminator rates most likely replaced (the default attribution target)."""
-        return max((t for t in self.tokens if not t.special), key=lambda t: t.p_replaced).position
+        """Token position the discriminator rates most likely replaced (the default attribution target); an
+        unfilled blank (detect-only) is no candidate: nobody wrote a word there to judge."""
+        words = [t for t in self.tokens if not t.special]
+        judged = [t for t in words if not (t.blank and t.corrupted == t.original)] or words
+        return max(judged, key=lambda t: t.p_replaced).position
 
     def score(self, threshold: float = 0.5) -> dict[str, int]:
         """How the discriminator did against the truth (empty in detect-only mode)."""
@@ -123,34 +141,47 @@ class Explanation:
         return {**dataclasses.asdict(self), "most_suspicious": self.most_suspicious, "score": self.score()}
 
 
+BLANK_IN_DETECT = ("A blank you typed ([MASK]) cannot be judged: nobody wrote a word there. Fill it in yourself, "
+                   "or choose another mode, where the generator fills it.")
+
+
 def _select(encoded: Encoded, words: tuple[Word, ...], settings: Settings, mask_id: int, vocab_size: int,
             rng: torch.Generator) -> tuple[torch.Tensor, torch.Tensor, list[str]]:
-    """(generator input ids (T,), selected positions (T,) bool, notices) for the chosen mode."""
+    """(generator input ids (T,), selected positions (T,) bool, notices) for the chosen mode. Typed blanks are
+    always selected (outside detect-only) and never among the automatic draw's candidates, so a sentence
+    without one draws exactly as before."""
     ids = torch.tensor(encoded.input_ids)  # (T,)
     special = torch.tensor(encoded.special)
+    blank = (ids == mask_id) & ~special  # (T,) typed blanks
     notices = []
     if settings.mode == "detect":
+        if blank.any():
+            notices.append(BLANK_IN_DETECT)
         return ids, torch.zeros_like(special), notices
     if settings.mode == "manual":
         chosen = [w for w in settings.mask_words if 0 <= w < len(words)]
         if len(chosen) < len(settings.mask_words):
             notices.append(f"Ignored word numbers outside 0-{len(words) - 1}.")
-        selected = torch.zeros_like(special)
+        selected = blank.clone()
         for w in chosen:
             selected[list(words[w].tokens)] = True
-        if not chosen:
+        if not chosen and not blank.any():
             notices.append("No word chosen to mask: the discriminator judges the text unchanged.")
         return ids.masked_fill(selected, mask_id), selected, notices
     if settings.mode != "auto":
         raise ValueError(f"unknown mode {settings.mode!r}; choose auto, manual or detect")
-    n = int((~special).sum())
+    candidates = ~special & ~blank
+    n = int(candidates.sum())
+    if n == 0:  # nothing but blanks: the generator fills them, nothing else to draw
+        return ids, blank, notices
     rate = settings.mask_rate
-    if 0 < rate and round(n * rate) == 0:  # a short sentence: mask one token, so there is a game to see
+    if 0 < rate and round(n * rate) == 0 and not blank.any():  # a short sentence: mask one token, so there is a game
         notices.append(f"{rate:.0%} of {n} tokens rounds to none; one token was masked instead.")
         rate = 1 / n
     config = dataclasses.replace(ELECTRA_MASKING, rate=min(max(rate, 0.0), 1.0))
-    batch = mask_tokens(ids[None], special[None].long(), torch.ones_like(ids)[None], mask_id, vocab_size, config, rng)
-    return batch.masked[0], batch.is_masked[0], notices
+    batch = mask_tokens(ids[None], (~candidates)[None].long(), torch.ones_like(ids)[None], mask_id, vocab_size, config,
+                        rng)
+    return batch.masked[0], batch.is_masked[0] | blank, notices
 
 
 @dataclass
@@ -165,11 +196,13 @@ class _Prepared:
     generator_input: torch.Tensor  # (T,)
     selected: torch.Tensor  # (T,) bool
     notices: list[str]
+    blank: torch.Tensor  # (T,) bool: blanks the user typed
+    generator: object | None  # the model that forges (None in detect-only mode)
+    others: object | None  # the other generator, for a typed blank's second set of guesses (None: none can)
 
 
 def _check(pair, settings: Settings) -> None:
-    if settings.mode != "detect" and pair.generator is None:
-        raise ValueError(f"{pair.name} has no generator: only detect-only mode works with it")
+    generators.check(settings.generator)
     if not settings.temperature > 0 or settings.top_k < 1 or not 0 <= settings.mask_rate <= 1:  # NaN fails too
         raise ValueError("temperature must be > 0, top-k >= 1 and the mask rate within 0-1")
     if not -2**63 <= settings.seed < 2**63:  # torch's generator takes a 64-bit seed
@@ -182,8 +215,18 @@ def _prepare(pair, text: str, settings: Settings) -> _Prepared:
     encoded = encode(tokenizer, text, pair.max_tokens)
     words = group_words(encoded.text, encoded.offsets, encoded.special)
     rng = torch.Generator().manual_seed(settings.seed)
+    generator = None if settings.mode == "detect" else generators.generator_for(pair, settings.generator)
     generator_input, selected, notices = _select(encoded, words, settings, tokenizer.mask_token_id, len(tokenizer), rng)
-    return _Prepared(encoded, words, settings, rng, torch.tensor(encoded.input_ids), generator_input, selected, notices)
+    original = torch.tensor(encoded.input_ids)
+    blank = selected & (original == tokenizer.mask_token_id)
+    others = None
+    if blank.any():
+        try:
+            others = generators.generator_for(pair, generators.other(settings.generator))
+        except (ValueError, OSError):  # not installed, or not for this vocabulary: the card shows one set
+            others = None
+    return _Prepared(encoded, words, settings, rng, original, generator_input, selected, notices, blank, generator,
+                     others)
 
 
 def _padded(rows: list[torch.Tensor], fill) -> tuple[torch.Tensor, torch.Tensor]:
@@ -196,35 +239,68 @@ def _padded(rows: list[torch.Tensor], fill) -> tuple[torch.Tensor, torch.Tensor]
     return batch, attention
 
 
+def _logits(pair, model, batch: list[_Prepared], where: list[torch.Tensor]) -> list[torch.Tensor]:
+    """`model`'s vocabulary logits at the positions `where` marks, one (M_i, V) block per sentence; offensive
+    words blocked, and, at a typed blank, the special tokens too (a blank is filled with a word)."""
+    tokenizer = pair.tokenizer
+    inputs, attention = _padded([p.generator_input for p in batch], tokenizer.pad_token_id)
+    marked, _ = _padded(where, False)
+    logits, _ = masked_lm_logits(model, inputs, attention, marked)  # (M, V), sentence by sentence
+    logits[:, blocked_ids(tokenizer)] = float("-inf")  # no offensive word is proposed or drawn
+    blank_rows = torch.cat([p.blank[w] for p, w in zip(batch, where)])  # (M,)
+    if blank_rows.any():
+        specials = torch.tensor(tokenizer.all_special_ids)
+        logits[blank_rows.nonzero()[:, :1], specials[None]] = float("-inf")
+    return list(torch.split(logits, [int(w.sum()) for w in where]))
+
+
+def _by_model(batch: list[_Prepared], model_of) -> dict[int, tuple[object, list[int]]]:
+    groups: dict[int, tuple[object, list[int]]] = {}
+    for i, p in enumerate(batch):
+        model = model_of(p)
+        if model is not None:
+            groups.setdefault(id(model), (model, []))[1].append(i)
+    return groups
+
+
+def _proposals(tokenizer, probs: torch.Tensor, k: int, original_id: int) -> tuple[Proposal, ...]:
+    top = probs.topk(min(k, probs.shape[-1]))
+    return tuple(Proposal(tokenizer.convert_ids_to_tokens(t), t, q, t == original_id)
+                 for t, q in zip(top.indices.tolist(), top.values.tolist()))
+
+
 def _generate(pair, batch: list[_Prepared]) -> list[tuple[torch.Tensor, list[MaskedPosition]]]:
-    """The generator over every sentence with masks at once; each draws its samples with its own rng."""
+    """Each generator over its sentences with masks at once; each sentence draws its samples with its own rng.
+    A typed blank's card also gets the other generator's guesses (no draw: the rng is the forger's alone)."""
     tokenizer = pair.tokenizer
     out = [(p.original.clone(), []) for p in batch]
-    todo = [i for i, p in enumerate(batch) if p.selected.any()]
-    if not todo:
-        return out
-    inputs, attention = _padded([batch[i].generator_input for i in todo], tokenizer.pad_token_id)
-    selected, _ = _padded([batch[i].selected for i in todo], False)
-    logits, _ = masked_lm_logits(pair.generator, inputs, attention, selected)  # (M, V), sentence by sentence
-    logits[:, blocked_ids(tokenizer)] = float("-inf")  # no offensive word is proposed or drawn
-    rows = torch.split(logits, [int(batch[i].selected.sum()) for i in todo])
-    for i, sentence_logits in zip(todo, rows):
+    logits_of: dict[int, torch.Tensor] = {}
+    for model, members in _by_model(batch, lambda p: p.generator if p.selected.any() else None).values():
+        chosen = [batch[i] for i in members]
+        logits_of.update(zip(members, _logits(pair, model, chosen, [p.selected for p in chosen])))
+    others_of: dict[int, torch.Tensor] = {}
+    for model, members in _by_model(batch, lambda p: p.others if p.blank.any() else None).values():
+        chosen = [batch[i] for i in members]
+        others_of.update(zip(members, _logits(pair, model, chosen, [p.blank for p in chosen])))
+    for i, sentence_logits in logits_of.items():
         p = batch[i]
         fake = corrupt(p.original[None], p.selected[None], sentence_logits, p.settings.temperature, p.rng)
         probs, samples, corrupted = fake.probs, fake.samples, fake.ids[0]  # (M, V), (M,), (T,)
-        top = probs.topk(min(p.settings.top_k, probs.shape[-1]), dim=-1)  # (M, k)
+        blank_probs = iter(softmax(others_of[i], p.settings.temperature)) if i in others_of else None
+        other_key = generators.other(p.settings.generator)
         masked = []
         for row, position in enumerate(p.selected.nonzero().squeeze(-1).tolist()):
             original_id, sample_id = int(p.original[position]), int(samples[row])
-            proposals = tuple(
-                Proposal(tokenizer.convert_ids_to_tokens(t), t, q, t == original_id)
-                for t, q in zip(top.indices[row].tolist(), top.values[row].tolist())
-            )
+            typed = bool(p.blank[position])
+            others = ()
+            if typed and blank_probs is not None:
+                others = _proposals(tokenizer, next(blank_probs), p.settings.top_k, original_id)
             masked.append(MaskedPosition(
                 position, tokenizer.convert_ids_to_tokens(original_id),
-                int(p.generator_input[position]) == tokenizer.mask_token_id, proposals,
+                int(p.generator_input[position]) == tokenizer.mask_token_id,
+                _proposals(tokenizer, probs[row], p.settings.top_k, original_id),
                 tokenizer.convert_ids_to_tokens(sample_id), sample_id, float(probs[row, sample_id]),
-                sample_id != original_id,
+                sample_id != original_id, typed, others, other_key if others else "",
             ))
         out[i] = (corrupted, masked)
     return out
@@ -275,7 +351,8 @@ def _assemble(pair, p: _Prepared, corrupted: torch.Tensor, masked: list[MaskedPo
     corrupted_tokens = tokenizer.convert_ids_to_tokens(corrupted.tolist())
     tokens = tuple(
         Token(i, original_tokens[i], corrupted_tokens[i], *encoded.offsets[i], encoded.special[i], bool(p.selected[i]),
-              None if truth is None else bool(truth[i]), p_replaced[i], float(disc_logits[i]), word_of.get(i))
+              None if truth is None else bool(truth[i]), p_replaced[i], float(disc_logits[i]), word_of.get(i),
+              not encoded.special[i] and encoded.input_ids[i] == tokenizer.mask_token_id)
         for i in range(len(original_tokens))
     )
     return Explanation(
@@ -289,12 +366,16 @@ def _word_result(word: Word, tokens: tuple[Token, ...], text: str) -> WordResult
     pieces = [tokens[p] for p in word.tokens]
     # Unchanged pieces keep the user's own spelling (case, accents), with the characters the tokenizer
     # dropped around them (a trailing combining accent, a joiner); replaced ones show the new token.
+    # A replaced piece takes the capitals of the text it replaced (text.cased_like), a filled blank none.
     parts, cursor, after_replaced = [], word.start, False
     for t in pieces:
         if not after_replaced:
             parts.append(text[cursor:t.start])
         changed = t.corrupted != t.original
-        parts.append(t.corrupted.removeprefix("##") if changed else text[t.start:t.end])
+        drawn = t.corrupted.removeprefix("##")
+        at_start = not any(c.isalpha() for part in parts for c in part)  # no letter shown before this piece
+        parts.append((drawn if t.blank else cased_like(drawn, word.text, at_start)) if changed
+                     else text[t.start:t.end])
         cursor, after_replaced = t.end, changed
     if not after_replaced:
         parts.append(text[cursor:word.end])
@@ -303,5 +384,5 @@ def _word_result(word: Word, tokens: tuple[Token, ...], text: str) -> WordResult
     return WordResult(
         word.index, word.start, word.end, word.text, corrupted, word.tokens,
         max(t.p_replaced for t in pieces), any(t.masked for t in pieces),
-        None if truth[0] is None else any(truth),
+        None if truth[0] is None else any(truth), any(t.blank for t in pieces),
     )

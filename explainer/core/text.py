@@ -9,11 +9,16 @@ A "word" is a maximal run of tokens with no whitespace between them in the origi
 span is the whole whitespace-free run around those tokens: characters the tokenizer drops but that
 touch the word (a combining accent after its last letter, as macOS types "é"; a zero-width joiner)
 stay part of it, so no typed character vanishes from the words shown.
+A blank the user types, "[MASK]" in any case and with spaces inside the brackets or none around them
+("[mask]", "[ Mask ]", "of[MASK]before"), is read as the vocabulary's mask token, a word of its own: the
+generator fills it (explainer/core/pipeline.py). `cased_like` gives a fake drawn from an uncased vocabulary the
+capitals of the word it replaced, for display.
 Left out: sentence splitting, pair inputs (token type 1).
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 
@@ -22,6 +27,7 @@ import torch
 from training.offensive import blocked_token_ids
 
 MAX_CHARS = 20_000  # read at most this much text; far beyond any model's 512 tokens
+TYPED_BLANK = re.compile(r"\[\s*mask\s*\]", re.IGNORECASE)  # a blank as people type it
 
 
 class InputError(ValueError):
@@ -68,6 +74,9 @@ def encode(tokenizer, text: str, max_tokens: int) -> Encoded:
         text = text[:MAX_CHARS]
     if not text.strip():
         raise InputError("Type a sentence first: the text box is empty.")
+    text, rewritten = typed_blanks(text, tokenizer.mask_token)
+    if rewritten:
+        notices.append(f"Each blank you typed is read as {tokenizer.mask_token}, a word of its own.")
     encoding = tokenizer(text, return_offsets_mapping=True, return_special_tokens_mask=True, truncation=True,
                          max_length=max_tokens, return_overflowing_tokens=True)
     # With overflowing tokens requested, a fast tokenizer returns one row per window; more than
@@ -89,6 +98,36 @@ def encode(tokenizer, text: str, max_tokens: int) -> Encoded:
         notices.append("Invisible characters (zero-width or direction marks) were ignored.")
     return Encoded(text, tuple(ids), tuple(map(tuple, offsets)), tuple(bool(s) for s in special), truncated,
                    tuple(notices))
+
+
+def typed_blanks(text: str, mask_token: str | None) -> tuple[str, bool]:
+    """(the text with every typed blank written as `mask_token` and kept apart from the letters around it,
+    whether anything changed). A vocabulary without a mask token leaves the text as it is."""
+    if not mask_token:
+        return text, False
+
+    def blank(match: re.Match) -> str:
+        before = " " if match.start() > 0 and text[match.start() - 1].isalnum() else ""
+        after = " " if match.end() < len(text) and text[match.end()].isalnum() else ""
+        return f"{before}{mask_token}{after}"
+
+    written = TYPED_BLANK.sub(blank, text)
+    return written, written != text
+
+
+def cased_like(drawn: str, word: str, at_start: bool) -> str:
+    """A fake from an uncased vocabulary with the capitals of the word it went into (display only): ALL CAPS when
+    the whole word is (two letters or more); a capital first letter when it brings the word's first letter
+    (`at_start`) and the word starts with one ("Sally" at a sentence's start, "McDonald"); else as drawn (a piece
+    inside "iPhone")."""
+    letters = [c for c in word if c.isalpha()]
+    if len(letters) > 1 and all(c.isupper() for c in letters):
+        return drawn.upper()
+    if at_start and letters and letters[0].isupper():
+        index = next((i for i, c in enumerate(drawn) if c.isalpha()), None)
+        if index is not None:
+            return drawn[:index] + drawn[index].upper() + drawn[index + 1:]
+    return drawn
 
 
 def group_words(text: str, offsets: tuple[tuple[int, int], ...], special: tuple[bool, ...]) -> tuple[Word, ...]:

@@ -45,7 +45,8 @@ def class_results(pair, code, secret, *, store: ClassStore | None = None) -> dic
               "fooled_electra": bool(s.result["fooled"]), "bet_right": bool(s.result["student_right"])}
              for s in store.submissions(info.code, "B")]
     return {
-        "class": info.code, "model": info.model, "phase": info.phase, "sentences_in_round": info.n_sentences,
+        "class": info.code, "model": info.model, "generator": info.generator, "phase": info.phase,
+        "sentences_in_round": info.n_sentences,
         "class_total": view.class_total.as_dict(), "electra_total": view.electra_total.as_dict(),
         "electra_round": view.electra_round.as_dict(),
         "students": [{"number": e.number, "nickname": spreadsheet_safe(e.name), "answered_a": e.answered_a,

@@ -2,12 +2,13 @@
 play the seeded game's rounds (explainer/lesson/game.py), the server keeps their answers, the teacher sees
 the class's aggregates. Storage: explainer/core/class_store.py.
 
-- `create_class`: a random (or given) seed, n sentences, the model played with; the teacher gets the code, the
+- `create_class`: a random (or given) seed, n sentences, the model played with and the generator that forges
+  round A's fakes (ELECTRA's own, or the stronger one: explainer.core.generators); the teacher gets the code, the
   teacher key (`ClassStart`, the only time the key is handed out) and the projector's view-only token.
   `join_class`: the student's id. `move_class`: the teacher moves the class through its phases
   (explainer/core/class_phases.py), one stage at a time.
 - Round A: `class_items` = `game.spot_round(pair, seed, n)` (or the teacher's own sentences, in their order:
-  explainer/lesson/class_sentences.py), computed once per (model, seed, n, sentences) and kept in memory; `submit_spot` scores the picks *on the server* (`game.score_spot`): a client never sends a score.
+  explainer/lesson/class_sentences.py), computed once per (model, seed, n, sentences, generator) and kept in memory; `submit_spot` scores the picks *on the server* (`game.score_spot`): a client never sends a score.
 - Round B: sentence i is round A's sentence i as written (`fool_sentences`); `submit_fool` runs `game.fool`
   and stores the edit and the verdict. One answer per student, round and sentence: a replay returns it.
 - What a phase shows is decided here, for every caller alike (the projector is public): before the reveal no
@@ -28,6 +29,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import asdict, dataclass
 
+from explainer.core import generators
 from explainer.core.class_phases import answer_refusal
 from explainer.core.class_phases import stage as parse_stage
 from explainer.core.class_store import ClassInfo, ClassStore, Student
@@ -53,7 +55,7 @@ FOOL_FIELDS = ("edited", "word_index", "original_word", "new_word", "p_edited", 
 
 _store: ClassStore | None = None
 _store_lock = threading.Lock()
-_rounds: OrderedDict[tuple[str, int, int, tuple[str, ...]], tuple[game.SpotItem, ...]] = OrderedDict()
+_rounds: OrderedDict[tuple[str, int, int, tuple[str, ...], str], tuple[game.SpotItem, ...]] = OrderedDict()
 _rounds_lock = threading.Lock()
 
 
@@ -69,11 +71,11 @@ def default_store() -> ClassStore:
 def _items(pair, info: ClassInfo) -> tuple[game.SpotItem, ...]:
     if info.model and pair.name != info.model:
         raise ValueError(f"This class plays with the model {quote(info.model, 60)}, not {quote(pair.name, 60)}.")
-    key = (info.model or pair.name, info.seed, info.n_sentences, info.sentences)
+    key = (info.model or pair.name, info.seed, info.n_sentences, info.sentences, info.generator)
     with _rounds_lock:  # one computation at a time: a class joining at once waits for one, not thirty
         if key not in _rounds:
             _rounds[key] = game.spot_round(pair, info.seed, info.n_sentences, info.sentences or None,
-                                           in_order=bool(info.sentences))
+                                           in_order=bool(info.sentences), generator=info.generator)
             if len(_rounds) > CACHED_ROUNDS:
                 _rounds.popitem(last=False)
         _rounds.move_to_end(key)
@@ -94,25 +96,28 @@ class ClassStart:
     view_token: str  # the projector's: shows the class, moves nothing
     student_params: dict  # the query of the link students open: {"class": code}
     view_params: dict  # the projector's link: {"class": code, "view": view_token}
+    generator: str = generators.ELECTRA  # who forges round A's fakes
 
 
 def create_class(pair, n: int = game.ROUND_SENTENCES, seed: int | None = None, *, sentences=None,
-                 store: ClassStore | None = None) -> ClassStart:
+                 store: ClassStore | None = None, generator: str = generators.ELECTRA) -> ClassStart:
     """A new class playing `n` sentences with `pair` (or, given `sentences`, the teacher's own: a list of texts
-    or the pasted box, checked by class_sentences; then n is their number); its round is computed now, so
-    students need not wait."""
+    or the pasted box, checked by class_sentences; then n is their number), its fakes forged by `generator`; its
+    round is computed now, so students need not wait (and a generator that cannot forge for `pair` is refused
+    before the class exists)."""
     own = check_sentences(pair, sentences) if sentences else ()
     n = len(own) if own else n
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= game.MAX_SENTENCES:
         raise ValueError(f"A round has 1 to {game.MAX_SENTENCES} sentences, not {quote(n)}.")
+    generator = generators.check(generator)
     seed = secrets.randbelow(game.MAX_SEED) if seed is None else game.check_seed(seed)
-    _items(pair, ClassInfo("", seed, n, pair.name, 0.0, 0.0, sentences=own))
+    _items(pair, ClassInfo("", seed, n, pair.name, 0.0, 0.0, sentences=own, generator=generator))
     store = store or default_store()
-    new = store.create_class(seed, n, pair.name, own)
+    new = store.create_class(seed, n, pair.name, own, generator)
     code = new.info.code
     token = store.view_token(code, new.secret)
     return ClassStart(code, new.secret, seed, n, pair.name, new.info.expires, token, {"class": code},
-                      {"class": code, "view": token})
+                      {"class": code, "view": token}, generator)
 
 
 def move_class(code, secret, phase, sentence=0, *, store: ClassStore | None = None) -> ClassInfo:

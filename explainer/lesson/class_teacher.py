@@ -86,6 +86,7 @@ class TeacherView:
     fool_fooled: int  # edits ELECTRA did not flag
     fool_bets_right: int
     best_edits: tuple[EditStats, ...]  # the edits that fooled ELECTRA most often
+    generator: str = "electra"  # who forged round A's fakes (explainer.core.generators)
 
     @property
     def joined(self) -> int:
@@ -139,4 +140,5 @@ def teacher_view(info: ClassInfo, teacher: bool, items: tuple[game.SpotItem, ...
                        tuple(most_fooling), _total(s.result["student"] for s in spots),
                        _total(s.result["electra"] for s in spots), sum((s.electra for s in sentences), game.Score(0, 0, 0)),
                        len(fools), sum(bool(s.result["fooled"]) for s in fools),
-                       sum(bool(s.result["student_right"]) for s in fools), tuple(best))
+                       sum(bool(s.result["student_right"]) for s in fools), tuple(best),
+                       info.generator)

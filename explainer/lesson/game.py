@@ -10,7 +10,10 @@
   whether the discriminator will flag it; the discriminator reads the edited sentence as it is
   (detect-only mode) and gives every word its P(replaced).
 
-Everything is seeded: the same seed gives the same sentences and the same corruptions, so a whole
+The harder level: a stronger generator forges round A's fakes (`spot_round(..., generator="stronger")`,
+explainer.core.generators); the same discriminator judges them.
+
+Everything is seeded: the same seed (and generator) gives the same sentences and the same corruptions, so a whole
 class plays the same round. Nothing is stored: a round is a value the page keeps. No gradio here.
 """
 
@@ -20,6 +23,7 @@ import json
 import random
 from dataclasses import dataclass
 
+from explainer.core import generators
 from explainer.core.user_text import quote
 from explainer.core.pipeline import Explanation, Settings, explain
 from explainer.core.text import InputError
@@ -70,11 +74,16 @@ def _item(explanation: Explanation) -> SpotItem:
                     tuple(w.p_replaced for w in words))
 
 
+LEVELS = {generators.ELECTRA: "Normal: ELECTRA's generator forges the fakes",
+          generators.STRONGER: "Harder: a stronger generator forges the fakes"}
+
+
 def spot_round(pair, seed: int, n: int = ROUND_SENTENCES, sentences: tuple[str, ...] | None = None,
-               in_order: bool = False) -> tuple[SpotItem, ...]:
-    """`n` sentences, each corrupted by `pair`'s generator; the same seed, the same round. A corruption
-    that changed no word is drawn again (seeded), so every sentence has something to find. `in_order`: the
-    first n of `sentences` as given (a teacher's own), not a seeded draw from them."""
+               in_order: bool = False, *, generator: str = generators.ELECTRA) -> tuple[SpotItem, ...]:
+    """`n` sentences, each corrupted by `generator` (`pair`'s own by default); the same seed, the same round. A
+    corruption that changed no word is drawn again (seeded), so every sentence has something to find. `in_order`:
+    the first n of `sentences` as given (a teacher's own), not a seeded draw from them."""
+    generator = generators.check(generator)
     seed = check_seed(seed)
     if not 1 <= int(n) <= MAX_SENTENCES:
         raise ValueError(f"A round has 1 to {MAX_SENTENCES} sentences.")
@@ -83,7 +92,7 @@ def spot_round(pair, seed: int, n: int = ROUND_SENTENCES, sentences: tuple[str, 
     items = []
     for i, sentence in enumerate(chosen):
         for attempt in range(20):
-            explanation = explain(pair, sentence, Settings(seed=seed * 1000 + i * 37 + attempt))
+            explanation = explain(pair, sentence, Settings(seed=seed * 1000 + i * 37 + attempt, generator=generator))
             if any(w.replaced for w in explanation.words):
                 break
         items.append(_item(explanation))
@@ -166,11 +175,13 @@ def fool_words(pair, sentence: str) -> tuple[str, ...]:
 
 def fool(pair, sentence: str, word_index: int, new_word: str, predicted_flag: bool) -> FoolResult:
     """Replace word `word_index` of `sentence` by `new_word` and let the discriminator judge the result."""
-    from explainer.core.text import encode, group_words
+    from explainer.core.text import TYPED_BLANK, encode, group_words
 
     new_word = (new_word or "").strip()
     if not new_word or len(new_word.split()) != 1:
         raise InputError("Type one word to put in.")
+    if TYPED_BLANK.search(new_word):
+        raise InputError("Type a word, not a blank: the discriminator judges words someone wrote.")
     encoded = encode(pair.tokenizer, sentence, pair.max_tokens)
     words = group_words(encoded.text, encoded.offsets, encoded.special)
     if not 0 <= int(word_index) < len(words):

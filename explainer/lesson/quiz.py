@@ -229,7 +229,9 @@ QUESTIONS: tuple[Question, ...] = (
         "generator-stronger", "generator_size", "The stronger the generator, the better the discriminator.", False,
         "Too strong a generator often draws the original word (few real replacements) or near-perfect ones: the "
         "task gets too hard to learn from. Too weak, and replacements are nonsense words that are trivial to "
-        "spot. See the “Generator difficulty” chart."),
+        "spot. See the “Generator difficulty” chart. In Explore you can choose a stronger generator: the "
+        "discriminator, trained against ELECTRA's own, judges its fakes too. That shows how hard they are to "
+        "catch, not what a discriminator trained against it would learn."),
     Question(
         "kept-network", "kept", "short",
         "After pretraining, which of the two networks do you fine-tune on your own task?",

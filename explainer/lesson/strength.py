@@ -76,6 +76,12 @@ class StrengthStudy:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def forgers(self) -> tuple[StrengthPoint | None, StrengthPoint | None]:
+        """(the shipped generator's point, the stronger generator's): the two generators the app lets people
+        choose; None where the study has no such point."""
+        shipped = next((p for p in self.points if p.shipped), None)
+        return shipped, next((p for p in self.points if p.stronger), None)
+
     @classmethod
     def from_dict(cls, data: dict) -> StrengthStudy:
         """The inverse of `to_dict`; ValueError naming what is missing or of the wrong type."""

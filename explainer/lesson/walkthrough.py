@@ -123,12 +123,17 @@ def _mask_paragraph(explanation: Explanation) -> str:
         f"This masked copy goes to the generator only: the discriminator never sees a {MASK}.") if part)
 
 
-def _propose_paragraph(vocab_size: int) -> str:
-    """Step 2: what the generator is and what it outputs."""
+def _propose_paragraph(vocab_size: int, generator: str = "electra") -> str:
+    """Step 2: what the generator is and what it outputs, and which of the two generators this is."""
+    which = ("This is ELECTRA's own generator, the one the discriminator trained against. Explore, the game and "
+             "the live class also offer a stronger one, whose top guess is right more often: the same discriminator "
+             "judges its fakes." if generator == "electra" else
+             "This is the stronger generator, not the one the discriminator trained against: its top guess is right "
+             "more often, and the same discriminator judges its fakes.")
     return (f"The generator is a small masked language model. At every chosen position it gives a probability "
             f"to each of the {vocab_size:,} tokens in its vocabulary (a softmax), trained like BERT to put the "
             "most on the original word. It is not trying to fool anyone: it just guesses as well as it can. "
-            "The bars show its top guesses.")
+            f"The bars show its top guesses. {which}")
 
 
 def _swap_paragraph(explanation: Explanation, back: tuple[int, ...]) -> str:
@@ -191,7 +196,8 @@ def walkthrough(explanation: Explanation, vocab_size: int) -> tuple[WalkStep, ..
     swapped = tuple(m.position for m in explanation.masked if m.position not in back)
     return (
         WalkStep(1, "mask", "Mask", _mask_paragraph(explanation), masked_tokens, chosen),
-        WalkStep(2, "propose", "Propose", _propose_paragraph(vocab_size), masked_tokens, chosen, explanation.masked),
+        WalkStep(2, "propose", "Propose", _propose_paragraph(vocab_size, explanation.settings.generator), masked_tokens,
+                 chosen, explanation.masked),
         WalkStep(3, "swap", "Swap", _swap_paragraph(explanation, back), corrupted, swapped, explanation.masked, truth,
                  drawn_back=back),
         WalkStep(4, "detect", "Detect", _detect_paragraph(explanation, back), corrupted,

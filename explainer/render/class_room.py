@@ -10,7 +10,8 @@ What each phase shows comes from `TeacherView`, which the server has already cut
 this module only draws it: the lobby (the QR code, large, the code, who is in), round A (how many answered each
 sentence), the reveal (one sentence: its fakes, the class's catches beside ELECTRA's, the fakes that fooled the
 most so far), round B (the edits that fooled ELECTRA, live), the results and the end (the class against ELECTRA,
-the best fooling edits). Lists are cut to what fits (the rest counted), and every user text passes through `esc`.
+the best fooling edits). Under the title, every phase says which generator forged the round's fakes. Lists are
+cut to what fits (the rest counted), and every user text passes through `esc`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from explainer.core.class_phases import LABELS
+from explainer.core.generators import label as forger
 from explainer.render.class_view import pretty_code, qr_svg
 from explainer.render.style import FONT, MLM_COLOUR, RTD_COLOUR, esc, p_colour, pct
 
@@ -217,7 +219,10 @@ def room_html(view: TeacherView, link: str, *, full: bool = False) -> str:
         title = "The class has ended: the results" if view.phase == "ended" else "The results"
         body = _results(view)
     top = (f'<div class="ee-top"><p class="ee-phase" id="class-phase">{esc(title)}</p>'
-           f'<span class="ee-tag">{esc(pretty_code(view.code))} · {_plural(view.joined, "student")}</span></div>')
+           f'<span class="ee-tag">{esc(pretty_code(view.code))} · {_plural(view.joined, "student")}</span></div>'
+           f'<p class="ee-muted" id="class-forger" style="margin:0 0 .3em">'
+           f"Fakes forged by {esc(forger(view.generator, in_sentence=True))}"
+           "; ELECTRA's discriminator judges them.</p>")
     return (f'<div class="ee-stage{" ee-full" if full else ""}" id="class-stage" data-phase="{esc(view.phase)}" '
             f'role="region" aria-label="the class, {esc(LABELS[view.phase])}" style="{FONT}">'
             f'<div class="ee-in">{top}{body}</div></div>')

@@ -2,7 +2,9 @@
 (explainer.lesson.difficulty) and the generator-strength study (explainer.lesson.strength, the paper's Figure 3).
 
 MLM's blue draws accuracy, RTD's orange the discriminator's ROC-AUC; the weaker generator is dashed. In the
-strength figure the shipped generator is RTD's orange star, the others grey.
+strength figure the shipped generator is RTD's orange star, the stronger generator the app offers a black diamond,
+the others grey. `forger_line_html` is the one line the choice of generator shows beside it (Explore, the game,
+the live class): what the study measured for each of the two.
 """
 
 from __future__ import annotations
@@ -84,7 +86,7 @@ def _pct(value: float, digits: int = 0) -> str:
 
 
 def _strength_hover(p: StrengthPoint, current: str | None) -> str:
-    role = " (shipped)" if p.shipped else ""
+    role = " (shipped)" if p.shipped else " (the stronger generator you can choose)" if p.stronger else ""
     role += " · in use" if p.name == current else ""
     return (f"<b>{esc(p.name)}</b>{role}<br>{p.layers} layers × {p.hidden}<br>"
             f"generator at [MASK]: top-1 {_pct(p.top1_at_mask, 1)}, top-5 {_pct(p.top5_at_mask, 1)}<br>"
@@ -107,7 +109,8 @@ def strength_figure(study: StrengthStudy, current: str | None = None) -> go.Figu
     low, high = min(x), max(x)
     pad = max(high - low, 0.1) * 0.15
     symbols = iter(("circle", "square", "diamond", "triangle-up", "triangle-down", "pentagon", "hexagon", "cross", "x"))
-    style = {p.name: ("star", 20, RTD_COLOUR) if p.shipped else (next(symbols, "circle"), 12, "#555") for p in points}
+    style = {p.name: ("star", 20, RTD_COLOUR) if p.shipped else ("diamond", 16, "#111") if p.stronger else
+             (next(symbols, "circle"), 12, "#555") for p in points}
     for row, metric in ((1, "auc"), (2, "classroom_recall")):
         figure.add_trace(go.Scatter(x=x, y=[getattr(p, metric) for p in points], mode="lines", showlegend=False,
                                     line=dict(color=MUTED, width=1, dash="dot"), hoverinfo="skip"), row, 1)
@@ -162,10 +165,14 @@ def strength_summary_html(study: StrengthStudy | None, matches: bool) -> str:
                 f"{_pct(p.classroom_recall)} of the classroom's replaced words flagged "
                 f"({_pct(p.classroom_false_alarms, 1)} of the original words)")
 
-    shipped = next((p for p in points if p.shipped), None)
+    shipped, stronger = study.forgers()
     lines = [f"The shipped generator (★), {figures(shipped)}." if shipped else ""]
+    if stronger is not None:
+        lines.append(f"The stronger generator (◆) you can choose in Explore, the game and the live class, "
+                     f"{figures(stronger)}.")
     if n > 1:
-        ends = [(label, p) for label, p in (("weakest", weakest), ("strongest", strongest)) if p is not shipped]
+        ends = [(label, p) for label, p in (("weakest", weakest), ("strongest", strongest))
+                if p is not shipped and p is not stronger]
         lines += [f"The {label}, {figures(p)}." for label, p in ends]
         lines += [f"The shipped generator is the {label} here." for label, p in
                   (("weakest", weakest), ("strongest", strongest)) if p is shipped]
@@ -179,4 +186,29 @@ def strength_summary_html(study: StrengthStudy | None, matches: bool) -> str:
               f"and the discriminator catches fewer of them.{here} Too weak a generator makes fakes that are easy "
               "to spot and teaches the discriminator little; the paper (Figure 3) found generators 1/4 to 1/2 the "
               "discriminator's size work best.</p>")
+    if stronger is not None:
+        lesson += ("<p>The discriminator trained against the shipped generator (★) only: the stronger one (◆) is "
+                   "an opponent it never trained against. Its figures show how hard that generator's fakes are to "
+                   "catch, not what a discriminator trained against it would learn.</p>")
     return f'<div class="ee-c" style="{FONT}">{note}{intro}<p>{" ".join(line for line in lines if line)}</p>{lesson}</div>'
+
+
+def _forger_figures(p: StrengthPoint) -> str:
+    return (f"flags {_pct(p.classroom_recall)} of the fakes; its top-rated word is a fake in "
+            f"{_pct(p.classroom_top_word)} of the sentences")
+
+
+def forger_line_html(study: StrengthStudy | None) -> str:
+    """The measured consequence of the choice of generator, in one line: for ELECTRA's generator and the stronger
+    one, the share of fakes the discriminator flags on the classroom sentences and how often its top-rated word is
+    a fake (assets/generator_strength.json). The shipped figures alone when the study has no stronger point; ""
+    when there is no study."""
+    shipped, stronger = study.forgers() if study is not None else (None, None)
+    if shipped is None:
+        return ""
+    text = ("Measured on the classroom sentences: against ELECTRA's generator the discriminator "
+            f"{_forger_figures(shipped)}")
+    if stronger is not None:
+        text += (f"; against the stronger one it flags {_pct(stronger.classroom_recall)}, and its top-rated word is "
+                 f"a fake in {_pct(stronger.classroom_top_word)}")
+    return f'<p class="ee-forger-line" style="{FONT}; font-size: 0.9em; margin: 2px 0">{text}.</p>'

@@ -49,14 +49,35 @@ def sentence_units(explanation: Explanation, merged: bool):
     return [(t.corrupted, t.original, t.p_replaced, t.masked, t.replaced) for t in explanation.tokens]
 
 
+def blank_units(explanation: Explanation, merged: bool) -> list[bool]:
+    """Per word (or token), as `sentence_units` lists them: whether it holds a blank the user typed."""
+    if merged:
+        return [w.blank for w in explanation.words]
+    return [t.blank for t in explanation.tokens]
+
+
+BLANK_UNJUDGED = "a blank you typed: not judged (nobody wrote a word there)"
+
+
 def sentence_chips(explanation: Explanation, merged: bool = True, palette: str | Palette = DEFAULT_PALETTE) -> str:
-    """The chips alone: every word (or token) coloured by its P(replaced), flagged ones bold and underlined."""
+    """The chips alone: every word (or token) coloured by its P(replaced), flagged ones bold and underlined. A
+    blank the user typed reads "filled your blank" once the generator filled it; unfilled (detect-only) it is
+    grey, without a number: a blank is not judged."""
     chosen = get_palette(palette)
     chips = []
-    for shown, original, p, masked, replaced in sentence_units(explanation, merged):
+    for (shown, original, p, masked, replaced), blank in zip(sentence_units(explanation, merged),
+                                                             blank_units(explanation, merged)):
         below = f"{p:.0%}"
         border = "1px solid #ccc"
-        if replaced:  # the original on a line of its own: two replaced neighbours' captions never run together
+        if blank and not masked:
+            chips.append(chip(esc(shown), "#eeeeee", "blank · not judged", esc(f"{shown}, {BLANK_UNJUDGED}"),
+                              "2px dashed #777", labelled=True))
+            continue
+        if blank and replaced:  # on a line of its own, as every caption under a chip
+            border = "3px solid #111"
+            below += '<span style="display: block">filled your blank</span>'
+            original = "a blank you typed"
+        elif replaced:  # the original on a line of its own: two replaced neighbours' captions never run together
             border = "3px solid #111"
             below += f'<span style="display: block">was <b>{esc(original)}</b></span>'
         elif masked:
@@ -102,8 +123,10 @@ def generator_input_html(explanation: Explanation, merged: bool = True) -> str:
 def score_html(explanation: Explanation) -> str:
     score = explanation.score()
     if not score:
+        blank = (" A blank you typed is not judged: fill it in, or choose another mode, where the generator fills it."
+                 if any(w.blank for w in explanation.words) else "")
         return (f'<p style="{FONT}">Detect-only: nobody knows which words are replaced; the colours are the '
-                "discriminator's guess alone.</p>")
+                f"discriminator's guess alone.{blank}</p>")
     return (
         f'<p class="ee-score" style="{FONT}">The generator replaced <b>{score["replaced"]}</b> of '
         f'{score["tokens"]} tokens; the discriminator flagged <b>{score["caught"]}</b> of them '

@@ -24,6 +24,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
+from explainer.core.generators import label
 from explainer.render import explore
 from explainer.render.export_text import clean, fit, shorten, text_width, wrap, xml_text
 from explainer.render.style import (
@@ -76,6 +77,8 @@ def settings_text(explanation: Explanation, attribution: Attribution | None = No
     if s.mode != "detect":
         masking += f", seed {s.seed}, temperature {s.temperature:g}"
     parts = [f"Model: {explanation.model}", f"masking: {masking}"]
+    if s.mode != "detect" and s.generator != "electra":
+        parts.append(f"fakes forged by {label(s.generator, in_sentence=True)}")
     if attribution is not None:
         a = attribution.settings
         method = a.method.replace("_", " ")

@@ -95,8 +95,10 @@ def spot_reveal_html(item: SpotItem, result: SpotResult, picked) -> str:
     return _wrap(table + rule + scores + (f"<p>{' '.join(fooled)}</p>" if fooled else ""), "game-reveal")
 
 
-def round_html(student: Score, electra: Score, done: int, total: int, code: int, results: list[SpotResult]) -> str:
-    """The running score of the round; at the end, who won and which words fooled whom."""
+def round_html(student: Score, electra: Score, done: int, total: int, code: int, results: list[SpotResult],
+               generator: str = "electra") -> str:
+    """The running score of the round; at the end, who won and which words fooled whom. `generator`: who forged
+    (the stronger one is the harder level, said beside the class code)."""
     if done < total:
         status = f"After {done} of {total} sentences"
     elif student.points > electra.points:
@@ -105,7 +107,8 @@ def round_html(student: Score, electra: Score, done: int, total: int, code: int,
         status = "Round over: <b>ELECTRA wins this round.</b>"
     else:
         status = "Round over: <b>a draw.</b>"
-    lines = [f"<p style='font-size:1.15em;margin:4px 0'>{status} (class code {code})</p>",
+    level = ", harder level: a stronger generator forged the fakes" if generator == "stronger" else ""
+    lines = [f"<p style='font-size:1.15em;margin:4px 0'>{status} (class code {code}{level})</p>",
              f'<p style="margin:0"><span style="color:{MLM_COLOUR}">●</span> {_score_line("You", student)}<br>'
              f'<span style="color:{RTD_COLOUR}">◆</span> {_score_line("ELECTRA", electra)}</p>']
     if done == total and results:

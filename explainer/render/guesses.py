@@ -6,12 +6,16 @@ guesses as bars scaled to the card's largest, the drawn one in orange, bold and 
 chart it cost the page several seconds of the browser's time on a slow machine before anything
 else could update (plotly's script loads and draws on first use), and text bars read on a
 projector and to a screen reader as they are.
+
+A blank the user typed gets a wider card: the two generators' top guesses side by side (ELECTRA's own first),
+the one that forged this sentence marking its draw, when the other generator can forge for this model too.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from explainer.core.generators import ELECTRA, label
 from explainer.render.style import FONT, esc, pct
 
 if TYPE_CHECKING:
@@ -27,6 +31,8 @@ COLUMNS = "minmax(min-content, max-content) minmax(3em, 1fr) auto"
 
 
 def card_title(m: MaskedPosition) -> str:
+    if m.typed:
+        return f"your blank: drew “<bdi>{esc(m.sampled)}</bdi>” → label REPLACED (nobody wrote a word there)"
     verdict = "= the original → label ORIGINAL" if not m.replaced else "→ label REPLACED"
     return f"was “<bdi>{esc(m.original)}</bdi>”, drew “<bdi>{esc(m.sampled)}</bdi>” {verdict}"
 
@@ -55,15 +61,34 @@ def _bar(label: str, probability: float, note: str, peak: float) -> str:
             f'<span class="ee-guess-number" style="{weight}white-space: normal">{number}</span>')
 
 
-def card(m: MaskedPosition) -> str:
-    bars = rows(m)
+def _grid(bars: list[tuple[str, float, str]]) -> str:
     peak = max(probability for _, probability, _ in bars)
-    body = "".join(_bar(label, probability, note, peak) for label, probability, note in bars)
+    body = "".join(_bar(word, probability, note, peak) for word, probability, note in bars)
+    return (f'<div style="display: grid; grid-template-columns: {COLUMNS}; gap: 3px 8px; '
+            f'align-items: center; font-size: 0.95em">{body}</div>')
+
+
+def card(m: MaskedPosition, forger: str = ELECTRA) -> str:
+    """One masked position's card; `forger`: the key of the generator that drew (explainer.core.generators)."""
+    if m.typed and m.others:
+        return blank_card(m, forger)
     return (f'<div class="ee-guess-card" style="flex: 1 1 250px; max-width: 420px; min-width: 0; overflow-x: auto; '
             f'border: 1px solid #ccc; border-radius: 6px; padding: 6px 10px">'
+            f'<div style="font-size: 0.9em; margin-bottom: 4px">{card_title(m)}</div>{_grid(rows(m))}</div>')
+
+
+def blank_card(m: MaskedPosition, forger: str) -> str:
+    """A typed blank: both generators' top guesses side by side, ELECTRA's own first; the forger's draw marked."""
+    columns = {forger: rows(m), m.others_generator: [(p.token, p.probability, "") for p in m.others]}
+    halves = "".join(
+        f'<div class="ee-guess-half" style="flex: 1 1 200px; min-width: 0">'
+        f'<div style="font-weight: 700; font-size: 0.9em; margin-bottom: 2px">{esc(label(key))}'
+        f'{" (drew this one)" if key == forger else ""}</div>{_grid(columns[key])}</div>'
+        for key in sorted(columns, key=lambda k: k != ELECTRA))
+    return (f'<div class="ee-guess-card ee-blank-card" style="flex: 1 1 460px; max-width: 820px; min-width: 0; '
+            f'overflow-x: auto; border: 2px solid #333; border-radius: 6px; padding: 6px 10px">'
             f'<div style="font-size: 0.9em; margin-bottom: 4px">{card_title(m)}</div>'
-            f'<div style="display: grid; grid-template-columns: {COLUMNS}; gap: 3px 8px; '
-            f'align-items: center; font-size: 0.95em">{body}</div></div>')
+            f'<div style="display: flex; flex-wrap: wrap; gap: 6px 18px">{halves}</div></div>')
 
 
 def guesses_html(explanation: Explanation) -> str:
@@ -74,6 +99,8 @@ def guesses_html(explanation: Explanation) -> str:
                 "chosen).</p>")
     more = len(explanation.masked) - len(shown)
     note = f'<p style="font-size: 0.9em">{more} more masked positions are in the JSON download.</p>' if more else ""
-    cards = "".join(card(m) for m in shown)
-    return (f'<div class="ee-guesses" style="{FONT}"><p style="margin: 0 0 6px 0"><b>{TITLE}</b></p>'
+    cards = "".join(card(m, explanation.settings.generator) for m in shown)
+    title = TITLE if explanation.settings.generator == ELECTRA else TITLE.replace("The generator",
+                                                                                   "The stronger generator")
+    return (f'<div class="ee-guesses" style="{FONT}"><p style="margin: 0 0 6px 0"><b>{esc(title)}</b></p>'
             f'<div style="display: flex; flex-wrap: wrap; gap: 10px">{cards}</div>{note}</div>')

@@ -7,6 +7,7 @@ for the user are raised as `gradio.Error` (a `gradio_client` caller sees the mes
     from gradio_client import Client
     client = Client("http://127.0.0.1:7860/")
     result = client.predict("the chef ate the meal", api_name="/explain")
+    blank = client.predict("I drank a cup of [MASK] before work.", generator="stronger", api_name="/explain")
     why = client.predict("the chef ate the meal", target=-1, api_name="/attribute")
 """
 
@@ -39,12 +40,13 @@ def checked(**raw) -> dict:
         raise gr.Error(str(error), print_exception=False) from error
 
 
-def settings_from(mode, mask_rate, seed, temperature, top_k, mask_words) -> Settings:
+def settings_from(mode, mask_rate, seed, temperature, top_k, mask_words, generator="electra") -> Settings:
     """Settings from a script's raw values; a value of the wrong kind or out of bounds is a message, not a
     server error."""
     v = checked(mode=mode, mask_rate=mask_rate, seed=seed, temperature=temperature, top_k=top_k,
-                mask_words=mask_words)
-    return Settings(v["mode"], v["mask_rate"], v["seed"], v["temperature"], v["top_k"], v["mask_words"])
+                mask_words=mask_words, generator=generator or "electra")
+    return Settings(v["mode"], v["mask_rate"], v["seed"], v["temperature"], v["top_k"], v["mask_words"],
+                    v["generator"])
 
 
 def bounded(data: dict) -> dict:
@@ -74,12 +76,16 @@ def explain(
     temperature: float = 1.0,
     top_k: int = 5,
     mask_words: Optional[list[int]] = None,
+    generator: str = "electra",
 ) -> dict:
     """Mask (mode auto: mask_rate + seed; manual: the word indices in mask_words; detect: none),
     let the generator propose and sample replacements, and return every token's P(replaced)
     from the discriminator, with the truth, the proposals and the words (see the README).
-    model: "" = the app's default (bundled), "bundled", "google/electra-small", or a folder."""
-    settings = settings_from(mode, mask_rate, seed, temperature, top_k, mask_words)
+    A [MASK] typed in the text is a blank the generator fills, in every mode but detect.
+    model: "" = the app's default (bundled), "bundled", "google/electra-small", or a folder.
+    generator: "electra" (the pair's own, the default) or "stronger" (the stronger generator, where installed
+    and the vocabulary matches); one discriminator judges both."""
+    settings = settings_from(mode, mask_rate, seed, temperature, top_k, mask_words, generator)
     return bounded(make_explanation(text, model, settings).to_dict())
 
 
@@ -98,6 +104,7 @@ def attribute(
     top_k: int = 5,
     mask_words: Optional[list[int]] = None,
     tolerance: float = 0.0,
+    generator: str = "electra",
 ) -> dict:
     """Run /explain with the same arguments, then attribute token `target`'s replaced-logit
     (a token position; -1 = the token judged most likely replaced) to every input token with
@@ -106,7 +113,7 @@ def attribute(
     integration points (up to n_steps) as keep each row's completeness error within tolerance x
     its sum |scores| ("points" and "errors" say what was reached). A request over the server's
     compute budget is reduced ("notices" says how) or refused with a message."""
-    settings = settings_from(mode, mask_rate, seed, temperature, top_k, mask_words)
+    settings = settings_from(mode, mask_rate, seed, temperature, top_k, mask_words, generator)
     v = checked(target=target, method=method, n_steps=n_steps, baseline=baseline, all_tokens=all_tokens,
                 tolerance=tolerance)
     explanation = make_explanation(text, model, settings)
@@ -123,28 +130,32 @@ def attribute(
     return bounded({**dataclasses.asdict(result), "p_replaced": result.p_replaced, "error": result.error})
 
 
-def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model: str = "") -> dict:
+def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model: str = "",
+         generator: str = "electra") -> dict:
     """The Classroom game's round A for a class code: the sentences as students see them (words), and, when
     `picks` (one list of word indices per sentence) is given, the truth, ELECTRA's verdicts and both scores.
-    The same code gives the same round to everyone; nothing is stored."""
+    The same code (and generator) gives the same round to everyone; nothing is stored. generator: "electra"
+    (ELECTRA's own, the default) or "stronger" (the harder level)."""
     from explainer.lesson import game as lesson
 
     from explainer.core.user_text import quote
 
-    pair = load_pair(checked(model=model)["model"])
+    v = checked(model=model, generator=generator or "electra")
+    pair = load_pair(v["model"])
     try:
         try:
             n = int(sentences)
         except (TypeError, ValueError, OverflowError):
             raise ValueError(f"sentences must be a whole number, not {quote(sentences)}.") from None
-        items = lesson.spot_round(pair, code, n)
+        items = lesson.spot_round(pair, code, n, generator=v["generator"])
         if picks is not None:
             if not isinstance(picks, list) or len(picks) != len(items) or not all(isinstance(p, list) for p in picks):
                 raise ValueError(f"picks must be one list of word indices per sentence ({len(items)} lists).")
             results = [lesson.score_spot(item, p) for item, p in zip(items, picks)]
     except (TypeError, ValueError) as error:
         raise gr.Error(str(error), print_exception=False) from error
-    round_ = {"code": lesson.check_seed(code), "model": pair.name, "sentences": [{"words": list(item.words)} for item in items]}
+    round_ = {"code": lesson.check_seed(code), "model": pair.name, "generator": v["generator"],
+              "sentences": [{"words": list(item.words)} for item in items]}
     if picks is None:
         return round_
 
@@ -196,20 +207,23 @@ def within_share(kind: str, client: str | None, call):
 
 
 def class_start(sentences: int = 5, seed: Optional[int] = None, model: str = "",
-                own_sentences: Optional[list[str]] = None, request: gr.Request = None) -> dict:
+                own_sentences: Optional[list[str]] = None, generator: str = "electra",
+                request: gr.Request = None) -> dict:
     """Start a live class of `sentences` sentences (a random round unless `seed` is given) on `model`, in its
     lobby; or, with `own_sentences` (1 to 10 texts, each checked as typed text is), a class on those, in that
-    order. Returns the class code, the teacher key (only here, only once: it moves the phases; keep it out of
+    order. Its fakes are forged by `generator` ("electra", ELECTRA's own, the default; or "stronger"). Returns
+    the class code, the teacher key (only here, only once: it moves the phases; keep it out of
     any address or page a room can see), the projector's view-only token and the query strings of the
     students' page and the projector's (page /class). A visitor may start ELECTRA_CLASS_START_RATE classes."""
     from explainer.lesson import class_session
 
-    v = checked(model=model)
+    v = checked(model=model, generator=generator or "electra")
     pair = load_pair(v["model"])
     start = within_share("start", visitor(request), lambda: class_session.create_class(
-        pair, sentences, seed, sentences=own_sentences))
+        pair, sentences, seed, sentences=own_sentences, generator=v["generator"]))
     return {"code": start.code, "teacher_key": start.secret, "view_token": start.view_token, "seed": start.seed,
-            "sentences": start.n_sentences, "model": start.model, "expires": start.expires, "phase": "lobby",
+            "sentences": start.n_sentences, "model": start.model, "generator": start.generator,
+            "expires": start.expires, "phase": "lobby",
             "student_query": f"?class={start.code}", "view_query": f"?class={start.code}&view={start.view_token}"}
 
 

@@ -27,7 +27,7 @@ from explainer.lesson import game
 from explainer.render import class_room as room
 from explainer.render import class_view as view
 from explainer.render import game as game_view
-from explainer.ui import api, queues
+from explainer.ui import api, forgers, queues
 from explainer.ui.class_screens import (  # noqa: F401 (REMEMBERED, page_link, remember, write_results: re-exported)
     REMEMBERED,
     _error,
@@ -79,6 +79,9 @@ def build_class_page(demo: gr.Blocks) -> None:
             n = gr.Slider(3, game.MAX_SENTENCES, value=game.ROUND_SENTENCES, step=1, label="Sentences per round",
                           scale=2, min_width=200, elem_id="class-n")
             start = gr.Button("Start a class", variant="primary", scale=1, min_width=160, elem_id="class-start")
+        forger = forgers.radio("Who forges round A's fakes (the projector says which)", "class-generator",
+                               labels=game.LEVELS)
+        gr.HTML(forgers.line_html())
         own = gr.Textbox(label=OWN_SENTENCES, lines=3, max_lines=10, max_length=class_sentences.MAX_PASTED,
                          placeholder="The river flooded the old town after three days of rain.", elem_id="class-own")
         gr.Markdown("**A student?** Open the link your teacher shows, scan the QR code, or type the class code here.")
@@ -242,11 +245,12 @@ def build_class_page(demo: gr.Blocks) -> None:
                 pass  # this browser's student is gone from the class: join again
         return {**join_form, code_box: view.pretty_code(normal), message: ""}
 
-    def start_class(n_now, own_now, location_now, teaching_now, request: gr.Request):
+    def start_class(n_now, forger_now, own_now, location_now, teaching_now, request: gr.Request):
         try:
             pair = api.load_pair("")
             new = api.within_share("start", api.visitor(request), lambda: session.create_class(
-                pair, int(n_now or game.ROUND_SENTENCES), sentences=(own_now or "").strip() or None))
+                pair, int(n_now or game.ROUND_SENTENCES), sentences=(own_now or "").strip() or None,
+                generator=forgers.chosen(forger_now)))
         except (gr.Error, ValueError, TypeError) as error:
             return {message: _error(error)}
         return {**teacher_screen(new.code, new.secret, location_now), new_query: f"?class={new.code}&teach=1",
@@ -364,8 +368,8 @@ def build_class_page(demo: gr.Blocks) -> None:
              "window.history.replaceState(null, '', u.toString()); } }")  # the key never stays in the address
     demo.load(open_page, [location, remembered, teaching], screens | {new_query}, js=LOCATION_JS,
               show_progress="hidden", **private, **queues.CLASS).then(None, [new_query], None, js=strip)
-    start.click(start_class, [n, own, location, teaching], screens | {new_query},
-                js="(n, o, x, t) => [n, o, window.location.href, t]", **private, **queues.EXPLAIN).then(
+    start.click(start_class, [n, forger, own, location, teaching], screens | {new_query},
+                js="(n, g, o, x, t) => [n, g, o, window.location.href, t]", **private, **queues.EXPLAIN).then(
         None, [new_query], None, js=strip)
     go.click(None, [typed_code], None, js="(c) => { if ((c || '').trim()) window.location.search = "
                                           "'?class=' + encodeURIComponent(c.trim()); }")

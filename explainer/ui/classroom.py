@@ -298,7 +298,8 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
             sweep_note = gr.HTML(elem_id="classroom-sweep-note")
             gr.Markdown("#### Generator strength: the paper's Figure 3 on this pair\nSeveral generators, weaker and "
                         "stronger, against one discriminator: the stronger the generator, the harder its fakes are "
-                        "to catch.")
+                        "to catch. Explore, the game and the live class let you choose between ELECTRA's own "
+                        "generator (★) and, where it is installed, a stronger one.")
             strength_plot = gr.Plot(show_label=False, elem_id="classroom-strength")
             strength_note = gr.HTML(elem_id="classroom-strength-note")
         with gr.Tab("④ Efficiency", id="efficiency", elem_id="classroom-efficiency-tab") as efficiency_tab:

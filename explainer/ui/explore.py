@@ -21,7 +21,7 @@ from explainer.core.text import InputError, encode, follow_words, group_words, v
 from explainer.render import completeness, style
 from explainer.render import explore as render
 from explainer.render.guesses import guesses_html
-from explainer.ui import api, queues
+from explainer.ui import api, forgers, queues
 from explainer.ui import explore_share as share
 from explainer.ui.explore_share import COPY_LINK_JS, link_query
 
@@ -31,6 +31,7 @@ A small **generator** hides a few words behind `[MASK]` and guesses what could g
 drawn at random and put back. Then the **discriminator** reads the result and rates *every* word:
 was it **replaced** by the generator, or is it **original**? That judgement on every word, not just
 the hidden ones, is how ELECTRA learns more from each sentence than BERT does.
+Type `[MASK]` in your sentence for a blank of your own: the generator fills it, in every mode but “Detect only”.
 """
 
 # Everyday sentences first; the first example is also the Classroom tab's lesson sentence.
@@ -46,8 +47,9 @@ MODES = [("Automatic: mask 15% at random", "auto"), ("I choose the words to mask
          ("Detect only: judge my sentence as it is", "detect")]
 
 
-def _settings(mode, mask_rate, seed, temperature, top_k, mask_words) -> Settings:
-    return api.settings_from(mode, mask_rate, seed, temperature, top_k, mask_words)  # bounded, as /explain
+def _settings(mode, mask_rate, seed, temperature, top_k, mask_words, generator=None) -> Settings:
+    return api.settings_from(mode, mask_rate, seed, temperature, top_k, mask_words,
+                             forgers.chosen(generator))  # bounded, as /explain
 
 
 def model_status(model: str, progress=gr.Progress(track_tqdm=True)):
@@ -103,20 +105,21 @@ def apply_link(request: gr.Request):
     params = dict(getattr(request, "query_params", None) or {})
     link, problems = links.parse_explore(params, links.ExploreLink(EXAMPLES[0], models.default_model()))
     if link is None:
-        return (gr.skip(),) * 8 + ("", gr.skip())
+        return (gr.skip(),) * 8 + ("", gr.skip(), gr.skip())
     picker, words = word_choices(link.text, link.model, link.mode, list(link.mask_words))
     if link.mode == "manual" and link.mask_words and picker.get("value") != list(link.mask_words):
         problems.append("Some of the link's mask words are not in its text; they were left out.")
     note = render.notices_html(["Opened from a link: the sentence and settings below are the link's.", *problems])
     return (link.text, link.model, link.mode, link.mask_rate, link.seed, link.temperature, link.top_k, picker, note,
-            words)
+            words, link.generator)
 
 
 def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_words, merged, palette=style.DEFAULT_PALETTE,
-                progress=gr.Progress(track_tqdm=True)):
+                generator=None, progress=gr.Progress(track_tqdm=True)):
     empty = gr.update(choices=[], value=None)
     try:
-        explanation = api.make_explanation(text, model, _settings(mode, mask_rate, seed, temperature, top_k, mask_words))
+        explanation = api.make_explanation(text, model, _settings(mode, mask_rate, seed, temperature, top_k, mask_words,
+                                                                  generator))
     except gr.Error as error:
         return (style.message_html(error.message), "", "", "", None, empty, "", gr.update(visible=False),
                 None, gr.update(visible=False), *share.shown(None, None))
@@ -226,6 +229,8 @@ def build_explore(demo: gr.Blocks) -> tuple:
     mask_words = gr.CheckboxGroup([], label="Words to mask (tick them, then press the button)", visible=False,
                                   elem_id="explore-mask-words")
     ticked_on = gr.State(None)  # the words the ticks point at (they follow their words when the sentence changes)
+    generator = forgers.radio("Who forges the fakes (one discriminator judges both)", "explore-generator")
+    gr.HTML(forgers.line_html(), elem_id="explore-forger-line")
     with gr.Accordion("Settings: model, mask rate, seed, temperature", open=False):
         with gr.Row():
             model = gr.Dropdown(list(dict.fromkeys([models.default_model(), *MODELS])), value=models.default_model(),
@@ -279,7 +284,7 @@ def build_explore(demo: gr.Blocks) -> tuple:
     matrix_note = gr.HTML()
     matrix_plot = gr.Plot(show_label=False, visible=False)
 
-    inputs = [text, active_model, mode, mask_rate, seed, temperature, top_k, mask_words, merged, palette]
+    inputs = [text, active_model, mode, mask_rate, seed, temperature, top_k, mask_words, merged, palette, generator]
     pictures = [verdict_svg, card, attribution_svg]
     outputs = [notices, generator_input, proposals, verdict, explanation, target, attribution_text,
                attribution_plot, attribution, matrix_plot, *pictures]
@@ -290,7 +295,7 @@ def build_explore(demo: gr.Blocks) -> tuple:
           [text, active_model, mode, mask_words, ticked_on], [mask_words, ticked_on], trigger_mode="always_last",
           show_progress="hidden", api_visibility="private")
     copy_link.click(lambda *values: (link_query(*values), gr.update(visible=True)),
-                    [text, active_model, mode, mask_rate, seed, temperature, top_k, mask_words],
+                    [text, active_model, mode, mask_rate, seed, temperature, top_k, mask_words, generator],
                     [link_query_box, link], api_visibility="private").then(
         None, [link_query_box], [link], js=COPY_LINK_JS)
     gr.on([merged.change, palette.change], rerender, [explanation, attribution, merged, palette],
@@ -302,7 +307,7 @@ def build_explore(demo: gr.Blocks) -> tuple:
                           [matrix_plot, matrix_note], api_visibility="private", **queues.ATTRIBUTE)
     stop.click(None, cancels=[single, every], api_visibility="private")
     share.wire_downloads(dict(zip(share.DOWNLOADS, [download, *pictures])), [explanation, attribution, merged, palette])
-    controls = [text, model, mode, mask_rate, seed, temperature, top_k, mask_words, link_note, ticked_on]
+    controls = [text, model, mode, mask_rate, seed, temperature, top_k, mask_words, link_note, ticked_on, generator]
     first = demo.load(apply_link, None, controls, api_visibility="private").then(
         model_status, [model], [status, active_model], api_visibility="private", **queues.MODEL).then(
         lambda m: m, [active_model], [model], api_visibility="private").then(

@@ -91,12 +91,12 @@ def wire_downloads(buttons: dict, inputs: list) -> None:
             None, [file], None, js=DOWNLOAD_JS)
 
 
-def link_query(text, model, mode, mask_rate, seed, temperature, top_k, mask_words) -> str:
+def link_query(text, model, mode, mask_rate, seed, temperature, top_k, mask_words, generator="electra") -> str:
     """The query string of a link that restores these settings (the page adds its own address)."""
     if len(text or "") > links.MAX_TEXT:
         return f"The text is too long for a link (over {links.MAX_TEXT:,} characters): use the JSON download."
     return links.explore_query(links.ExploreLink(text, model, mode, float(mask_rate), int(seed), float(temperature),
-                                                 int(top_k), tuple(int(w) for w in mask_words or ())))
+                                                 int(top_k), tuple(int(w) for w in mask_words or ()), generator or "electra"))
 
 
 # The page's own address + the query, put in the address bar and on the clipboard (where the browser allows).

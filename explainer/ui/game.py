@@ -1,7 +1,8 @@
 """The Classroom's game, "Can you beat ELECTRA?": thin wiring of explainer.lesson.game and its views.
 
-A round lives in the page's gr.State (nothing on the server). A class code (the seed) gives everyone
-the same sentences and corruptions; a link with ?game=CODE fills it in.
+A round lives in the page's gr.State (nothing on the server). A class code (the seed) and the level (the
+generator that forges: ELECTRA's own, or the stronger one for the harder level) give everyone the same sentences
+and corruptions; a link with ?game=CODE (&level=harder) fills them in.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import gradio as gr
 from explainer.lesson import game
 from explainer.render import game as view
 from explainer.render import style
-from explainer.ui import api, queues
+from explainer.core import generators
+from explainer.ui import api, forgers, queues
 
 RULES = """
 ### Can you beat ELECTRA?
@@ -26,22 +28,25 @@ and bet on whether ELECTRA will flag it. The same class code gives everyone the 
 code, the server keeps their answers, and the projector shows the class against ELECTRA.
 """
 PREDICTIONS = [("ELECTRA will flag my word", True), ("ELECTRA will be fooled", False)]
+HARDER = "harder"  # a link's level for the stronger generator: ?game=CODE&level=harder
 
 
 def _error(error: Exception) -> str:
     return style.message_html(getattr(error, "message", None) or str(error))
 
 
-def start_round(code, n, model: str):
+def start_round(code, n, model: str, generator=None):
     """A new round A: (state, sentence, word ticks, reveal, score, reveal button, next button)."""
+    generator = forgers.chosen(generator)
     try:
-        items = game.spot_round(api.load_pair(model), code, int(n or game.ROUND_SENTENCES))
+        items = game.spot_round(api.load_pair(model), code, int(n or game.ROUND_SENTENCES), generator=generator)
     except (gr.Error, ValueError) as error:
         return (None, _error(error), gr.update(choices=[], value=[], visible=False), "", "",
                 gr.update(interactive=False), gr.update(interactive=False))
-    state = {"code": game.check_seed(code), "items": items, "index": 0, "results": [], "picks": []}
+    state = {"code": game.check_seed(code), "items": items, "index": 0, "results": [], "picks": [],
+             "generator": generator}
     return (state, view.spot_sentence_html(items[0], 0, len(items)), _ticks(items[0]), "",
-            view.round_html(*game.round_score([]), 0, len(items), state["code"], []),
+            view.round_html(*game.round_score([]), 0, len(items), state["code"], [], generator),
             gr.update(interactive=True), gr.update(interactive=False))
 
 
@@ -63,7 +68,7 @@ def reveal(state, picked):
     more = state["index"] + 1 < total
     return (state, view.spot_reveal_html(item, result, picked),
             view.round_html(*game.round_score(state["results"]), len(state["results"]), total, state["code"],
-                            state["results"]),
+                            state["results"], state.get("generator", generators.ELECTRA)),
             gr.update(interactive=False), gr.update(interactive=False), gr.update(interactive=more))
 
 
@@ -77,29 +82,32 @@ def next_sentence(state):
             gr.update(interactive=True), gr.update(interactive=False))
 
 
-def class_link(code, request: gr.Request | None = None) -> str:
-    """The link that starts everyone on this class code."""
+def class_link(code, generator=None, request: gr.Request | None = None) -> str:
+    """The link that starts everyone on this class code, at this level."""
     try:
         code = game.check_seed(code)
     except ValueError as error:
         return _error(error)
     base = str(getattr(request, "url", "") or "").split("?")[0] if request is not None else ""
-    link = f"{base}?game={code}"
+    link = f"{base}?game={code}" + (f"&level={HARDER}" if forgers.chosen(generator) == generators.STRONGER else "")
     return (f'<p style="{style.FONT}" id="game-link">Class link: <code>{style.esc(link)}</code> — or just tell the class '
             f"the code <b>{code}</b>.</p>")
 
 
 def code_from_link(request: gr.Request):
-    """?game=CODE in the page's address fills in the class code (a bad one: a message, the default kept)."""
-    raw = (getattr(request, "query_params", None) or {}).get("game") if request is not None else None
+    """?game=CODE in the page's address fills in the class code (a bad one: a message, the default kept), and
+    &level=harder the stronger generator."""
+    params = (getattr(request, "query_params", None) or {}) if request is not None else {}
+    raw = params.get("game")
     if raw is None:
-        return gr.skip(), ""
+        return gr.skip(), "", gr.skip()
+    level = generators.STRONGER if params.get("level") == HARDER else generators.ELECTRA
     try:
         code = game.check_seed(raw)
     except ValueError as error:
-        return gr.skip(), _error(f"The link's class code was not used: {error}")
+        return gr.skip(), _error(f"The link's class code was not used: {error}"), gr.skip()
     return code, (f'<p style="{style.FONT}">Class code <b>{code}</b> from your link: go to the Classroom\'s '
-                  "“⑦ Can you beat ELECTRA?” and press <b>Start round</b>.</p>")
+                  "“⑦ Can you beat ELECTRA?” and press <b>Start round</b>.</p>"), level
 
 
 def fool_sentence(code, model: str):
@@ -152,6 +160,9 @@ def build_game(demo: gr.Blocks, model: gr.State) -> None:
                       min_width=160, elem_id="game-n")
         start = gr.Button("Start round", variant="primary", scale=1, min_width=140, elem_id="game-start")
         share = gr.Button("Class link", scale=1, min_width=120, elem_id="game-share")
+    level = forgers.radio("Level (who forges the fakes; ELECTRA's discriminator judges them)", "game-level",
+                          labels=game.LEVELS)
+    gr.HTML(forgers.line_html())
     link = gr.HTML()
     state = gr.State(None)
     with gr.Group():
@@ -175,13 +186,13 @@ def build_game(demo: gr.Blocks, model: gr.State) -> None:
     tally = gr.State((0, 0, 0))
 
     private = dict(api_visibility="private")
-    start.click(start_round, [code, n, model], [state, sentence, ticks, revealed, score, reveal_button, next_button],
+    start.click(start_round, [code, n, model, level], [state, sentence, ticks, revealed, score, reveal_button, next_button],
                 **private, **queues.EXPLAIN)
     reveal_button.click(reveal, [state, ticks], [state, revealed, score, ticks, reveal_button, next_button], **private)
     next_button.click(next_sentence, [state], [state, sentence, ticks, revealed, reveal_button, next_button], **private)
-    share.click(class_link, [code], [link], **private)
+    share.click(class_link, [code, level], [link], **private)
     pick_sentence.click(fool_sentence, [code, model], [fool_text, word, fooled], **private, **queues.EXPLAIN)
     fool_text.change(fool_words, [fool_text, model], [word], trigger_mode="always_last", **private)
     test.click(fool_try, [fool_text, word, new_word, predicted, model, tally], [fooled, tally], **private,
                **queues.EXPLAIN)
-    demo.load(code_from_link, None, [code, link_note], **private)
+    demo.load(code_from_link, None, [code, link_note, level], **private)
