@@ -88,24 +88,27 @@ def test_page_handlers_render_results_and_errors(app_url, tiny_pair_dir):
 
     model = str(tiny_pair_dir)
     out = explore.run_explain(SENTENCE, model, "auto", 0.15, 0, 1.0, 5, [], True)
-    notices, generator_input, proposals, verdict, explanation, target, *_, svg, card, why_svg = out
-    assert "[MASK]" in generator_input and 'class="ee-chip"' in verdict and "ee-guess-card" in proposals
-    assert target["value"] == explanation.most_suspicious
-    assert svg["visible"] and card["visible"] and not why_svg["visible"]  # offered; written only when pressed
-    html, figure, attribution, svg, card, why_svg = explore.run_attribute(
-        explanation, None, "integrated_gradients", 10, "pad", True, True)
-    assert why_svg["visible"]
+    explanation = out["explanation"]
+    assert "[MASK]" in out["generator_input"] and 'class="ee-chip"' in out["verdict"] and "ee-guess-card" in out["proposals"]
+    assert out["target"]["value"] == explanation.most_suspicious
+    # offered; written only when pressed
+    assert out["verdict_svg"]["visible"] and out["card"]["visible"] and not out["attribution_svg"]["visible"]
+    why = explore.run_attribute(explanation, None, "integrated_gradients", 10, "pad", True, True)
+    html, figure, attribution = why["attribution_text"], why["attribution_plot"], why["attribution"]
+    assert why["attribution_svg"]["visible"]
     files = {kind: share.make_file(kind, explanation, attribution, True, "standard") for kind in share.DOWNLOADS}
     assert [Path(files[k]).suffix for k in share.DOWNLOADS] == [".json", ".svg", ".html", ".svg"]
     assert json.loads(Path(files["json"]).read_text())["attribution"]["target"] == attribution.target
     assert share.make_file("why", explanation, None, True, "standard") is None  # nothing to draw yet: a warning
     assert "convergence delta" in html and figure["visible"] and attribution.target == explanation.most_suspicious
     assert f"{attribution.points} integration points; completeness error {attribution.error:.2%}" in html
-    *partial, (heatmap, note) = list(explore.run_matrix(explanation, "integrated_gradients", 16, "pad", True))
+    *partial, last = list(explore.run_matrix(explanation, "integrated_gradients", 16, "pad", True))
+    heatmap, note = last["matrix_plot"], last["matrix_note"]
     assert heatmap["visible"] and heatmap["value"] is not None and "completeness error at most" in note
-    assert all(figure["visible"] for figure, _ in partial)  # rows drawn as they came
-    error = explore.run_explain("", model, "auto", 0.15, 0, 1.0, 5, [], True)[0]
-    assert "ee-error" in error and "empty" in error
+    assert all(row["matrix_plot"]["visible"] for row in partial)  # rows drawn as they came
+    failed = explore.run_explain("", model, "auto", 0.15, 0, 1.0, 5, [], True)
+    assert "ee-error" in failed["notices"] and "empty" in failed["notices"]
+    assert failed["explanation"] is None and failed["attribution"] is None and not failed["card"]["visible"]
     status, active = explore.model_status("google/electra-small")
     assert "offline" in status and active == {"__type__": "update"}
 

@@ -133,7 +133,7 @@ def test_the_projector_escapes_every_user_text_shows_no_secret_and_each_phase_on
     def stage() -> str:
         data = class_session.teacher_view_data(tiny_pair, start.code, start.view_token, store=classes)
         html = class_room.room_html(data, link, full=True)
-        assert start.secret not in html and evil.student_id not in html and "<img" not in html
+        assert start.teacher_key not in html and evil.student_id not in html and "<img" not in html
         assert 'class="ee-stage ee-full"' in html and html.count("<svg") <= 1
         return html
 
@@ -142,26 +142,26 @@ def test_the_projector_escapes_every_user_text_shows_no_secret_and_each_phase_on
     assert class_view.pretty_code(start.code) in lobby and "2</span> joined" in lobby
     fakes = [f"✗{w}" for item in items for w, r in zip(item.words, item.replaced) if r]
     originals = [o for item in items for o, r in zip(item.originals, item.replaced) if r]
-    class_session.move_class(start.code, start.secret, "round_a", store=classes)
+    class_session.move_class(start.code, start.teacher_key, "round_a", store=classes)
     for k in range(len(items)):
         class_session.submit_spot(tiny_pair, start.code, evil.student_id, k, [0], store=classes)
     round_a = stage()
     assert "3 of 2" not in round_a and "1 of 2" in round_a and not any(f in round_a for f in fakes)
     assert "⚑" not in round_a and "was " not in round_a  # no fake, no verdict, no original before the reveal
     for k in range(len(items)):
-        class_session.move_class(start.code, start.secret, "reveal", k, store=classes)
+        class_session.move_class(start.code, start.teacher_key, "reveal", k, store=classes)
         shown = stage()
         assert f"sentence {k + 1} of 3" in shown and all(f"✗{w}" in shown for w, r in zip(items[k].words,
                                                                                         items[k].replaced) if r)
-    class_session.move_class(start.code, start.secret, "round_b", store=classes)
+    class_session.move_class(start.code, start.teacher_key, "round_b", store=classes)
     out = class_session.submit_fool(tiny_pair, start.code, evil.student_id, 0, 1, "it's", False, store=classes)
     assert ("it&#x27;s" in stage()) == out.fooled  # the edit is listed (escaped) only when it fooled ELECTRA
-    class_session.move_class(start.code, start.secret, "results", store=classes)
+    class_session.move_class(start.code, start.teacher_key, "results", store=classes)
     results = stage()
     assert re.search(r'id="class-total">[+-]\d+<', results) and any(o in results for o in originals)
 
     links = class_view.links_card_html(start.code, link, page_link(link, **{"class": start.code, "view": start.view_token}))
-    assert links.count("<svg") == 1 and start.view_token in links and start.secret not in links
+    assert links.count("<svg") == 1 and start.view_token in links and start.teacher_key not in links
 
 
 def test_hostile_phase_changes_are_refused_with_a_short_message_and_change_nothing(classes):

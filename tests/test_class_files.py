@@ -33,7 +33,7 @@ def test_the_store_its_wal_and_its_folder_are_private(tmp_path, umask):
     reader = sqlite3.connect(store.path)
     reader.execute("SELECT COUNT(*) FROM classes").fetchone()
     new = store.create_class(1, 2)
-    store.move(new.info.code, new.secret, Stage("round_a"))
+    store.move(new.info.code, new.teacher_key, Stage("round_a"))
     student = store.join(new.info.code, "Ana")
     store.submit(new.info.code, student.student_id, "A", 0, [1], {})
     files = {path.name: mode(path) for path in folder.iterdir()}

@@ -21,26 +21,26 @@ def test_the_results_add_up_name_students_by_nickname_and_run_no_formula(tiny_pa
     evil = session.join_class(start.code, "=HYPERLINK(1)", store=store)
     plain = session.join_class(start.code, "Ana", store=store)
     with pytest.raises(ValueError, match="once the class is at its results"):
-        results.class_results(tiny_pair, start.code, start.secret, store=store)
-    session.move_class(start.code, start.secret, "round_a", store=store)
+        results.class_results(tiny_pair, start.code, start.teacher_key, store=store)
+    session.move_class(start.code, start.teacher_key, "round_a", store=store)
     for student in (evil, plain):
         for k in range(2):
             session.submit_spot(tiny_pair, start.code, student.student_id, k, [0, 1], store=store)
     for stage in (("reveal", 0), ("round_b", 0)):
-        session.move_class(start.code, start.secret, *stage, store=store)
+        session.move_class(start.code, start.teacher_key, *stage, store=store)
     session.submit_fool(tiny_pair, start.code, evil.student_id, 0, 1, "-dog", True, store=store)
-    session.move_class(start.code, start.secret, "results", store=store)
+    session.move_class(start.code, start.teacher_key, "results", store=store)
     with pytest.raises(ValueError, match="Wrong teacher key"):
         results.class_results(tiny_pair, start.code, start.view_token, store=store)
 
-    record = results.class_results(tiny_pair, start.code, start.secret, store=store)
-    view = session.teacher_view_data(tiny_pair, start.code, start.secret, store=store)
+    record = results.class_results(tiny_pair, start.code, start.teacher_key, store=store)
+    view = session.teacher_view_data(tiny_pair, start.code, start.teacher_key, store=store)
     assert record["class_total"]["points"] == view.class_total.points == sum(r.points for r in view.roster)
     assert [s["nickname"] for s in record["students"]] == ["'=HYPERLINK(1)", "Ana"]
     assert record["edits"][0]["nickname"] == "'=HYPERLINK(1)" and record["edits"][0]["new_word"] == "'-dog"
     assert [len(s["fakes"]) for s in record["sentences"]] == [len(s.fakes) for s in view.sentences]
     text = results.results_json(record) + results.results_csv(record)
-    for secret in (start.secret, start.view_token, evil.student_id, plain.student_id):
+    for secret in (start.teacher_key, start.view_token, evil.student_id, plain.student_id):
         assert secret not in text
     assert json.loads(results.results_json(record)) == record
     rows = list(csv.DictReader(io.StringIO(results.results_csv(record))))

@@ -30,7 +30,7 @@ def move(store, started, *stages) -> None:
     """The teacher moves the class through `stages`: "round_a", "reveal:1", ..."""
     for stage in stages:
         phase, _, sentence = stage.partition(":")
-        session.move_class(started.code, started.secret, phase, int(sentence or 0), store=store)
+        session.move_class(started.code, started.teacher_key, phase, int(sentence or 0), store=store)
 
 
 def fakes_and_originals(item: game.SpotItem) -> tuple[list[int], list[int]]:
@@ -40,7 +40,7 @@ def fakes_and_originals(item: game.SpotItem) -> tuple[list[int], list[int]]:
 def test_a_class_plays_the_seeded_round_and_students_see_no_truth_and_no_key(tiny_pair, store, started):
     assert (started.seed, started.n_sentences, started.model) == (SEED, N, tiny_pair.name)
     assert started.student_params == {"class": started.code}
-    assert started.view_params == {"class": started.code, "view": started.view_token} and started.secret not in repr(
+    assert started.view_params == {"class": started.code, "view": started.view_token} and started.teacher_key not in repr(
         started.view_params)
     student = session.join_class(started.code.lower(), "Ana", store=store)
     lobby = session.student_round(tiny_pair, started.code, student.student_id, store=store)
@@ -55,12 +55,12 @@ def test_a_class_plays_the_seeded_round_and_students_see_no_truth_and_no_key(tin
     assert session.student_round(tiny_pair, started.code, student.student_id, store=store).fool_sentences == tuple(
         item.explanation.text for item in expected)
     for public in (student, view, store.get_class(started.code)):
-        assert started.secret not in repr(public)
+        assert started.teacher_key not in repr(public)
     assert "replaced" not in repr(view) and "p_replaced" not in repr(view)
     assert session.class_items(tiny_pair, started.code, store=store) is session.class_items(tiny_pair, started.code,
                                                                                           store=store)  # cached
     other = session.create_class(tiny_pair, N, store=store)
-    assert 0 <= other.seed < game.MAX_SEED and other.code != started.code and other.secret != started.secret
+    assert 0 <= other.seed < game.MAX_SEED and other.code != started.code and other.teacher_key != started.teacher_key
     with pytest.raises(ValueError, match="plays with the model"):
         session.class_items(types.SimpleNamespace(name="another/model"), started.code, store=store)
     for n in (0, game.MAX_SENTENCES + 1, "3", True):
@@ -123,8 +123,8 @@ def test_round_b_stores_the_edit_and_the_verdict_once(tiny_pair, store, started)
         expected.edited, expected.original_word, "blue", expected.flagged, expected.fooled, expected.student_right)
     assert outcome.p_edited == pytest.approx(expected.p_edited)
     replay = session.submit_fool(tiny_pair, started.code, student, 0, 2, "green", False, store=store)
-    assert not replay.new and replay.explanation is None and replay.new_word == "blue" and replay.predicted_flag is True
-    assert store.find(started.code, student, "B", 0).answer == {"word_index": 1, "new_word": "blue", "predicted_flag": True}
+    assert not replay.new and replay.explanation is None and replay.new_word == "blue" and replay.bet is True
+    assert store.find(started.code, student, "B", 0).answer == {"word_index": 1, "new_word": "blue", "bet": True}
     for args, message in (((None, "dog", True), "Choose the word"), ((1, "dog", "yes"), "Your bet"),
                           ((1, "shit", True), "another word"), ((1, "two words", True), "one word"),
                           ((1, "x" * 10_000, True), "at most 40"), ((99, "dog", True), "Choose the word"),
@@ -149,7 +149,7 @@ def test_the_teacher_sees_aggregates_that_are_the_sums_of_the_stored_results(tin
     edits = [(ana, 0, 1, "blue"), (bo, 0, 1, "Blue"), (cy, 0, 1, "dog"), (ana, 1, 2, "cat")]
     fools = [session.submit_fool(tiny_pair, started.code, s.student_id, i, w, word, False, store=store)
              for s, i, w, word in edits]
-    view = session.teacher_view_data(tiny_pair, started.code, started.secret, store=store)
+    view = session.teacher_view_data(tiny_pair, started.code, started.teacher_key, store=store)
 
     stored = store.submissions(started.code, "A")
     own = [game.Score(**s.result["student"]) for s in stored]
@@ -195,7 +195,7 @@ def test_the_teacher_sees_aggregates_that_are_the_sums_of_the_stored_results(tin
         assert (0, fools[0].original_word, "blue") in expected and expected[(0, fools[0].original_word, "blue")][0] == 2
 
     shown = repr(view)
-    assert started.secret not in shown and not any(s.student_id in shown for s in (ana, bo, cy, late))
+    assert started.teacher_key not in shown and not any(s.student_id in shown for s in (ana, bo, cy, late))
     for wrong in ("", "nope", None, "x" * 10_000):
         with pytest.raises(ValueError, match="^Wrong key for this class's view.$"):
             session.teacher_view_data(tiny_pair, started.code, wrong, store=store)
@@ -210,8 +210,8 @@ def test_classes_do_not_mix(tiny_pair, store, started):
     with pytest.raises(ValueError, match="does not know you"):
         session.submit_spot(tiny_pair, other.code, ana, 0, [0], store=store)
     with pytest.raises(ValueError, match="Wrong key for this class's view"):
-        session.teacher_view_data(tiny_pair, other.code, started.secret, store=store)
-    view = session.teacher_view_data(tiny_pair, other.code, other.secret, store=store)
+        session.teacher_view_data(tiny_pair, other.code, started.teacher_key, store=store)
+    view = session.teacher_view_data(tiny_pair, other.code, other.teacher_key, store=store)
     assert view.roster == () and view.class_total == game.Score(0, 0, 0) and view.fool_tries == 0
     assert view.electra_total == game.Score(0, 0, 0) and view.most_fooling == () and view.best_edits == ()
 
@@ -223,7 +223,7 @@ def test_nothing_anyone_reads_names_a_fake_before_the_reveal_and_each_sentence_a
     def everything() -> tuple[session.StudentRound, session.TeacherView, session.TeacherView]:
         return (session.student_round(tiny_pair, started.code, ana.student_id, store=store),
                 session.teacher_view_data(tiny_pair, started.code, started.view_token, store=store),
-                session.teacher_view_data(tiny_pair, started.code, started.secret, store=store))
+                session.teacher_view_data(tiny_pair, started.code, started.teacher_key, store=store))
 
     def truth_in(value) -> bool:  # a fake's original word, ELECTRA's P, or a verdict field, anywhere in it
         text = repr(value)
@@ -254,4 +254,4 @@ def test_nothing_anyone_reads_names_a_fake_before_the_reveal_and_each_sentence_a
     with pytest.raises(ValueError, match="Wrong teacher key"):
         session.move_class(started.code, started.view_token, "round_b", store=store)
     with pytest.raises(ValueError, match="The reveal shows a sentence numbered from 0 to 2"):
-        session.move_class(started.code, started.secret, "reveal", N, store=store)
+        session.move_class(started.code, started.teacher_key, "reveal", N, store=store)

@@ -36,10 +36,10 @@ def store(tmp_path, clock):
 
 def opened(store: ClassStore, new, round_: str = "A") -> str:
     """The class's code, with round A (or, through the reveal, round B) open: answers are taken only then."""
-    store.move(new.info.code, new.secret, Stage("round_a"))
+    store.move(new.info.code, new.teacher_key, Stage("round_a"))
     if round_ == "B":
-        store.move(new.info.code, new.secret, Stage("reveal", 0))
-        store.move(new.info.code, new.secret, Stage("round_b"))
+        store.move(new.info.code, new.teacher_key, Stage("reveal", 0))
+        store.move(new.info.code, new.teacher_key, Stage("round_b"))
     return new.info.code
 
 
@@ -53,17 +53,17 @@ def test_a_class_has_a_readable_code_and_a_teacher_key_kept_only_as_a_hash(store
     new = store.create_class(42, 5, "bundled")
     code = new.info.code
     assert len(code) == 6 and set(code) <= set(CODE_ALPHABET) and not set(code) & set("0O1IL")
-    assert len(new.secret) >= 20 and new.info.seed == 42 and new.info.n_sentences == 5 and new.info.model == "bundled"
+    assert len(new.teacher_key) >= 20 and new.info.seed == 42 and new.info.n_sentences == 5 and new.info.model == "bundled"
     assert new.info.expires - new.info.created == 3600
     info = store.get_class(f" {code[:3].lower()}-{code[3:]} ")  # typed by hand: case, dash and spaces forgiven
     assert info == new.info
     with sqlite3.connect(store.path) as conn:
         (stored,) = conn.execute("SELECT secret_hash FROM classes WHERE code = ?", (code,)).fetchone()
-    assert new.secret not in stored and len(stored) == 64
+    assert new.teacher_key not in stored and len(stored) == 64
     for public in (info, store.join(code, "Ana"), store.students(code)):
-        assert new.secret not in repr(public) and stored not in repr(public)
-    assert store.check_teacher(code, new.secret) == info
-    for wrong in ("", new.secret[:-1] + "x", None, 12, "x" * 10_000):
+        assert new.teacher_key not in repr(public) and stored not in repr(public)
+    assert store.check_teacher(code, new.teacher_key) == info
+    for wrong in ("", new.teacher_key[:-1] + "x", None, 12, "x" * 10_000):
         with pytest.raises(ValueError, match="^Wrong teacher key for this class.$"):
             store.check_teacher(code, wrong)
     assert len({store.create_class(1, 1).info.code for _ in range(2)} | {code}) == 3
@@ -135,8 +135,8 @@ def test_a_replayed_answer_changes_nothing_and_returns_the_first(store):
     assert first.new and not again.new
     assert (again.answer, again.result, again.created) == ([2, 3], {"points": 2}, first.created)
     assert store.find(code, student, "A", 1) == again and store.find(code, student, "B", 1) is None
-    store.move(code, new.secret, Stage("reveal", 0))
-    store.move(code, new.secret, Stage("round_b"))
+    store.move(code, new.teacher_key, Stage("reveal", 0))
+    store.move(code, new.teacher_key, Stage("round_b"))
     assert store.submit(code, student, "B", 1, {"w": "x"}, {}).new  # the other round is another answer
     assert not store.submit(code, student, "A", 1, [1], {}).new  # a replay after its round closed: the first
     assert len(store.submissions(code)) == 2 and len(store.submissions(code, "A")) == 1
@@ -172,7 +172,7 @@ def test_one_class_never_sees_another_s_data(store):
     with pytest.raises(ValueError, match="does not know you"):
         store.get_student(one.info.code, bo)
     with pytest.raises(ValueError, match="Wrong teacher key"):
-        store.check_teacher(two.info.code, one.secret)
+        store.check_teacher(two.info.code, one.teacher_key)
     assert store.submissions(two.info.code) == () and [s.nickname for s in store.students(two.info.code)] == ["Bo"]
     assert [s.result for s in store.submissions(one.info.code)] == [{"class": 1}]
 
@@ -185,7 +185,7 @@ def test_a_restart_loses_nothing(tmp_path, clock):
     stored = first.submit(new.info.code, student.student_id, "A", 3, [1, 2], {"points": 1})
     del first
     second = ClassStore(tmp_path, now=clock)
-    assert second.check_teacher(new.info.code, new.secret) == dataclasses.replace(new.info, phase="round_a")
+    assert second.check_teacher(new.info.code, new.teacher_key) == dataclasses.replace(new.info, phase="round_a")
     assert second.students(new.info.code) == (student,)
     assert second.submissions(new.info.code) == (stored.__class__(**{**stored.__dict__, "new": False}),)
     with sqlite3.connect(second.path) as conn:
@@ -246,7 +246,7 @@ def test_quote_cuts_and_shows_control_characters_as_escapes():
 
 def test_only_the_teacher_key_moves_the_phases_one_stage_at_a_time(store):
     new = store.create_class(1, 2)
-    code, key = new.info.code, new.secret
+    code, key = new.info.code, new.teacher_key
     view = store.view_token(code, key)
     ana = store.join(code, "Ana").student_id
     assert store.get_class(code).stage == Stage("lobby") and view != key and len(view) >= 20
@@ -286,7 +286,7 @@ def test_only_the_teacher_key_moves_the_phases_one_stage_at_a_time(store):
 
 def test_each_round_takes_answers_only_while_it_is_open(store):
     new = store.create_class(1, 3)
-    code, key = new.info.code, new.secret
+    code, key = new.info.code, new.teacher_key
     ana = store.join(code).student_id
     for stage, a, b in ((Stage("lobby"), "not started yet", "not started yet"),
                         (Stage("round_a"), None, "not open yet"),
@@ -346,7 +346,7 @@ def test_an_ended_class_frees_its_slot_and_keeps_its_answers(store):
     store.create_class(2, 2), store.create_class(3, 2)
     with pytest.raises(ValueError, match="already runs 3 classes"):
         store.create_class(4, 2)
-    store.move(code, first.secret, Stage("ended"))
+    store.move(code, first.teacher_key, Stage("ended"))
     assert store.live_classes() == 2
     store.create_class(4, 2)
     assert store.submissions(code)[0].result == {"k": 1}  # the teacher still downloads the results

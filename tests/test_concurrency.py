@@ -104,3 +104,25 @@ def test_concurrent_api_calls_all_succeed_with_the_sequential_answers(app_url):
         assert [t["corrupted"] for t in result["tokens"]] == [t["corrupted"] for t in alone["tokens"]]
         assert [t["p_replaced"] for t in result["tokens"]] == pytest.approx([t["p_replaced"] for t in alone["tokens"]],
                                                                              abs=1e-5)
+
+
+def test_the_game_played_from_many_threads_gives_the_sequential_answers(tiny_pair, fast_switching):
+    # Round A, round B's word lists and round B's verdicts, beside a sweep that resets the shared tokenizer's
+    # truncation: every path to a sentence's words goes through sentence_words, under pair.lock.
+    from explainer.lesson import game
+
+    def play(seed: int):
+        items = game.spot_round(tiny_pair, seed, 2)
+        words = [game.fool_words(tiny_pair, LONG + " " + item.explanation.text) for item in items]
+        picks = [[0, len(item.words) - 1] for item in items]
+        verdicts = [game.fool(tiny_pair, item.explanation.text, 0, "river", True) for item in items]
+        return items, words, [game.score_spot(item, p) for item, p in zip(items, picks)], verdicts
+
+    seeds = [seed % 4 for seed in range(24)]
+    expected = {seed: play(seed) for seed in set(seeds)}
+    assert all(len(w) > 64 for _, words, _, _ in expected.values() for w in words)  # past the sweep's 64 tokens
+    with ThreadPoolExecutor(6) as pool:
+        sweeps = [pool.submit(difficulty.temperature_sweep, tiny_pair, difficulty.heldout_sentences(4)) for _ in range(2)]
+        results = list(pool.map(play, seeds))
+        [sweep.result() for sweep in sweeps]
+    assert results == [expected[seed] for seed in seeds]

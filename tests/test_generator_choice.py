@@ -195,11 +195,11 @@ def test_the_page_runs_and_links_the_chosen_generator(stronger, tiny_pair_dir):
     from explainer.ui.explore_share import link_query
 
     out = explore.run_explain(TEXT, str(tiny_pair_dir), "auto", 0.15, 1, 1.0, 5, [], True, "standard", "stronger")
-    assert out[4].settings.generator == "stronger" and "The stronger generator" in out[2]
+    assert out["explanation"].settings.generator == "stronger" and "The stronger generator" in out["proposals"]
     assert "generator=stronger" in link_query(TEXT, str(tiny_pair_dir), "auto", 0.15, 1, 1.0, 5, [], "stronger")
     request = SimpleNamespace(query_params={"text": TEXT, "generator": "stronger"})
-    assert explore.apply_link(request)[-1] == "stronger"
-    assert explore.apply_link(SimpleNamespace(query_params={"text": TEXT}))[-1] == "electra"
+    assert explore.apply_link(request)["generator"] == "stronger"
+    assert explore.apply_link(SimpleNamespace(query_params={"text": TEXT}))["generator"] == "electra"
 
 
 def _point(name: str, recall: float, top: float, **flags) -> dict:

@@ -20,7 +20,8 @@ from training.objectives import (
     RTDObjective,
     mask_tokens,
     masked_lm_logits,
-    sample_replacements,
+    draw,
+    softmax,
 )
 
 # A toy vocabulary: 0 [PAD], 1 [CLS], 2 [SEP], 3 [MASK], 4.. ordinary tokens.
@@ -128,13 +129,13 @@ def test_bert_masking_is_80_10_10():
 
 def test_sampling_follows_the_softmax_and_a_near_zero_temperature_is_argmax():
     logits = torch.tensor([[0.0, 1.0, 2.0, -1.0]]).repeat(20_000, 1)  # (M, V)
-    samples = sample_replacements(logits, 1.0, torch.Generator().manual_seed(0))
+    samples = draw(softmax(logits, 1.0), torch.Generator().manual_seed(0))
     frequencies = torch.bincount(samples, minlength=4).float() / len(samples)
     assert torch.allclose(frequencies, torch.softmax(logits[0], -1), atol=0.015)
-    assert (sample_replacements(logits, 1e-6, torch.Generator().manual_seed(0)) == 2).all()
+    assert (draw(softmax(logits, 1e-6), torch.Generator().manual_seed(0)) == 2).all()
     # bf16 logits are sampled in float32 and never carry a graph
     half = logits[:4].bfloat16().requires_grad_()
-    out = sample_replacements(half, 1.0, torch.Generator().manual_seed(0))
+    out = draw(softmax(half, 1.0), torch.Generator().manual_seed(0))
     assert out.dtype == torch.long and not out.requires_grad
 
 
@@ -340,7 +341,7 @@ def test_corrupt_writes_the_draws_labels_only_real_changes_and_keeps_its_distrib
     assert torch.equal(fake.ids[~masked_batch.is_masked], masked_batch.original[~masked_batch.is_masked])
     assert torch.equal(fake.labels, (fake.ids != masked_batch.original) & masked_batch.attention_mask.bool())
     assert fake.probs.dtype == torch.float32 and torch.allclose(fake.probs.sum(-1), torch.ones(m))
-    assert torch.equal(fake.samples, objectives.sample_replacements(logits, 1.0, rng()))  # the same draws
+    assert torch.equal(fake.samples, objectives.draw(objectives.softmax(logits, 1.0), rng()))  # the same draws
 
 
 def test_detect_is_the_discriminators_own_forward(pair, masked_batch):

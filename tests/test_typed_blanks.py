@@ -120,13 +120,14 @@ def test_the_page_shows_the_blank_card_and_the_filled_word(tiny_pair_dir, monkey
     monkeypatch.setenv("ELECTRA_MODEL_ROOTS", str(tiny_pair_dir))
     for mode in ("auto", "manual"):
         out = explore.run_explain(SENTENCE, str(tiny_pair_dir), mode, 0.15, 0, 1.0, 5, [], True)
-        explanation = out[4]
+        explanation = out["explanation"]
         word = _blank(explanation)
-        assert "your blank: drew" in out[2] and "filled your blank" in out[3]
-        assert f">{word.corrupted}</bdi>" in out[3]
-        assert "false alarm" in out[3] and word.replaced
+        assert "your blank: drew" in out["proposals"] and "filled your blank" in out["verdict"]
+        assert f">{word.corrupted}</bdi>" in out["verdict"]
+        assert "false alarm" in out["verdict"] and word.replaced
     out = explore.run_explain(SENTENCE, str(tiny_pair_dir), "detect", 0.15, 0, 1.0, 5, [], True)
-    assert "cannot be judged" in out[0] and "blank · not judged" in out[3] and "Nothing was masked" in out[2]
+    assert ("cannot be judged" in out["notices"] and "blank · not judged" in out["verdict"]
+            and "Nothing was masked" in out["proposals"])
 
 
 def test_explain_api_fills_the_blank_in_every_mode_but_detect(tiny_pair_dir, monkeypatch):

@@ -144,11 +144,6 @@ def draw(probs: torch.Tensor, rng: torch.Generator) -> torch.Tensor:
     return torch.searchsorted(cdf, u, right=True).squeeze(-1).clamp_(max=probs.shape[-1] - 1)
 
 
-def sample_replacements(logits: torch.Tensor, temperature: float, rng: torch.Generator) -> torch.Tensor:
-    """One token per row from softmax(logits / T): `corrupt`'s draws alone, (M,)."""
-    return draw(softmax(logits, temperature), rng)
-
-
 @dataclass
 class StepOutput:
     """One step's loss (with graph) plus detached tensors the metrics are computed from."""

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from explainer.core.class_phases import Stage
 
 
-def secret_hash(code: str, secret: str) -> str:
-    return hashlib.sha256(f"{code}:{secret}".encode()).hexdigest()
+def secret_hash(code: str, teacher_key: str) -> str:
+    return hashlib.sha256(f"{code}:{teacher_key}".encode()).hexdigest()
 
 
 def view_token(stored_hash: str) -> str:
@@ -52,7 +52,7 @@ class ClassInfo:
 @dataclass(frozen=True)
 class NewClass:
     info: ClassInfo
-    secret: str  # the teacher key: given once, to the teacher only; the store keeps its hash
+    teacher_key: str  # the teacher key: given once, to the teacher only; the store keeps its hash
 
 
 @dataclass(frozen=True)

@@ -177,7 +177,7 @@ class ClassStore:
         own = json.dumps(list(sentences), ensure_ascii=False) if sentences else ""
         if len(own.encode()) > MAX_JSON:
             raise ValueError(f"The sentences are too long to store ({MAX_JSON} bytes at most).")
-        secret = secrets.token_urlsafe(16)
+        teacher_key = secrets.token_urlsafe(16)
         with self._transaction() as conn:
             (running,) = conn.execute("SELECT COUNT(*) FROM classes WHERE phase != 'ended'").fetchone()
             (kept,) = conn.execute("SELECT COUNT(*) FROM classes").fetchone()
@@ -191,13 +191,13 @@ class ClassStore:
                 try:
                     conn.execute("INSERT INTO classes (code, secret_hash, seed, n_sentences, model, created, expires, "
                                  "sentences, generator) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                 (code, secret_hash(code, secret), seed, n_sentences, str(model), now, now + self.hours * 3600,
-                                  own, str(generator)))
+                                 (code, secret_hash(code, teacher_key), seed, n_sentences, str(model), now,
+                                  now + self.hours * 3600, own, str(generator)))
                     break
                 except sqlite3.IntegrityError:  # the code is taken: draw another
                     continue
         return NewClass(ClassInfo(code, seed, n_sentences, str(model), now, now + self.hours * 3600,
-                                  sentences=tuple(sentences), generator=str(generator)), secret)
+                                  sentences=tuple(sentences), generator=str(generator)), teacher_key)
 
     @staticmethod
     def normalise_code(code: object) -> str:
@@ -220,45 +220,50 @@ class ClassStore:
         with self._read() as conn:
             return self._class(conn, code)
 
-    def check_teacher(self, code: object, secret: object) -> ClassInfo:
-        """The class, when `secret` is its teacher key; ValueError otherwise (the key is never quoted)."""
+    def check_teacher(self, code: object, teacher_key: object) -> ClassInfo:
+        """The class, when `teacher_key` is its teacher key; ValueError otherwise (the key is never quoted)."""
         with self._read() as conn:
-            return self._teacher(conn, code, secret)
+            return self._teacher(conn, code, teacher_key)[0]
 
-    def _teacher(self, conn: sqlite3.Connection, code: object, secret: object) -> ClassInfo:
+    def _keyed(self, conn: sqlite3.Connection, code: object) -> tuple[ClassInfo, str]:
+        """The class and the hash of its teacher key: the one query that reads the hash."""
         info = self._class(conn, code)
         (stored,) = conn.execute("SELECT secret_hash FROM classes WHERE code = ?", (info.code,)).fetchone()
-        given = secret_hash(info.code, secret) if isinstance(secret, str) and len(secret) <= 200 else ""
-        if not same(stored, given):
+        return info, stored
+
+    @staticmethod
+    def _is_key(info: ClassInfo, stored: str, given: object) -> bool:
+        return same(stored, secret_hash(info.code, given) if isinstance(given, str) and len(given) <= 200 else "")
+
+    def _teacher(self, conn: sqlite3.Connection, code: object, teacher_key: object) -> tuple[ClassInfo, str]:
+        """The class and its key's hash, when `teacher_key` is its teacher key; ValueError otherwise."""
+        info, stored = self._keyed(conn, code)
+        if not self._is_key(info, stored, teacher_key):
             raise ValueError("Wrong teacher key for this class.")
-        return info
+        return info, stored
 
     def check_viewer(self, code: object, token: object) -> tuple[ClassInfo, bool]:
         """(the class, True) for its teacher key, (the class, False) for its view-only token; ValueError otherwise."""
         with self._read() as conn:
-            info = self._class(conn, code)
-            (stored,) = conn.execute("SELECT secret_hash FROM classes WHERE code = ?", (info.code,)).fetchone()
+            info, stored = self._keyed(conn, code)
         if same(_view_token(stored), token):
             return info, False
-        given = secret_hash(info.code, token) if isinstance(token, str) and len(token) <= 200 else ""
-        if not same(stored, given):
+        if not self._is_key(info, stored, token):
             raise ValueError("Wrong key for this class's view.")
         return info, True
 
-    def view_token(self, code: object, secret: object) -> str:
+    def view_token(self, code: object, teacher_key: object) -> str:
         """The projector's view-only token, for the holder of the teacher key."""
         with self._read() as conn:
-            info = self._teacher(conn, code, secret)
-            (stored,) = conn.execute("SELECT secret_hash FROM classes WHERE code = ?", (info.code,)).fetchone()
-        return _view_token(stored)
+            return _view_token(self._teacher(conn, code, teacher_key)[1])
 
-    def move(self, code: object, secret: object, target: Stage) -> ClassInfo:
+    def move(self, code: object, teacher_key: object, target: Stage) -> ClassInfo:
         """Move the class to `target`, for the holder of its teacher key, when that is the next stage (or a
         shortcut: class_phases.next_stages); ValueError with a short message, and no change, otherwise."""
         if not isinstance(target, Stage) or target.phase not in PHASES:
             raise ValueError("A phase change names a stage.")
         with self._transaction() as conn:
-            info = self._teacher(conn, code, secret)
+            info, _ = self._teacher(conn, code, teacher_key)
             check_move(info.stage, target, info.n_sentences)
             conn.execute("UPDATE classes SET phase = ?, reveal = ? WHERE code = ?", (target.phase, target.sentence, info.code))
         return dataclasses.replace(info, phase=target.phase, reveal=target.sentence)

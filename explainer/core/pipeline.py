@@ -201,6 +201,15 @@ class _Prepared:
     others: object | None  # the other generator, for a typed blank's second set of guesses (None: none can)
 
 
+def sentence_words(pair, text: str) -> tuple[Encoded, list[Word]]:
+    """`text` as `pair`'s tokenizer reads it, and its words: the one way the app numbers a sentence's words
+    (Explore's ticks, the game's word lists, round B's edits). Under `pair.lock`: the fast tokenizer keeps its
+    truncation settings in the shared Rust object, set per call. InputError for a text that cannot be read."""
+    with pair.lock:
+        encoded = encode(pair.tokenizer, text, pair.max_tokens)
+    return encoded, group_words(encoded.text, encoded.offsets, encoded.special)
+
+
 def _check(pair, settings: Settings) -> None:
     generators.check(settings.generator)
     if not settings.temperature > 0 or settings.top_k < 1 or not 0 <= settings.mask_rate <= 1:  # NaN fails too

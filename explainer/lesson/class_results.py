@@ -30,14 +30,14 @@ def spreadsheet_safe(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_START) else text
 
 
-def class_results(pair, code, secret, *, store: ClassStore | None = None) -> dict:
+def class_results(pair, code, teacher_key, *, store: ClassStore | None = None) -> dict:
     """The class's results as one JSON-able record, for the holder of the teacher key once the class is at its
     results or has ended; ValueError (a short message) otherwise."""
     store = store or session.default_store()
-    info = store.check_teacher(code, secret)
+    info = store.check_teacher(code, teacher_key)
     if info.phase not in ("results", "ended"):
         raise ValueError("The results can be downloaded once the class is at its results.")
-    view = session.teacher_view_data(pair, info.code, secret, store=store)
+    view = session.teacher_view_data(pair, info.code, teacher_key, store=store)
     names = {st.student_id: spreadsheet_safe(st.display_name) for st in store.students(info.code)}
     edits = [{"sentence": s.sentence_index + 1, "nickname": names.get(s.student_id, ""),
               "original_word": s.result["original_word"], "new_word": spreadsheet_safe(s.result["new_word"]),

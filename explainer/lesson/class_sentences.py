@@ -18,7 +18,8 @@ No gradio here.
 
 from __future__ import annotations
 
-from explainer.core.text import InputError, encode
+from explainer.core.pipeline import sentence_words
+from explainer.core.text import InputError
 from explainer.core.user_text import clean_text, quote
 from explainer.lesson.game import MAX_SENTENCES
 from training.offensive import is_offensive
@@ -69,7 +70,7 @@ def _check_one(pair, text: str) -> None:
         raise ValueError("it holds a word this app does not show; please choose another sentence.")
     tokenizer = pair.tokenizer
     try:
-        encoded = encode(tokenizer, text, pair.max_tokens)
+        encoded, _ = sentence_words(pair, text)
     except InputError as error:
         raise ValueError(str(error)) from None
     words = [i for i, special in zip(encoded.input_ids, encoded.special) if not special]

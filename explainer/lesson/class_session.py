@@ -84,11 +84,11 @@ def _items(pair, info: ClassInfo) -> tuple[game.SpotItem, ...]:
 
 @dataclass(frozen=True)
 class ClassStart:
-    """For the teacher only: `secret` must never reach a student or the projector (the teacher's page keeps it
+    """For the teacher only: `teacher_key` must never reach a student or the projector (the teacher's page keeps it
     in its browser's storage, not in an address)."""
 
     code: str
-    secret: str
+    teacher_key: str
     seed: int
     n_sentences: int
     model: str
@@ -115,17 +115,17 @@ def create_class(pair, n: int = game.ROUND_SENTENCES, seed: int | None = None, *
     store = store or default_store()
     new = store.create_class(seed, n, pair.name, own, generator)
     code = new.info.code
-    token = store.view_token(code, new.secret)
-    return ClassStart(code, new.secret, seed, n, pair.name, new.info.expires, token, {"class": code},
+    token = store.view_token(code, new.teacher_key)
+    return ClassStart(code, new.teacher_key, seed, n, pair.name, new.info.expires, token, {"class": code},
                       {"class": code, "view": token}, generator)
 
 
-def move_class(code, secret, phase, sentence=0, *, store: ClassStore | None = None) -> ClassInfo:
+def move_class(code, teacher_key, phase, sentence=0, *, store: ClassStore | None = None) -> ClassInfo:
     """The teacher moves the class to `phase` (and, in the reveal, to `sentence`): only with the teacher key, only
     to the next stage (class_phases.next_stages); anything else is a ValueError with a short message."""
     store = store or default_store()
     info = store.get_class(code)
-    return store.move(info.code, secret, parse_stage(phase, sentence, info.n_sentences))
+    return store.move(info.code, teacher_key, parse_stage(phase, sentence, info.n_sentences))
 
 
 def _open_for(info: ClassInfo, round_: str) -> None:
@@ -263,14 +263,14 @@ class FoolOutcome:
     new_word: str
     p_edited: float
     flagged: bool
-    predicted_flag: bool
+    bet: bool  # the student's bet: ELECTRA will flag the edit
     student_right: bool
     fooled: bool
     new: bool  # False: answered before; the first answer stands
     explanation: Explanation | None  # the discriminator on the edit; None for a replay (not stored)
 
 
-def submit_fool(pair, code, student_id, sentence_index, word_index, new_word, predicted_flag, *,
+def submit_fool(pair, code, student_id, sentence_index, word_index, new_word, bet, *,
                 store: ClassStore | None = None) -> FoolOutcome:
     """Round B: put `new_word` at word `word_index` of the class's sentence, judge it, store edit and verdict, once."""
     store = store or default_store()
@@ -282,20 +282,21 @@ def submit_fool(pair, code, student_id, sentence_index, word_index, new_word, pr
         _open_for(info, "B")
         if isinstance(word_index, bool) or not isinstance(word_index, int):
             raise ValueError("Choose the word to change.")
-        if not isinstance(predicted_flag, bool):
-            raise ValueError(f"Your bet is true (ELECTRA will flag it) or false, not {quote(predicted_flag)}.")
+        if not isinstance(bet, bool):
+            raise ValueError(f"Your bet is true (ELECTRA will flag it) or false, not {quote(bet)}.")
         word = clean_text(new_word, MAX_NEW_WORD, "new word")
         if not re.fullmatch(r"[\w'’.,!?-]+", word):  # what the projector will show: a word, no markup
             raise ValueError("Type one word: letters and digits, with an apostrophe or a hyphen if need be.")
         if is_offensive(word):
             raise ValueError("Please choose another word.")
-        result = game.fool(pair, sentences[sentence_index], word_index, word, predicted_flag)
+        result = game.fool(pair, sentences[sentence_index], word_index, word, bet)
         record = {**{field: getattr(result, field) for field in FOOL_FIELDS}, "p_edited": float(result.p_edited)}
-        answer = {"word_index": word_index, "new_word": word, "predicted_flag": predicted_flag}
+        answer = {"word_index": word_index, "new_word": word, "bet": bet}
         stored = store.submit(info.code, student_id, "B", sentence_index, answer, record)
         explanation = result.explanation if stored.new else None
     return FoolOutcome(info.code, stored.sentence_index, sentences[stored.sentence_index],
-                       predicted_flag=stored.answer["predicted_flag"], new=stored.new, explanation=explanation,
+                       bet=stored.answer.get("bet", stored.answer.get("predicted_flag")),  # older files: predicted_flag
+                       new=stored.new, explanation=explanation,
                        **{field: stored.result[field] for field in FOOL_FIELDS})
 
 

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 from explainer.core import generators
 from explainer.core.user_text import quote
-from explainer.core.pipeline import Explanation, Settings, explain
-from explainer.core.text import InputError
+from explainer.core.pipeline import Explanation, Settings, explain, sentence_words
+from explainer.core.text import TYPED_BLANK, InputError
 from training.project import ASSETS
 
 SENTENCES_FILE = ASSETS / "game_sentences.json"
@@ -160,30 +160,25 @@ class FoolResult:
     new_word: str
     p_edited: float  # P(replaced) of the edited word
     flagged: bool
-    predicted_flag: bool
+    bet: bool
     student_right: bool
     fooled: bool  # the discriminator did not flag the student's word
 
 
 def fool_words(pair, sentence: str) -> tuple[str, ...]:
     """The words of `sentence` as round B numbers them (`fool`'s `word_index`)."""
-    from explainer.core.text import encode, group_words
-
-    encoded = encode(pair.tokenizer, sentence, pair.max_tokens)
-    return tuple(encoded.text[w.start:w.end] for w in group_words(encoded.text, encoded.offsets, encoded.special))
+    encoded, words = sentence_words(pair, sentence)
+    return tuple(encoded.text[w.start:w.end] for w in words)
 
 
-def fool(pair, sentence: str, word_index: int, new_word: str, predicted_flag: bool) -> FoolResult:
+def fool(pair, sentence: str, word_index: int, new_word: str, bet: bool) -> FoolResult:
     """Replace word `word_index` of `sentence` by `new_word` and let the discriminator judge the result."""
-    from explainer.core.text import TYPED_BLANK, encode, group_words
-
     new_word = (new_word or "").strip()
     if not new_word or len(new_word.split()) != 1:
         raise InputError("Type one word to put in.")
     if TYPED_BLANK.search(new_word):
         raise InputError("Type a word, not a blank: the discriminator judges words someone wrote.")
-    encoded = encode(pair.tokenizer, sentence, pair.max_tokens)
-    words = group_words(encoded.text, encoded.offsets, encoded.special)
+    encoded, words = sentence_words(pair, sentence)
     if not 0 <= int(word_index) < len(words):
         raise InputError("Choose the word to change.")
     word = words[int(word_index)]
@@ -198,5 +193,5 @@ def fool(pair, sentence: str, word_index: int, new_word: str, predicted_flag: bo
         target = min(explanation.words, key=lambda w: abs(w.start - start))
     p = target.p_replaced
     flagged = p > THRESHOLD
-    return FoolResult(explanation, edited, target.index, original, new_word, p, flagged, bool(predicted_flag),
-                      bool(predicted_flag) == flagged, not flagged)
+    return FoolResult(explanation, edited, target.index, original, new_word, p, flagged, bool(bet),
+                      bool(bet) == flagged, not flagged)

@@ -136,6 +136,13 @@ def score_html(explanation: Explanation) -> str:
     )
 
 
+def model_html(name: str, layers: int, hidden: int, vocabulary: int, max_tokens: int, has_generator: bool) -> str:
+    """The model Explore runs, in one line: its name, the discriminator's size, what it reads."""
+    note = "" if has_generator else " It has no generator: only “Detect only” works."
+    return (f'<p style="{FONT}; font-size: 0.9em">Model <b>{esc(name)}</b>: discriminator {layers} layers × {hidden}, '
+            f"{vocabulary:,}-token vocabulary, reads up to {max_tokens} tokens.{note}</p>")
+
+
 def notices_html(notices: tuple[str, ...] | list[str]) -> str:
     if not notices:
         return ""

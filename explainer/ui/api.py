@@ -12,6 +12,7 @@ for the user are raised as `gradio.Error` (a `gradio_client` caller sees the mes
 """
 
 import dataclasses
+import time
 from typing import Optional
 
 import gradio as gr
@@ -19,9 +20,13 @@ import gradio as gr
 from explainer.core import bounds, models, quotas
 from explainer.core.attributions import AttributionSettings, attribution_matrix
 from explainer.core.attributions import attribute as attribute_one
-from explainer.core.batching import explain as run_explain
+from explainer.core import batching
 from explainer.core.pipeline import Explanation, Settings
 from explainer.core.text import InputError
+from explainer.core.user_text import quote
+from explainer.lesson import class_results as results
+from explainer.lesson import class_session
+from explainer.lesson import game as lesson
 
 
 def load_pair(model: str) -> models.ModelPair:
@@ -62,7 +67,7 @@ def make_explanation(text: str, model: str, settings: Settings) -> Explanation:
     text, model = v["text"], v["model"]
     pair = load_pair(model)
     try:
-        return run_explain(pair, text, settings)
+        return batching.explain(pair, text, settings)
     except (InputError, ValueError) as error:
         raise gr.Error(str(error), print_exception=False) from error
 
@@ -136,10 +141,6 @@ def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model:
     `picks` (one list of word indices per sentence) is given, the truth, ELECTRA's verdicts and both scores.
     The same code (and generator) gives the same round to everyone; nothing is stored. generator: "electra"
     (ELECTRA's own, the default) or "stronger" (the harder level)."""
-    from explainer.lesson import game as lesson
-
-    from explainer.core.user_text import quote
-
     v = checked(model=model, generator=generator or "electra")
     pair = load_pair(v["model"])
     try:
@@ -151,7 +152,7 @@ def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model:
         if picks is not None:
             if not isinstance(picks, list) or len(picks) != len(items) or not all(isinstance(p, list) for p in picks):
                 raise ValueError(f"picks must be one list of word indices per sentence ({len(items)} lists).")
-            results = [lesson.score_spot(item, p) for item, p in zip(items, picks)]
+            scores = [lesson.score_spot(item, p) for item, p in zip(items, picks)]
     except (TypeError, ValueError) as error:
         raise gr.Error(str(error), print_exception=False) from error
     round_ = {"code": lesson.check_seed(code), "model": pair.name, "generator": v["generator"],
@@ -159,11 +160,9 @@ def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model:
     if picks is None:
         return round_
 
-    for entry, item, result in zip(round_["sentences"], items, results):
-        entry.update(originals=list(item.originals), replaced=list(item.replaced), drawn_back=list(item.drawn_back),
-                     electra_p_replaced=list(item.p_replaced), electra_flagged=list(item.flagged),
-                     you=result.student.as_dict(), electra=result.electra.as_dict())
-    you, electra = lesson.round_score(results)
+    for entry, item, result in zip(round_["sentences"], items, scores):
+        entry.update(_truth(item, result))
+    you, electra = lesson.round_score(scores)
     return {**round_, "you": you.as_dict(), "electra": electra.as_dict()}
 
 
@@ -180,8 +179,6 @@ def _class_call(call):
 
 def class_pair(code):
     """The pair a class plays with: the model its teacher started it on."""
-    from explainer.lesson import class_session
-
     info = _class_call(lambda: class_session.default_store().get_class(code))
     return load_pair(info.model)
 
@@ -215,13 +212,11 @@ def class_start(sentences: int = 5, seed: Optional[int] = None, model: str = "",
     the class code, the teacher key (only here, only once: it moves the phases; keep it out of
     any address or page a room can see), the projector's view-only token and the query strings of the
     students' page and the projector's (page /class). A visitor may start ELECTRA_CLASS_START_RATE classes."""
-    from explainer.lesson import class_session
-
     v = checked(model=model, generator=generator or "electra")
     pair = load_pair(v["model"])
     start = within_share("start", visitor(request), lambda: class_session.create_class(
         pair, sentences, seed, sentences=own_sentences, generator=v["generator"]))
-    return {"code": start.code, "teacher_key": start.secret, "view_token": start.view_token, "seed": start.seed,
+    return {"code": start.code, "teacher_key": start.teacher_key, "view_token": start.view_token, "seed": start.seed,
             "sentences": start.n_sentences, "model": start.model, "generator": start.generator,
             "expires": start.expires, "phase": "lobby",
             "student_query": f"?class={start.code}", "view_query": f"?class={start.code}&view={start.view_token}"}
@@ -231,8 +226,6 @@ def class_phase(code: str, teacher_key: str, phase: str, sentence: int = 0) -> d
     """Move the class to `phase` (lobby, round_a, reveal, round_b, results, ended; in the reveal, to sentence
     `sentence`, from 0), with the teacher key. Only the next stage is taken (from the reveal also round B, from
     anywhere also ended); a wrong key, a replayed or an out-of-order change is refused with a message."""
-    from explainer.lesson import class_session
-
     info = _class_call(lambda: class_session.move_class(code, teacher_key, phase, sentence))
     return {"code": info.code, "phase": info.phase, "sentence": info.stage.sentence}
 
@@ -240,8 +233,6 @@ def class_phase(code: str, teacher_key: str, phase: str, sentence: int = 0) -> d
 def class_join(code: str, nickname: str = "", request: gr.Request = None) -> dict:
     """Join a class by its code, with an optional nickname (24 characters at most). Keep `student`: every
     answer is sent with it, and nobody else sees it. ELECTRA_CLASS_JOIN_RATE students may join per address."""
-    from explainer.lesson import class_session
-
     student = within_share("join", visitor(request), lambda: class_session.join_class(code, nickname or None))
     return {"code": student.code, "student": student.student_id, "name": student.display_name, "number": student.number}
 
@@ -251,8 +242,6 @@ def class_round(code: str, student: str) -> dict:
     truth before the reveal); round B's sentences and their words once it opens; which sentences the student
     answered; in and after the reveal, their own answers to the revealed sentences with the truth, and the
     points those earned. A phone polls this to follow the teacher."""
-    from explainer.lesson import class_session
-
     pair = class_pair(code)
     mine = _class_call(lambda: class_session.student_round(pair, code, student))
     return {"code": mine.code, "name": mine.display_name, "phase": mine.phase, "sentence": mine.reveal,
@@ -262,12 +251,15 @@ def class_round(code: str, student: str) -> dict:
             "revealed": [_revealed(r) for r in mine.revealed], "points": mine.points}
 
 
-def _revealed(r) -> dict:
-    item = r.item
-    return {"sentence": r.sentence_index, "picks": list(r.picks), "words": list(item.words),
-            "originals": list(item.originals), "replaced": list(item.replaced), "drawn_back": list(item.drawn_back),
+def _truth(item, result) -> dict:
+    """A round-A sentence's truth and both scores: what /game returns with picks, and a live class's reveal."""
+    return {"originals": list(item.originals), "replaced": list(item.replaced), "drawn_back": list(item.drawn_back),
             "electra_p_replaced": list(item.p_replaced), "electra_flagged": list(item.flagged),
-            "you": r.result.student.as_dict(), "electra": r.result.electra.as_dict()}
+            "you": result.student.as_dict(), "electra": result.electra.as_dict()}
+
+
+def _revealed(r) -> dict:
+    return {"sentence": r.sentence_index, "picks": list(r.picks), "words": list(r.item.words), **_truth(r.item, r.result)}
 
 
 def class_spot(code: str, student: str, sentence: int, picks: Optional[list] = None) -> dict:
@@ -275,8 +267,6 @@ def class_spot(code: str, student: str, sentence: int, picks: Optional[list] = N
     `sentence` (from 0). The server scores them and stores them once; a second answer to the same sentence
     returns the first (`new` false). Returns only that the answer is stored: the truth and the score come
     with the reveal (class_round's `revealed`)."""
-    from explainer.lesson import class_session
-
     pair = class_pair(code)
     out = _class_call(lambda: class_session.submit_spot(pair, code, student, sentence, picks))
     return {"code": out.code, "sentence": out.sentence_index, "new": out.new, "picks": list(out.picks)}
@@ -286,13 +276,11 @@ def class_fool(code: str, student: str, sentence: int, word: int, new_word: str,
     """Round B (while the teacher has it open): put `new_word` in place of word `word` (numbered as class_round's
     fool_sentences words) of sentence `sentence`, and bet whether ELECTRA will flag it (`bet` true) or be
     fooled. Stored once."""
-    from explainer.lesson import class_session
-
     pair = class_pair(code)
     out = _class_call(lambda: class_session.submit_fool(pair, code, student, sentence, word, new_word, bet))
     return {"code": out.code, "sentence": out.sentence_index, "new": out.new, "edited": out.edited,
             "word": out.word_index, "original_word": out.original_word, "new_word": out.new_word,
-            "p_replaced": out.p_edited, "flagged": out.flagged, "bet": out.predicted_flag,
+            "p_replaced": out.p_edited, "flagged": out.flagged, "bet": out.bet,
             "bet_right": out.student_right, "fooled": out.fooled}
 
 
@@ -301,10 +289,6 @@ def class_view(code: str, teacher_key: str) -> dict:
     (the argument takes either): the phase; who joined and how many answered each sentence; from the reveal
     on, each revealed fake's share of students who caught it beside ELECTRA's verdict and the totals; round
     B's edits. Nothing names a fake before the reveal. `build_ms`: the server's time to build it."""
-    import time
-
-    from explainer.lesson import class_session
-
     pair = class_pair(code)
     started = time.perf_counter()
     view = _class_call(lambda: class_session.teacher_view_data(pair, code, teacher_key))
@@ -320,7 +304,5 @@ def class_results(code: str, teacher_key: str) -> dict:
     """The class's results, for its teacher once it is at its results (or has ended): per sentence and per fake
     the class's catches beside ELECTRA's, each student's totals by nickname, round B's edits (the page offers
     them as CSV and JSON). Nicknames and typed words are escaped against spreadsheet formulas."""
-    from explainer.lesson import class_results as results
-
     pair = class_pair(code)
     return _class_call(lambda: results.class_results(pair, code, teacher_key))

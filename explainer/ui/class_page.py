@@ -253,8 +253,8 @@ def build_class_page(demo: gr.Blocks) -> None:
                 generator=forgers.chosen(forger_now)))
         except (gr.Error, ValueError, TypeError) as error:
             return {message: _error(error)}
-        return {**teacher_screen(new.code, new.secret, location_now), new_query: f"?class={new.code}&teach=1",
-                teaching: remember(teaching_now, new.code, new.secret)}
+        return {**teacher_screen(new.code, new.teacher_key, location_now), new_query: f"?class={new.code}&teach=1",
+                teaching: remember(teaching_now, new.code, new.teacher_key)}
 
     def refresh(who_state, shown_now):
         """The timer: the stage again when it changed (and the teacher's buttons with it)."""

@@ -2,22 +2,27 @@
 
 Thin wiring only: each handler calls `explainer.ui.api` / `explainer.core.pipeline` / `explainer.core.attributions`
 and hands the frozen results to `explainer.render.explore`. The last explanation is kept in a `gr.State`
-so attributions explain exactly the sentence on screen. Handlers here are private to the page;
+so attributions explain exactly the sentence on screen. Each handler returns its values by the names of the
+components they go to (`_named` hands them to gradio by component). Handlers here are private to the page;
 the scriptable endpoints are `/explain` and `/attribute` (explainer.ui.api, registered in app.py).
 The copied link and the download buttons' files are `explainer.ui.explore_share`'s.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import secrets
 import time
+from types import SimpleNamespace
+from typing import NamedTuple
 
 import gradio as gr
 
 from explainer.core import links, models
 from explainer.core.attributions import TOLERANCE, AttributionSettings, attribute, iter_matrix, matrix_targets
-from explainer.core.pipeline import Explanation, Settings
-from explainer.core.text import InputError, encode, follow_words, group_words, visible
+from explainer.core.pipeline import Explanation, Settings, sentence_words
+from explainer.core.text import InputError, follow_words, visible
 from explainer.render import completeness, style
 from explainer.render import explore as render
 from explainer.render.guesses import guesses_html
@@ -59,10 +64,8 @@ def model_status(model: str, progress=gr.Progress(track_tqdm=True)):
     except models.ModelLoadError as error:
         return style.message_html(str(error)), gr.update()
     config = pair.discriminator.config
-    note = "" if pair.generator is not None else " It has no generator: only “Detect only” works."
-    text = (f"Model <b>{style.esc(pair.name)}</b>: discriminator {config.num_hidden_layers} layers × "
-            f"{config.hidden_size}, {len(pair.tokenizer):,}-token vocabulary, reads up to {pair.max_tokens} tokens.{note}")
-    return f'<p style="{style.FONT}; font-size: 0.9em">{text}</p>', model
+    return render.model_html(pair.name, config.num_hidden_layers, config.hidden_size, len(pair.tokenizer),
+                             pair.max_tokens, pair.generator is not None), model
 
 
 def word_choices(text: str, model: str, mode: str, current=None, shown=None):
@@ -73,12 +76,10 @@ def word_choices(text: str, model: str, mode: str, current=None, shown=None):
     if mode != "manual":
         return gr.update(visible=False), gr.skip()
     try:
-        pair = models.load(model, roots=models.allowed_roots())
-        with pair.lock:  # the tokenizer's settings are shared with concurrent requests
-            encoded = encode(pair.tokenizer, text, pair.max_tokens)
+        _, found = sentence_words(models.load(model, roots=models.allowed_roots()), text)
     except (models.ModelLoadError, InputError):
         return gr.update(choices=[], value=[], visible=True), []
-    words = [visible(w.text) for w in group_words(encoded.text, encoded.offsets, encoded.special)]
+    words = [visible(w.text) for w in found]
     if shown:
         kept = follow_words(shown, current, words)
     else:
@@ -105,38 +106,35 @@ def apply_link(request: gr.Request):
     params = dict(getattr(request, "query_params", None) or {})
     link, problems = links.parse_explore(params, links.ExploreLink(EXAMPLES[0], models.default_model()))
     if link is None:
-        return (gr.skip(),) * 8 + ("", gr.skip(), gr.skip())
+        return {"link_note": ""}
     picker, words = word_choices(link.text, link.model, link.mode, list(link.mask_words))
     if link.mode == "manual" and link.mask_words and picker.get("value") != list(link.mask_words):
         problems.append("Some of the link's mask words are not in its text; they were left out.")
     note = render.notices_html(["Opened from a link: the sentence and settings below are the link's.", *problems])
-    return (link.text, link.model, link.mode, link.mask_rate, link.seed, link.temperature, link.top_k, picker, note,
-            words, link.generator)
+    return {"text": link.text, "model": link.model, "mode": link.mode, "mask_rate": link.mask_rate, "seed": link.seed,
+            "temperature": link.temperature, "top_k": link.top_k, "mask_words": picker, "link_note": note,
+            "ticked_on": words, "generator": link.generator}
 
 
 def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_words, merged, palette=style.DEFAULT_PALETTE,
                 generator=None, progress=gr.Progress(track_tqdm=True)):
-    empty = gr.update(choices=[], value=None)
     try:
         explanation = api.make_explanation(text, model, _settings(mode, mask_rate, seed, temperature, top_k, mask_words,
                                                                   generator))
     except gr.Error as error:
-        return (style.message_html(error.message), "", "", "", None, empty, "", gr.update(visible=False),
-                None, gr.update(visible=False), *share.shown(None, None))
-    targets = [(_target_label(explanation, t), t.position) for t in explanation.tokens if not t.special]
-    return (
-        render.notices_html(explanation.notices),
-        render.generator_input_html(explanation, merged),
-        guesses_html(explanation),
-        render.score_html(explanation) + render.sentence_html(explanation, merged, palette),
-        explanation,
-        gr.update(choices=targets, value=explanation.most_suspicious),
-        "",  # a new sentence clears the previous attributions
-        gr.update(value=None, visible=False),
-        None,
-        gr.update(value=None, visible=False),
-        *share.shown(explanation, None),
-    )
+        explanation, targets = None, []
+        top = {"notices": style.message_html(error.message), "generator_input": "", "proposals": "", "verdict": "",
+               "target": gr.update(choices=[], value=None)}
+    else:
+        targets = [(_target_label(explanation, t), t.position) for t in explanation.tokens if not t.special]
+        top = {"notices": render.notices_html(explanation.notices),
+               "generator_input": render.generator_input_html(explanation, merged),
+               "proposals": guesses_html(explanation),
+               "verdict": render.score_html(explanation) + render.sentence_html(explanation, merged, palette),
+               "target": gr.update(choices=targets, value=explanation.most_suspicious)}
+    # A new sentence (or a failed one) clears the previous attributions.
+    return {**top, "explanation": explanation, "attribution_text": "", "attribution_plot": gr.update(value=None, visible=False),
+            "attribution": None, "matrix_plot": gr.update(value=None, visible=False), **share.shown(explanation, None)}
 
 
 def _target_label(explanation: Explanation, token) -> str:
@@ -149,13 +147,13 @@ def _target_label(explanation: Explanation, token) -> str:
 def rerender(explanation: Explanation | None, attribution, merged: bool, palette: str = style.DEFAULT_PALETTE):
     """Words <-> subword tokens, or another palette, without running the models again."""
     if explanation is None:
-        return (gr.update(),) * 4
-    views = (render.generator_input_html(explanation, merged),
-             render.score_html(explanation) + render.sentence_html(explanation, merged, palette))
+        return {}
+    views = {"generator_input": render.generator_input_html(explanation, merged),
+             "verdict": render.score_html(explanation) + render.sentence_html(explanation, merged, palette)}
     if attribution is None:
-        return *views, gr.update(), gr.update()
-    return (*views, _attribution_view(attribution, explanation, merged, palette),
-            render.attribution_figure(attribution, explanation, merged, palette))
+        return views
+    return {**views, "attribution_text": _attribution_view(attribution, explanation, merged, palette),
+            "attribution_plot": render.attribution_figure(attribution, explanation, merged, palette)}
 
 
 def _attribution_view(attribution, explanation: Explanation, merged: bool, palette: str) -> str:
@@ -169,19 +167,21 @@ def _attribution_settings(method, n_steps, baseline, adaptive) -> AttributionSet
 
 def run_attribute(explanation: Explanation | None, target, method, n_steps, baseline, adaptive, merged,
                   palette=style.DEFAULT_PALETTE):
-    keep = (gr.skip(),) * 3  # the download buttons stay as they were
+    # On a message the download buttons stay as they were.
     if explanation is None:
         message = style.message_html("Run the generator and discriminator first (the button above).")
-        return message, gr.update(visible=False), None, *keep
+        return {"attribution_text": message, "attribution_plot": gr.update(visible=False), "attribution": None}
     settings = _attribution_settings(method, n_steps, baseline, adaptive)
     pair = api.load_pair(explanation.model)
     try:
         result = attribute(pair, explanation, None if target is None else int(target), settings)
     except ValueError as error:  # a bad target, or a request over the server's compute budget
-        return style.message_html(str(error)), gr.update(visible=False), None, *keep
-    return (_attribution_view(result, explanation, merged, palette),
-            gr.update(value=render.attribution_figure(result, explanation, merged, palette), visible=True),
-            result, *share.shown(explanation, result))
+        return {"attribution_text": style.message_html(str(error)), "attribution_plot": gr.update(visible=False),
+                "attribution": None}
+    return {"attribution_text": _attribution_view(result, explanation, merged, palette),
+            "attribution_plot": gr.update(value=render.attribution_figure(result, explanation, merged, palette),
+                                          visible=True),
+            "attribution": result, **share.shown(explanation, result)}
 
 
 MATRIX_REDRAW_S = 0.5  # the heatmap is redrawn at most this often while its rows arrive
@@ -190,7 +190,8 @@ MATRIX_REDRAW_S = 0.5  # the heatmap is redrawn at most this often while its row
 def run_matrix(explanation: Explanation | None, method, n_steps, baseline, adaptive, palette=style.DEFAULT_PALETTE):
     """Rows appear as they are computed (a generator: a cancelled or closed page stops the work)."""
     if explanation is None:
-        yield gr.update(visible=False), style.message_html("Run the generator and discriminator first (the button above).")
+        yield {"matrix_plot": gr.update(visible=False),
+               "matrix_note": style.message_html("Run the generator and discriminator first (the button above).")}
         return
     pair = api.load_pair(explanation.model)
     settings = _attribution_settings(method, n_steps, baseline, adaptive)
@@ -206,13 +207,41 @@ def run_matrix(explanation: Explanation | None, method, n_steps, baseline, adapt
             note = completeness.matrix_note_html(matrix, total, now - start)
             if matrix.done and total < words:
                 note += render.notices_html([f"Only the first {total} tokens are explained in this view."])
-            yield gr.update(value=render.matrix_figure(matrix, explanation, palette), visible=True), note
+            yield {"matrix_plot": gr.update(value=render.matrix_figure(matrix, explanation, palette), visible=True),
+                   "matrix_note": note}
     except ValueError as error:  # over the server's compute budget even reduced
-        yield gr.update(visible=False), style.message_html(str(error))
+        yield {"matrix_plot": gr.update(visible=False), "matrix_note": style.message_html(str(error))}
 
 
-def build_explore(demo: gr.Blocks) -> tuple:
-    """The tab's components and events; `demo.load` shows the model and a first example at once."""
+class ModelControls(NamedTuple):
+    """The Explore tab's model dropdown, its status line and the active model: another tab opens a model here."""
+
+    model: gr.Dropdown
+    status: gr.HTML
+    active_model: gr.State
+
+
+def _named(handler, c: SimpleNamespace):
+    """`handler`, which returns (or yields) {name: value}, as gradio takes it: {component: value}. A component the
+    handler does not name keeps what it shows."""
+    def by_component(out: dict) -> dict:
+        return {getattr(c, name): value for name, value in out.items()}
+
+    if inspect.isgeneratorfunction(handler):
+        @functools.wraps(handler)
+        def each(*args, **kwargs):
+            for out in handler(*args, **kwargs):
+                yield by_component(out)
+        return each
+
+    @functools.wraps(handler)  # keeps the signature gradio reads (progress, request)
+    def once(*args, **kwargs):
+        return by_component(handler(*args, **kwargs))
+    return once
+
+
+def _layout() -> SimpleNamespace:
+    """The tab's components, top to bottom, by their names here."""
     gr.Markdown(INTRO)
     active_model = gr.State(models.default_model())
     explanation = gr.State(None)
@@ -284,37 +313,49 @@ def build_explore(demo: gr.Blocks) -> tuple:
     matrix_note = gr.HTML()
     matrix_plot = gr.Plot(show_label=False, visible=False)
 
-    inputs = [text, active_model, mode, mask_rate, seed, temperature, top_k, mask_words, merged, palette, generator]
-    pictures = [verdict_svg, card, attribution_svg]
-    outputs = [notices, generator_input, proposals, verdict, explanation, target, attribution_text,
-               attribution_plot, attribution, matrix_plot, *pictures]
+    return SimpleNamespace(**{name: value for name, value in locals().items() if isinstance(value, gr.blocks.Block)})
+
+
+def build_explore(demo: gr.Blocks) -> ModelControls:
+    """The tab's components and events; `demo.load` shows the model and a first example at once (or a link's)."""
+    c = _layout()
+    inputs = [c.text, c.active_model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words, c.merged,
+              c.palette, c.generator]
+    pictures = [c.verdict_svg, c.card, c.attribution_svg]
+    results = [c.notices, c.generator_input, c.proposals, c.verdict, c.explanation, c.target, c.attribution_text,
+               c.attribution_plot, c.attribution, c.matrix_plot, *pictures]
+    private = {"api_visibility": "private"}
     # A load that fails leaves the last good model active and puts the dropdown back to it.
-    model.input(model_status, [model], [status, active_model], api_visibility="private", **queues.MODEL).then(
-        lambda m: m, [active_model], [model], api_visibility="private")
-    gr.on([mode.change, text.change, active_model.change], word_choices,
-          [text, active_model, mode, mask_words, ticked_on], [mask_words, ticked_on], trigger_mode="always_last",
-          show_progress="hidden", api_visibility="private")
-    copy_link.click(lambda *values: (link_query(*values), gr.update(visible=True)),
-                    [text, active_model, mode, mask_rate, seed, temperature, top_k, mask_words, generator],
-                    [link_query_box, link], api_visibility="private").then(
-        None, [link_query_box], [link], js=COPY_LINK_JS)
-    gr.on([merged.change, palette.change], rerender, [explanation, attribution, merged, palette],
-          [generator_input, verdict, attribution_text, attribution_plot], api_visibility="private")
-    single = why.click(run_attribute, [explanation, target, method, n_steps, baseline, adaptive, merged, palette],
-                       [attribution_text, attribution_plot, attribution, *pictures], api_visibility="private",
-                       **queues.ATTRIBUTE)
-    every = why_all.click(run_matrix, [explanation, method, n_steps, baseline, adaptive, palette],
-                          [matrix_plot, matrix_note], api_visibility="private", **queues.ATTRIBUTE)
-    stop.click(None, cancels=[single, every], api_visibility="private")
-    share.wire_downloads(dict(zip(share.DOWNLOADS, [download, *pictures])), [explanation, attribution, merged, palette])
-    controls = [text, model, mode, mask_rate, seed, temperature, top_k, mask_words, link_note, ticked_on, generator]
-    first = demo.load(apply_link, None, controls, api_visibility="private").then(
-        model_status, [model], [status, active_model], api_visibility="private", **queues.MODEL).then(
-        lambda m: m, [active_model], [model], api_visibility="private").then(
-        run_explain, inputs, outputs, api_visibility="private", **queues.EXPLAIN)
+    c.model.input(model_status, [c.model], [c.status, c.active_model], **private, **queues.MODEL).then(
+        lambda m: m, [c.active_model], [c.model], **private)
+    gr.on([c.mode.change, c.text.change, c.active_model.change], word_choices,
+          [c.text, c.active_model, c.mode, c.mask_words, c.ticked_on], [c.mask_words, c.ticked_on],
+          trigger_mode="always_last", show_progress="hidden", **private)
+    c.copy_link.click(lambda *values: (link_query(*values), gr.update(visible=True)),
+                      [c.text, c.active_model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words,
+                       c.generator], [c.link_query_box, c.link], **private).then(
+        None, [c.link_query_box], [c.link], js=COPY_LINK_JS)
+    gr.on([c.merged.change, c.palette.change], _named(rerender, c), [c.explanation, c.attribution, c.merged, c.palette],
+          [c.generator_input, c.verdict, c.attribution_text, c.attribution_plot], **private)
+    single = c.why.click(_named(run_attribute, c), [c.explanation, c.target, c.method, c.n_steps, c.baseline,
+                                                     c.adaptive, c.merged, c.palette],
+                         [c.attribution_text, c.attribution_plot, c.attribution, *pictures], **private,
+                         **queues.ATTRIBUTE)
+    every = c.why_all.click(_named(run_matrix, c), [c.explanation, c.method, c.n_steps, c.baseline, c.adaptive,
+                                                     c.palette], [c.matrix_plot, c.matrix_note], **private,
+                            **queues.ATTRIBUTE)
+    c.stop.click(None, cancels=[single, every], **private)
+    share.wire_downloads(dict(zip(share.DOWNLOADS, [c.download, *pictures])),
+                         [c.explanation, c.attribution, c.merged, c.palette])
+    controls = [c.text, c.model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words, c.link_note,
+                c.ticked_on, c.generator]
+    first = demo.load(_named(apply_link, c), None, controls, **private).then(
+        model_status, [c.model], [c.status, c.active_model], **private, **queues.MODEL).then(
+        lambda m: m, [c.active_model], [c.model], **private).then(
+        _named(run_explain, c), inputs, results, **private, **queues.EXPLAIN)
     # The user's own sentence wins: a run they start cancels the first example's if that is still going.
     # Every press is a new draw (press_seed): the seed box shows it, and the copied link carries it.
-    for trigger in (run.click, text.submit):
-        trigger(press_seed, [seed, explanation], [seed], api_visibility="private", cancels=[first],
-                show_progress="hidden").then(run_explain, inputs, outputs, api_visibility="private", **queues.EXPLAIN)
-    return model, status, active_model  # for other tabs that open a model here (app.py passes them on)
+    for trigger in (c.run.click, c.text.submit):
+        trigger(press_seed, [c.seed, c.explanation], [c.seed], cancels=[first], show_progress="hidden",
+                **private).then(_named(run_explain, c), inputs, results, **private, **queues.EXPLAIN)
+    return ModelControls(c.model, c.status, c.active_model)

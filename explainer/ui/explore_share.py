@@ -71,11 +71,11 @@ def make_file(kind: str, explanation: Explanation | None, attribution, merged: b
     return write_file(export.attribution_svg(attribution, explanation, merged, palette), ".svg")
 
 
-def shown(explanation: Explanation | None, attribution) -> tuple:
-    """Which download buttons a result offers: the verdict picture and the card, and the attribution
-    picture once there is an attribution (updates for those three buttons)."""
-    return (gr.update(visible=explanation is not None), gr.update(visible=explanation is not None),
-            gr.update(visible=attribution is not None))
+def shown(explanation: Explanation | None, attribution) -> dict:
+    """Which download buttons a result offers, by name: the verdict picture and the card, and the attribution
+    picture once there is an attribution."""
+    return {"verdict_svg": gr.update(visible=explanation is not None), "card": gr.update(visible=explanation is not None),
+            "attribution_svg": gr.update(visible=attribution is not None)}
 
 
 FILE_ID = "explore-file"

@@ -121,11 +121,7 @@ def fool_sentence(code, model: str):
 
 
 def _word_choices(sentence: str, pair):
-    from explainer.core.text import encode, group_words
-
-    encoded = encode(pair.tokenizer, sentence or "", pair.max_tokens)
-    words = group_words(encoded.text, encoded.offsets, encoded.special)
-    return gr.update(choices=[(encoded.text[w.start:w.end], i) for i, w in enumerate(words)], value=None)
+    return gr.update(choices=[(word, i) for i, word in enumerate(game.fool_words(pair, sentence or ""))], value=None)
 
 
 def fool_words(sentence: str, model: str):
