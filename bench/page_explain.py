@@ -119,7 +119,7 @@ def main() -> None:
             out = explore.run_explain(SENTENCE, model, *settings)
         finally:
             explore.guesses_html = html_guesses
-        explanation = out[4]
+        explanation = out["explanation"]
         for kind in ("json", "verdict", "card"):
             share.make_file(kind, explanation, None, True, "standard")
 
@@ -130,7 +130,7 @@ def main() -> None:
             start = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - start)
-    explanation = explore.run_explain(SENTENCE, model, *settings)[4]
+    explanation = explore.run_explain(SENTENCE, model, *settings)["explanation"]
     charts = {}
     for name, build in (("plotly chart", lambda e: validating_guesses_figure(e).to_json()),  # what gr.Plot sent
                         ("HTML bars", html_guesses)):
