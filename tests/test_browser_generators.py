@@ -10,6 +10,8 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 BLANK_SENTENCE = "I drank a cup of [MASK] before work."
+SETTLED = ("() => { const v = document.querySelector('#explore-verdict')?.innerText || '';"
+           " return v.includes('The generator replaced') && !v.includes('processing'); }")
 
 
 def test_a_typed_blank_shows_both_generators_and_a_link_restores_the_choice(new_page, app_url):
@@ -28,6 +30,7 @@ def test_a_typed_blank_shows_both_generators_and_a_link_restores_the_choice(new_
     page.locator("#explore-generator").get_by_text("A stronger generator").click()
     page.locator("#explore-run").click()
     wait_for_text(page, "#explore-proposals", "A stronger generator (drew this one)")
+    page.wait_for_function(SETTLED, timeout=30_000)  # the verdict as drawn, not under gradio's progress timer
     verdict = page.locator("#explore-verdict").inner_text()
     page.locator("#explore-copy-link").click()
     page.wait_for_function("() => document.querySelector('#explore-link textarea, #explore-link input')?.value"
@@ -37,6 +40,7 @@ def test_a_typed_blank_shows_both_generators_and_a_link_restores_the_choice(new_
     fresh = new_page(url)
     wait_for_text(fresh, "#explore-proposals", "A stronger generator (drew this one)")
     expect(fresh.locator("#explore-generator input[value=stronger]")).to_be_checked()
+    fresh.wait_for_function(SETTLED, timeout=30_000)
     assert fresh.locator("#explore-verdict").inner_text() == verdict
 
 
