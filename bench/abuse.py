@@ -55,8 +55,8 @@ OWN = ["Our class planted three trees behind the school last spring.",
        "My sister baked a cake for her friend's birthday party."]
 MAX_REPLY, MAX_RSS = 1_000_000, 1.6e9
 # /attribute's values after n_steps (gradio's raw call wants every one): baseline, all_tokens, model, mode,
-# mask_rate, seed, temperature, top_k, mask_words, tolerance
-ATTRIBUTE_REST = ["pad", False, "", "auto", 0.15, 0, 1.0, 5, None, 0.0]
+# mask_rate, seed, temperature, top_k, mask_words, tolerance, generator
+ATTRIBUTE_REST = ["pad", False, "", "auto", 0.15, 0, 1.0, 5, None, 0.0, "electra"]
 
 
 class Proxy:
@@ -128,7 +128,7 @@ class Memory(threading.Thread):
 def honest_class(proxy: Proxy, teacher: str, students: int, seed: int, out: dict) -> None:
     """A teacher starts a class, students join from one school address and answer round A's first sentence;
     `out` gets the class's code as soon as it exists, then the figures."""
-    kind, start, _ = proxy.call("class_start", [3, seed, "", None], teacher)
+    kind, start, _ = proxy.call("class_start", [3, seed, "", None, "electra"], teacher)
     if kind != "complete" or not start:
         out.update(started=False, why=str(start)[:80], p95_s=None, errors=students)
         return
@@ -171,17 +171,17 @@ def attacks(proxy: Proxy, data_dir: Path, only: str) -> list[tuple[str, object]]
     state: dict = {}
 
     def top_k():
-        r = proxy.call("explain", [SENTENCE_36, "", "auto", 1.0, 0, 1.0, 1_000_000, None], "203.0.113.66")
+        r = proxy.call("explain", [SENTENCE_36, "", "auto", 1.0, 0, 1.0, 1_000_000, None, "electra"], "203.0.113.66")
         return f"{r[0]} in {r[2]:.1f} s: {first_message([r])}"
 
     def largest():
-        r = proxy.call("explain", [words600, "", "auto", 1.0, 0, 1.0, 10, None], "203.0.113.66")
+        r = proxy.call("explain", [words600, "", "auto", 1.0, 0, 1.0, 10, None, "electra"], "203.0.113.66")
         size = len(json.dumps(r[1]).encode()) if r[0] == "complete" else 0
         return f"{r[0]} in {r[2]:.1f} s, {size / 1e6:.2f} MB"
 
     def loose_edges():
-        calls = [proxy.call("explain", ["the chef cooked a meal", "", "auto", 0.15, 0, float("inf"), 5, None], "203.0.113.66"),
-                 proxy.call("explain", ["the chef cooked a meal", "", "auto", float("nan"), 0, 1.0, 5, None], "203.0.113.66"),
+        calls = [proxy.call("explain", ["the chef cooked a meal", "", "auto", 0.15, 0, float("inf"), 5, None, "electra"], "203.0.113.66"),
+                 proxy.call("explain", ["the chef cooked a meal", "", "auto", float("nan"), 0, 1.0, 5, None, "electra"], "203.0.113.66"),
                  proxy.call("attribute", ["the chef cooked a meal", -1, "integrated_gradients", "many", *ATTRIBUTE_REST],
                             "203.0.113.66")]
         return f"{refused(calls)}: {first_message(calls)}"
@@ -201,8 +201,8 @@ def attacks(proxy: Proxy, data_dir: Path, only: str) -> list[tuple[str, object]]
         return f"{r[0]} in {r[2]:.1f} s (limit 10 s): {'; '.join(notes)[:90]}"
 
     def starts():
-        plain = [proxy.call("class_start", [3, None, "", None], "203.0.113.66") for _ in range(191)]
-        forged = [proxy.call("class_start", [3, None, "", None], "203.0.113.66", forged=f"10.9.{i}.1") for i in range(20)]
+        plain = [proxy.call("class_start", [3, None, "", None, "electra"], "203.0.113.66") for _ in range(191)]
+        forged = [proxy.call("class_start", [3, None, "", None, "electra"], "203.0.113.66", forged=f"10.9.{i}.1") for i in range(20)]
         return f"191 from one visitor: {refused(plain)}; 20 with a forged X-Forwarded-For: {refused(forged)}"
 
     def joins():
@@ -216,7 +216,7 @@ def attacks(proxy: Proxy, data_dir: Path, only: str) -> list[tuple[str, object]]
         found = []
         for number, (label, own) in enumerate((("bundled set", None), ("own sentences", OWN))):
             teacher = f"198.51.100.{200 + number}"
-            _, start, _ = proxy.call("class_start", [3, 5, "", own], teacher)
+            _, start, _ = proxy.call("class_start", [3, 5, "", own, "electra"], teacher)
             code, key = start[0]["code"], start[0]["teacher_key"]
             _, me, _ = proxy.call("class_join", [code, "Eve"], "198.51.100.250")
             proxy.call("class_phase", [code, key, "round_a", 0], teacher)
@@ -261,7 +261,7 @@ def main(argv=None) -> int:
     try:
         load.wait_for_page(url, server, 180, log)
         proxy = Proxy(url)
-        proxy.call("explain", ["warm up the models", "", "auto", 0.15, 0, 1.0, 5, None], "198.51.100.1")
+        proxy.call("explain", ["warm up the models", "", "auto", 0.15, 0, 1.0, 5, None, "electra"], "198.51.100.1")
         memory = Memory(server.pid)
         memory.start()
         for number, (name, attack, state) in enumerate(attacks(proxy, data_dir, args.only)):
