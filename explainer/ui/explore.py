@@ -53,8 +53,7 @@ MODES = [("Automatic: mask 15% at random", "auto"), ("I choose the words to mask
 
 
 def _settings(mode, mask_rate, seed, temperature, top_k, mask_words, generator=None) -> Settings:
-    return api.settings_from(mode, mask_rate, seed, temperature, top_k, mask_words,
-                             forgers.chosen(generator))  # bounded, as /explain
+    return api.settings_from(mode, mask_rate, seed, temperature, top_k, mask_words, generator)  # bounded, as /explain
 
 
 def model_status(model: str, progress=gr.Progress(track_tqdm=True)):
