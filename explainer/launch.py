@@ -68,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
         from explainer.desktop import run
 
         return run(port=args.port)
+    from explainer.core import memory
+
+    memory.limit_arenas()  # before the app's threads start: a freed heatmap's pages serve the next request
     from explainer.ui import app  # builds the app: torch, the default model, gradio
 
     options = dict(app.LAUNCH)

@@ -258,3 +258,62 @@ def test_the_heatmap_stops_when_its_measured_pace_would_pass_the_limit(tiny_pair
     *_, last = iter_matrix(tiny_pair, explanation, AttributionSettings(n_steps=16), limit=10)
     assert len(last.targets) == integration.FIRST_CHUNK and last.done  # 4 s spent; 8 more rows would pass 10 s
     assert f"Only the first {integration.FIRST_CHUNK} of {words} words are explained" in " ".join(last.notices)
+
+
+def test_a_long_path_is_integrated_in_parts_that_agree_with_one_graph(tiny_pair, explanation):
+    """Past GRAPH_CELLS points x tokens the path runs in parts (memory stays bounded whatever the length): the
+    rows and completeness errors are the one graph's, and no part holds more points than its share."""
+    from explainer.core import integration
+
+    settings = AttributionSettings(n_steps=16)
+    targets = matrix_targets(explanation)
+    tokens = len(explanation.tokens)
+    with tiny_pair.lock:
+        whole = integration._path_forward(tiny_pair, explanation, settings, cells=10 ** 9)
+        split = integration._path_forward(tiny_pair, explanation, settings, cells=3 * tokens)
+        sizes, forward = [], split.forward
+        split.forward = lambda alphas: sizes.append(len(alphas)) or forward(alphas)
+        with torch.enable_grad():
+            one, parts = whole.rows(targets), split.rows(targets)
+    assert whole.part >= 16 and split.part == 3 and split.cells == 3 * tokens
+    assert sizes == [3, 3, 3, 3, 3, 1]  # 16 points in parts of 3, each built for this call and freed
+    assert whole.held is not None and split.held is None
+    torch.testing.assert_close(parts, one, rtol=1e-4, atol=1e-6)
+    assert split.deltas(parts, targets) == pytest.approx(whole.deltas(one, targets), abs=1e-5)
+    # The same through the heatmap's engine, with a server whose graphs hold 2 points.
+    full = attribution_matrix(tiny_pair, explanation, settings, limit=1e6)
+    old = integration.GRAPH_CELLS
+    try:
+        integration.GRAPH_CELLS = 2 * tokens
+        small = attribution_matrix(tiny_pair, explanation, settings, limit=1e6)
+    finally:
+        integration.GRAPH_CELLS = old
+    torch.testing.assert_close(torch.tensor(small.scores), torch.tensor(full.scores), rtol=1e-4, atol=1e-6)
+
+
+def test_gradient_x_input_on_a_long_text_runs_one_row_at_a_time(tiny_pair, explanation, monkeypatch):
+    """captum's batch of one row per target is used only while it fits GRAPH_CELLS; past it the shared engine
+    (one row's forward, a backward per target) gives the same matrix."""
+    from explainer.core import attributions, integration
+
+    settings = AttributionSettings(method="gradient_x_input")
+    batched = attribution_matrix(tiny_pair, explanation, settings, limit=1e6)
+    monkeypatch.setattr(attributions, "GRAPH_CELLS", len(explanation.tokens))
+    monkeypatch.setattr(integration, "GRAPH_CELLS", len(explanation.tokens))
+    called = []
+    monkeypatch.setattr(attributions, "_run", lambda *a, **k: called.append(1))
+    shared = attribution_matrix(tiny_pair, explanation, settings, limit=1e6)
+    assert not called and shared.deltas is None
+    torch.testing.assert_close(torch.tensor(shared.scores), torch.tensor(batched.scores), rtol=1e-4, atol=1e-6)
+
+
+def test_the_freed_heap_goes_back_to_the_system_where_glibc_allows(monkeypatch):
+    from explainer.core import memory
+
+    assert isinstance(memory.trim(), bool)
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    assert memory.limit_arenas() is False  # the environment's setting wins
+    monkeypatch.delenv("MALLOC_ARENA_MAX")
+    import sys
+
+    assert memory.limit_arenas(8) is sys.platform.startswith("linux")

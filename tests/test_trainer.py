@@ -488,3 +488,34 @@ def test_a_dropout_setting_applies_while_training_and_the_saved_configs_keep_the
     assert saved["hidden_dropout_prob"] == 0.1 and saved["attention_probs_dropout_prob"] == 0.1
     with pytest.raises(ValueError, match="dropout"):
         config(dropout=1.0)
+
+
+def test_a_stacked_generator_starts_from_the_shallower_ones_layers_repeated(tmp_path, rtd_run):
+    from training.build import build_objective
+
+    start, _ = rtd_run
+    shallow, _ = load_pair(start)
+    n = shallow.config.num_hidden_layers
+    tokenizer = AutoTokenizer.from_pretrained(start)
+    deep = config(warm_start=str(start), generator_warm_start=str(start), generator_stack=True,
+                  generator_layers=2 * n + 1, max_steps=1)
+    objective, warm = build_objective(deep, len(tokenizer), tokenizer.pad_token_id)
+    layers = objective.generator.electra.encoder.layer
+    assert len(layers) == 2 * n + 1
+    for i, layer in enumerate(layers):
+        source = shallow.electra.encoder.layer[i % n]
+        assert all(torch.equal(a, b) for a, b in zip(layer.state_dict().values(), source.state_dict().values()))
+        assert layer.attention.self.query.weight.data_ptr() != source.attention.self.query.weight.data_ptr()
+    assert torch.equal(objective.generator.generator_lm_head.bias, shallow.generator_lm_head.bias)
+    assert f"generator.electra.encoder.layer.{2 * n}.output.dense.weight" in warm
+    # Trained on, the copies part: they are separate weights, not one layer run twice.
+    list(train(dataclasses.replace(deep, max_steps=3), tmp_path / "deep"))
+    generator, _ = load_pair(tmp_path / "deep")
+    assert generator.config.num_hidden_layers == 2 * n + 1
+    assert not torch.equal(generator.electra.encoder.layer[0].output.dense.weight,
+                           generator.electra.encoder.layer[n].output.dense.weight)
+    with pytest.raises(ValueError, match="deeper"):
+        build_objective(dataclasses.replace(deep, generator_layers=max(n - 1, 1)) if n > 1 else
+                        dataclasses.replace(deep, generator_layers=0), len(tokenizer), tokenizer.pad_token_id)
+    with pytest.raises(ValueError, match="pair folder"):
+        config(generator_stack=True, max_steps=1)

@@ -86,7 +86,7 @@ def build_objective(config: TrainConfig, vocab_size: int, pad_id: int) -> tuple[
     if config.generator_warm_start:  # the generator's weights from here instead, whatever the warm start gave it
         warm = {n for n in warm if not n.startswith("generator.")} | _copied(
             config.generator_warm_start, "generator", lambda: warmstart.warm_start_generator_minilm(generator),
-            lambda folder: warmstart.warm_start_generator_from_pair(generator, folder),
+            lambda folder: warmstart.warm_start_generator_from_pair(generator, folder, stack=config.generator_stack),
             "generator warm start", "a pair folder with generator/")
     return RTDObjective(generator, discriminator, config.disc_weight, config.temperature,
                         config.hot_share, config.hot_temperature), warm

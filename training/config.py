@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 
 # The settings of the generator + discriminator pair: an MLM run refuses them (the checks below, all in one place).
-RTD_ONLY = ("warm_start", "generator_warm_start", "untie_embeddings", "freeze_generator", "hot_share",
+RTD_ONLY = ("warm_start", "generator_warm_start", "generator_stack", "untie_embeddings", "freeze_generator", "hot_share",
             "generator_head_only")
 
 
@@ -61,6 +61,8 @@ class TrainConfig:
     generator_warm_start: str | None = None  # "minilm": the generator's layers from MiniLM's lower layers and a
     #   new MLM head, whatever --warm-start gave the discriminator and the shared embeddings; or a pair folder:
     #   that pair's whole generator (layers, head, embeddings), e.g. after a generator-only phase
+    generator_stack: bool = False  # with a pair folder as generator_warm_start: a deeper generator from its shallower
+    #   one, layer i copied from layer i mod n (progressive stacking, Gong et al. 2019), head and embeddings as they are
     untie_embeddings: bool = False  # RTD: the discriminator gets an embedding table of its own (the paper shares
     #   one): with --freeze-generator its embeddings still learn, and a warm start gives each network its own
     max_steps: int | None = None  # budget in optimizer steps ...
@@ -80,6 +82,8 @@ class TrainConfig:
         given = [name for name in RTD_ONLY if getattr(self, name)]
         if self.objective == "mlm" and given:
             raise ValueError(f"{', '.join(given)}: only implemented for the RTD pair (objective rtd), not for mlm")
+        if self.generator_stack and self.generator_warm_start in (None, "minilm"):
+            raise ValueError("generator_stack deepens a trained generator: give a pair folder as generator_warm_start")
         if not (self.max_steps or self.max_flops or self.max_minutes):
             raise ValueError("give a budget: max_steps, max_flops or max_minutes")
         if not 0 < self.mask_rate < 1:

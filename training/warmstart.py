@@ -82,18 +82,43 @@ def warm_start_from_pair(generator: nn.Module, discriminator: nn.Module, folder:
     return {name for name in copied if ".electra." in f".{name}"}
 
 
-def warm_start_generator_from_pair(generator: nn.Module, folder: str) -> set[str]:
+def warm_start_generator_from_pair(generator: nn.Module, folder: str, stack: bool = False) -> set[str]:
     """The whole generator of a pair folder (its layers, MLM head and embeddings): the generator of a
     generator-only phase, beside a discriminator warm-started from elsewhere. Its embeddings overwrite the
-    shared table unless the run unties them (`untie_embeddings`). Refuses a generator of another shape."""
+    shared table unless the run unties them (`untie_embeddings`). Refuses a generator of another shape.
+
+    With `stack`, the new generator may be deeper than the folder's (same width): its layer i is a copy of
+    the folder's layer i mod n, so 3 layers give 6 as [0, 1, 2, 0, 1, 2] (progressive stacking, Gong et al.
+    2019, "Efficient training of BERT by progressively stacking"): a deeper generator that starts from what
+    the shallower one learned instead of from random layers."""
     from pathlib import Path
 
     from transformers import ElectraForMaskedLM
 
     state = ElectraForMaskedLM.from_pretrained(Path(folder) / "generator").state_dict()
     own = generator.state_dict()
+    if stack:
+        state = _stacked(state, generator.config.num_hidden_layers, folder)
     differ = sorted(set(own) ^ set(state) | {k for k in set(own) & set(state) if own[k].shape != state[k].shape})
     if differ:  # a deeper, shallower or wider generator: not the one that phase trained
         raise ValueError(f"{folder}/generator is another shape than this run's generator: {differ[:3]}")
     copied = _copy(generator, state, "generator.")
     return {name for name in copied if ".electra." in f".{name}"}
+
+
+def _stacked(state: dict, layers: int, folder: str) -> dict:
+    """`state` with its encoder layers repeated up to `layers` (layer i from layer i mod n)."""
+    prefix = "electra.encoder.layer."
+    have = {int(k[len(prefix):].split(".", 1)[0]) for k in state if k.startswith(prefix)}
+    if not have or have != set(range(len(have))):
+        raise ValueError(f"{folder}/generator has no numbered encoder layers to stack")
+    if layers < len(have):
+        raise ValueError(f"stacking makes a generator deeper: {folder}/generator has {len(have)} layers, "
+                         f"this run's has {layers}")
+    out = {k: v for k, v in state.items() if not k.startswith(prefix)}
+    for k, v in state.items():
+        if k.startswith(prefix):
+            index, rest = k[len(prefix):].split(".", 1)
+            for i in range(int(index), layers, len(have)):
+                out[f"{prefix}{i}.{rest}"] = v.clone()
+    return out

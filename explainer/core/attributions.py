@@ -60,7 +60,8 @@ from explainer.core.attribution_types import (
     matrix_targets,
     relative_error,
 )
-from explainer.core.integration import CHUNK, FIRST_CHUNK, _chunks, _Path, _path_forward, iter_matrix
+from explainer.core.integration import CHUNK, FIRST_CHUNK, GRAPH_CELLS, _chunks, _Path, _path_forward, iter_matrix
+from explainer.core import memory
 from explainer.core.pipeline import Explanation
 
 __all__ = [
@@ -69,7 +70,7 @@ __all__ = [
     "AttributionSettings", "Attribution", "AttributionMatrix", "relative_error", "baseline_ids", "check",
     "matrix_targets", "_levels", "_plan", "_matrix",
     # the shared-path engine (explainer.core.integration)
-    "FIRST_CHUNK", "CHUNK", "iter_matrix", "_chunks", "_Path", "_path_forward",
+    "FIRST_CHUNK", "CHUNK", "GRAPH_CELLS", "iter_matrix", "_chunks", "_Path", "_path_forward",
     # captum (here)
     "attribute", "attribution_matrix", "attribution_matrix_naive",
 ]
@@ -97,7 +98,8 @@ def _run(pair, explanation: Explanation, targets: list[int], settings: Attributi
         ig = LayerIntegratedGradients(_replaced_logits(discriminator), layer)
         attributions, delta = ig.attribute(
             ids, baselines=base, target=targets, n_steps=settings.n_steps,
-            internal_batch_size=max(settings.internal_batch_size, len(targets)),
+            # At most GRAPH_CELLS tokens per batch of points (memory), and never fewer rows than targets.
+            internal_batch_size=max(len(targets), min(settings.internal_batch_size, GRAPH_CELLS // ids.shape[1])),
             return_convergence_delta=True,
         )  # (N, T, E), (N,)
         return attributions.sum(-1).detach(), delta.detach()
@@ -131,6 +133,7 @@ def attribute(pair, explanation: Explanation, target: int | None = None,
             notices.append(f"Stopped at {points} integration points: more would pass this server's limit of "
                            f"{limit:.0f} s per request.")
             break
+    memory.trim()  # captum's batches are freed: their pages go back to the system
     ids = torch.tensor(explanation.corrupted_ids)[None]  # (1, T)
     with torch.no_grad(), pair.lock:
         logit = float(pair.discriminator(input_ids=ids).logits[0, target])
@@ -153,11 +156,13 @@ def attribution_matrix(pair, explanation: Explanation, settings: AttributionSett
 
     engine "auto": "shared" for integrated gradients (`iter_matrix`, adaptive when settings.tolerance
     > 0); "captum" for gradient x input, whose single forward and backward over one row per target
-    is already the cheapest way. Priced first: see `attribute`.
+    is already the cheapest way, while those rows fit GRAPH_CELLS (a long text: "shared", one row
+    forward and a backward per target). Priced first: see `attribute`.
     """
     check(settings)
-    if engine == "auto":
-        engine = "shared" if settings.method == "integrated_gradients" else "captum"
+    if engine == "auto":  # captum's one batch of a row per target only while it fits the memory of one graph
+        small = len(matrix_targets(explanation)) * len(explanation.tokens) <= GRAPH_CELLS
+        engine = "captum" if settings.method == "gradient_x_input" and small else "shared"
     if engine == "shared":
         *_, last = iter_matrix(pair, explanation, settings, limit)
         return last

@@ -10,7 +10,7 @@ re-exports every name here (`attribution_matrix` calls `iter_matrix` for its "sh
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 import torch
@@ -26,6 +26,7 @@ from explainer.core.attribution_types import (
     matrix_targets,
     relative_error,
 )
+from explainer.core import memory
 from explainer.core.pipeline import Explanation
 
 FIRST_CHUNK, CHUNK = 4, 8  # matrix rows per step of `iter_matrix` (the first ones show within a second)
@@ -33,6 +34,15 @@ FIRST_CHUNK, CHUNK = 4, 8  # matrix rows per step of `iter_matrix` (the first on
 
 def iter_matrix(pair, explanation: Explanation, settings: AttributionSettings = AttributionSettings(),
                 limit: float | None = None) -> Iterator[AttributionMatrix]:
+    """`_iter_matrix`, and the freed graphs' memory given back to the system when it ends or is closed."""
+    try:
+        yield from _iter_matrix(pair, explanation, settings, limit)
+    finally:
+        memory.trim()
+
+
+def _iter_matrix(pair, explanation: Explanation, settings: AttributionSettings, limit: float | None
+                 ) -> Iterator[AttributionMatrix]:
     """The matrix row by row, as it is computed: a partial matrix (done=False) after every few rows, the
     whole one last. Closing the iterator (a cancelled request) stops the work between chunks.
 
@@ -68,6 +78,9 @@ def iter_matrix(pair, explanation: Explanation, settings: AttributionSettings = 
             with pair.lock:
                 if points not in graphs:
                     graphs[points] = _path_forward(pair, explanation, replace(settings, n_steps=points))
+                    # Other levels' graphs stay only while all of them fit GRAPH_CELLS together (oldest go first).
+                    while sum(g.cells for g in graphs.values()) > GRAPH_CELLS and len(graphs) > 1:
+                        del graphs[next(iter(graphs))]
                 with torch.enable_grad():
                     scores = graphs[points].rows(pending)
             spent += time.perf_counter() - start
@@ -107,41 +120,71 @@ def _chunks(n: int, size: int | None = None) -> Iterator[tuple[int, int]]:
         begin = end
 
 
+GRAPH_CELLS = 3072  # path points x tokens held in one autograd graph at once: each costs ~0.1 MB on the bundled
+#   model at 512 tokens (bench/attribution_memory.py), so one graph stays near 300 MB at any length. A longer path
+#   is integrated in parts of this size, each part's forward run again for every chunk of rows.
+
+
 @dataclass
 class _Path:
-    """The discriminator's graph over an integration path: one forward, any number of backward passes."""
+    """The discriminator's graph over an integration path: one forward, any number of backward passes.
 
-    logits: torch.Tensor  # (S + 2, T): the S path points, then the sentence and the baseline
-    path: torch.Tensor  # (S + 2, T, E) embeddings, requires grad
-    difference: torch.Tensor  # (T, E): sentence - reference embeddings
+    A path longer than GRAPH_CELLS (points x tokens) is split into parts: each part's forward runs for every
+    call of `rows` and is freed after it, so memory stays bounded whatever the length and the points; a path
+    that fits is one graph, built once and kept for every row."""
+
+    forward: Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]  # alphas (k,) -> logits (k, T), path (k, T, E)
+    alphas: torch.Tensor  # (S,) the path's points, 0 = reference, 1 = sentence
     weights: torch.Tensor  # (S,) the quadrature weights
-    baseline: bool = True  # integrated gradients (False: gradient x input, no completeness)
+    difference: torch.Tensor  # (T, E): sentence - reference embeddings
+    gap: torch.Tensor | None  # (T,) logit(sentence) - logit(baseline), for completeness; None without a baseline
+    part: int  # points per graph
+    held: tuple[torch.Tensor, torch.Tensor] | None = None  # the one graph of a path that fits in one
+
+    @property
+    def cells(self) -> int:
+        """Points x tokens of the largest graph this path holds at once."""
+        return min(self.part, len(self.alphas)) * self.difference.shape[0]
+
+    def _graphs(self) -> Iterator[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+        """(logits, path, weights) of each part, in order; the single graph is built once and kept."""
+        if len(self.alphas) <= self.part:
+            if self.held is None:
+                self.held = self.forward(self.alphas)
+            yield *self.held, self.weights
+            return
+        for begin in range(0, len(self.alphas), self.part):
+            logits, path = self.forward(self.alphas[begin:begin + self.part])
+            yield logits, path, self.weights[begin:begin + self.part]
+            del logits, path  # this part's graph goes before the next is built
 
     def row(self, target: int) -> torch.Tensor:
-        """One target's attribution over every input token: one backward pass, (T,)."""
-        n = len(self.weights)
-        (grad,) = torch.autograd.grad(self.logits[:n, target], self.path, grad_outputs=self.weights.to(self.logits.dtype),
-                                      retain_graph=True)  # (S + 2, T, E), weighted by step size
-        return (self.difference * grad[:n].sum(0)).sum(-1).detach()
+        """One target's attribution over every input token: one backward pass per part, (T,)."""
+        return self.rows([target])[0]
 
     def rows(self, targets: list[int]) -> torch.Tensor:
-        """Several targets' rows, (N, T), one backward pass each. (Batching them with vmap,
+        """Several targets' rows, (N, T), one backward pass each (per part). (Batching them with vmap,
         `is_grads_batched`, measured no faster on a CPU: 3.3 s against 3.1 s for 8 targets of the
         bundled model at 16 points, 1 thread, and it holds N gradients of the whole path at once.)"""
-        return torch.stack([self.row(t) for t in targets])
+        out = torch.zeros(len(targets), self.difference.shape[0], dtype=self.difference.dtype)
+        for logits, path, weights in self._graphs():
+            for i, target in enumerate(targets):
+                (grad,) = torch.autograd.grad(logits[:, target], path, grad_outputs=weights.to(logits.dtype),
+                                              retain_graph=True)  # (k, T, E), weighted by step size
+                out[i] += (self.difference * grad.sum(0)).sum(-1).detach()
+        return out
 
     def deltas(self, scores: torch.Tensor, targets: list[int]) -> list[float] | None:
         """Completeness errors: sum(scores) - (logit(sentence) - logit(baseline)); None without a baseline."""
-        if not self.baseline:
+        if self.gap is None:
             return None
-        n = len(self.weights)
-        gap = (self.logits[n, targets] - self.logits[n + 1, targets]).detach()
-        return (scores.sum(-1) - gap).tolist()
+        return (scores.sum(-1) - self.gap[targets]).tolist()
 
 
-def _path_forward(pair, explanation: Explanation, settings: AttributionSettings) -> _Path:
-    """The forward half of the shared engine (the caller holds pair.lock): the discriminator over
-    captum's Gauss-Legendre points between the baseline and the sentence, plus both endpoints."""
+def _path_forward(pair, explanation: Explanation, settings: AttributionSettings, cells: int | None = None) -> _Path:
+    """The discriminator's path between the baseline and the sentence (the caller holds pair.lock), at captum's
+    Gauss-Legendre points, in graphs of at most `cells` points x tokens (default GRAPH_CELLS); the two endpoints'
+    logits run once without a graph, for the completeness check."""
     discriminator, layer = pair.discriminator, pair.discriminator.electra.embeddings
     ids = torch.tensor(explanation.corrupted_ids)[None]  # (1, T)
     special = torch.tensor([t.special for t in explanation.tokens])[None]
@@ -153,15 +196,22 @@ def _path_forward(pair, explanation: Explanation, settings: AttributionSettings)
         weights, points = torch.ones(1), torch.ones(1)
     with torch.no_grad():
         sentence = layer(ids)  # (1, T, E)
-        reference = layer(baseline_ids(ids, special, pair.tokenizer, settings.baseline)) \
-            if integrated else torch.zeros_like(sentence)
-    # The path points, then the two endpoints (for the convergence delta; they get no gradient).
-    alphas = torch.cat([points, torch.tensor([1.0, 0.0])]).to(sentence.dtype)  # (S + 2,)
-    path = (reference + alphas[:, None, None] * (sentence - reference)).requires_grad_(True)  # (S + 2, T, E)
-    hook = layer.register_forward_hook(lambda module, inputs, output: path)  # feed the path, not ids
-    try:
-        with torch.enable_grad():
-            logits = discriminator(input_ids=ids.expand(len(alphas), -1)).logits  # (S + 2, T)
-    finally:
-        hook.remove()
-    return _Path(logits, path, sentence[0] - reference[0], weights, integrated)
+        base = baseline_ids(ids, special, pair.tokenizer, settings.baseline) if integrated else None
+        reference = layer(base) if integrated else torch.zeros_like(sentence)
+        gap = None
+        if integrated:
+            ends = discriminator(input_ids=torch.cat([ids, base])).logits  # (2, T): the sentence, the baseline
+            gap = ends[0] - ends[1]
+
+    def forward(alphas: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        alphas = alphas.to(sentence.dtype)
+        path = (reference + alphas[:, None, None] * (sentence - reference)).requires_grad_(True)  # (k, T, E)
+        hook = layer.register_forward_hook(lambda module, inputs, output: path)  # feed the path, not ids
+        try:
+            with torch.enable_grad():
+                return discriminator(input_ids=ids.expand(len(alphas), -1)).logits, path  # (k, T)
+        finally:
+            hook.remove()
+
+    part = max(1, (GRAPH_CELLS if cells is None else cells) // ids.shape[1])
+    return _Path(forward, points, weights, sentence[0] - reference[0], gap, part)

@@ -17,7 +17,7 @@ from typing import Optional
 
 import gradio as gr
 
-from explainer.core import bounds, models, quotas
+from explainer.core import bounds, budget, models, quotas
 from explainer.core.attributions import AttributionSettings, attribution_matrix
 from explainer.core.attributions import attribute as attribute_one
 from explainer.core import batching
@@ -121,15 +121,18 @@ def attribute(
     settings = settings_from(mode, mask_rate, seed, temperature, top_k, mask_words, generator)
     v = checked(target=target, method=method, n_steps=n_steps, baseline=baseline, all_tokens=all_tokens,
                 tolerance=tolerance)
+    start = time.perf_counter()
     explanation = make_explanation(text, model, settings)
     pair = load_pair(model)
+    # The server's limit holds for the whole call: the explanation's seconds come off the attribution's.
+    limit = max(budget.limit_seconds(pair) - (time.perf_counter() - start), 0.01)
     try:
         options = AttributionSettings(v["method"], v["n_steps"], v["baseline"], tolerance=v["tolerance"])
         if v["all_tokens"]:
-            matrix = attribution_matrix(pair, explanation, options)
+            matrix = attribution_matrix(pair, explanation, options, limit=limit)
             return bounded({"tokens": [t.corrupted for t in explanation.tokens], **dataclasses.asdict(matrix),
                             "errors": matrix.errors})
-        result = attribute_one(pair, explanation, None if v["target"] < 0 else v["target"], options)
+        result = attribute_one(pair, explanation, None if v["target"] < 0 else v["target"], options, limit=limit)
     except (TypeError, ValueError) as error:
         raise gr.Error(str(error), print_exception=False) from error
     return bounded({**dataclasses.asdict(result), "p_replaced": result.p_replaced, "error": result.error})
