@@ -169,3 +169,31 @@ def test_raw_http_infinity_is_refused_in_words_and_long_addresses_get_414(app_ur
     response = connection.getresponse()
     assert response.status == 414 and "reads at most 32,768" in json.loads(response.read())["error"]
 
+
+
+def test_the_attribution_budget_counts_the_explanation_that_came_first(served, monkeypatch):
+    """/attribute explains the text first; the seconds that took come off the attribution's limit, so the whole
+    call holds the server's limit (within one row: the pace check's step)."""
+    import time
+
+    clock = [100.0]
+    monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
+    explained = api.make_explanation
+
+    def slow_explanation(*args, **kwargs):
+        clock[0] += 0.75  # the explanation took three quarters of the 1 s limit
+        return explained(*args, **kwargs)
+
+    seen = {}
+    matrix = api.attribution_matrix
+    one = api.attribute_one
+    monkeypatch.setattr(api, "make_explanation", slow_explanation)
+    monkeypatch.setattr(api, "attribution_matrix", lambda *a, limit, **k: seen.update(matrix=limit) or matrix(*a, limit=limit, **k))
+    monkeypatch.setattr(api, "attribute_one", lambda *a, limit, **k: seen.update(one=limit) or one(*a, limit=limit, **k))
+    api.attribute("the chef cooked a meal", all_tokens=True, method="gradient_x_input")
+    api.attribute("the chef cooked a meal", method="gradient_x_input")
+    assert seen == {"matrix": pytest.approx(0.25), "one": pytest.approx(0.25)}
+    clock[0] = 100.0
+    monkeypatch.setattr(api, "make_explanation", lambda *a, **k: clock.__setitem__(0, clock[0] + 5) or explained(*a, **k))
+    api.attribute("the chef cooked a meal", all_tokens=True)  # nothing left: the budget's floor (the tiny pair fits)
+    assert seen["matrix"] == 0.01
