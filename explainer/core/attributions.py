@@ -61,7 +61,7 @@ from explainer.core.attribution_types import (
     relative_error,
 )
 from explainer.core.integration import CHUNK, FIRST_CHUNK, GRAPH_CELLS, _chunks, _Path, _path_forward, iter_matrix
-from explainer.core import memory
+from explainer.core import budget, memory
 from explainer.core.pipeline import Explanation
 
 __all__ = [
@@ -131,7 +131,7 @@ def attribute(pair, explanation: Explanation, target: int | None = None,
             break
         if i + 1 < len(levels) and spent + price.seconds(tokens, levels[i + 1], 1) > limit:
             notices.append(f"Stopped at {points} integration points: more would pass this server's limit of "
-                           f"{limit:.0f} s per request.")
+                           f"{budget.limit_words(limit)}.")
             break
     memory.trim()  # captum's batches are freed: their pages go back to the system
     ids = torch.tensor(explanation.corrupted_ids)[None]  # (1, T)

@@ -37,6 +37,25 @@ class BudgetError(ValueError):
     """A request the server will not run, even reduced; the message is meant for the user."""
 
 
+class Left(float):
+    """Seconds left of the server's limit (`whole`) after earlier work in the same request (an explanation)."""
+
+    whole: float
+
+    def __new__(cls, left: float, whole: float):
+        value = super().__new__(cls, left)
+        value.whole = whole
+        return value
+
+
+def limit_words(limit: float) -> str:
+    """The limit as a message gives it: "10 s per request", or, for a `Left`, what the request had left of it."""
+    whole = getattr(limit, "whole", None)
+    if whole is None:
+        return f"{limit:.0f} s per request"
+    return f"{whole:.0f} s per request, {limit:.1f} s of it left after explaining the text"
+
+
 @dataclass(frozen=True)
 class Costs:
     forward: float  # seconds per point-token of the forward over the path
@@ -105,7 +124,7 @@ def fit(price: Costs, tokens: int, points: int, targets: int, limit: float, star
     seconds = price.seconds(tokens, first, targets)
     if seconds <= limit:
         return Plan(points, targets, seconds)
-    asked = f"This request would take about {seconds:.0f} s here (this server's limit: {limit:.0f} s per request)"
+    asked = f"This request would take about {seconds:.0f} s here (this server's limit: {limit_words(limit)})"
     fitting = next((p for p in range(first - 1, MIN_POINTS - 1, -1) if price.seconds(tokens, p, targets) <= limit),
                    None)
     if fitting is not None:
@@ -115,8 +134,8 @@ def fit(price: Costs, tokens: int, points: int, targets: int, limit: float, star
     if fitting == 0:
         raise BudgetError(
             f"This request would take about {price.seconds(tokens, MIN_POINTS, 1):.0f} s even at {MIN_POINTS} "
-            f"integration points for one word of {tokens} tokens, over this server's limit of {limit:.0f} s per "
-            "request. Shorten the text.")
+            f"integration points for one word of {tokens} tokens, over this server's limit of {limit_words(limit)}. "
+            "Shorten the text.")
     return Plan(MIN_POINTS, fitting, price.seconds(tokens, MIN_POINTS, fitting),
                 f"{asked}: {MIN_POINTS} integration points, and only the first {fitting} of {targets} words "
                 "are explained.")

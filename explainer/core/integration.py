@@ -26,7 +26,7 @@ from explainer.core.attribution_types import (
     matrix_targets,
     relative_error,
 )
-from explainer.core import memory
+from explainer.core import budget, memory
 from explainer.core.pipeline import Explanation
 
 FIRST_CHUNK, CHUNK = 4, 8  # matrix rows per step of `iter_matrix` (the first ones show within a second)
@@ -68,7 +68,7 @@ def _iter_matrix(pair, explanation: Explanation, settings: AttributionSettings, 
         # within the limit plus the misestimate of one chunk (one row when the price cut the request).
         if begin and spent + spent / begin * (end - begin) > limit:
             notices.append(f"Only the first {begin} of {len(targets)} words are explained: the rest would pass this "
-                           f"server's limit of {limit:.0f} s per request.")
+                           f"server's limit of {budget.limit_words(limit)}.")
             yield _rows_so_far(explanation, targets[:begin], rows, settings, notices, True)
             return
         pending, level = targets[begin:end], first
@@ -100,7 +100,7 @@ def _iter_matrix(pair, explanation: Explanation, settings: AttributionSettings, 
         final = end == len(targets)
         if final and stopped:
             notices.append(f"{stopped} row(s) stopped before reaching the tolerance: more integration points "
-                           f"would pass this server's limit of {limit:.0f} s per request.")
+                           f"would pass this server's limit of {budget.limit_words(limit)}.")
         yield _rows_so_far(explanation, targets[:end], rows, settings, notices, final)
 
 

@@ -125,7 +125,8 @@ def attribute(
     explanation = make_explanation(text, model, settings)
     pair = load_pair(model)
     # The server's limit holds for the whole call: the explanation's seconds come off the attribution's.
-    limit = max(budget.limit_seconds(pair) - (time.perf_counter() - start), 0.01)
+    whole = budget.limit_seconds(pair)
+    limit = budget.Left(max(whole - (time.perf_counter() - start), 0.01), whole)
     try:
         options = AttributionSettings(v["method"], v["n_steps"], v["baseline"], tolerance=v["tolerance"])
         if v["all_tokens"]:
