@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explainer.core import bounds
+from explainer.core import bounds, budget
 from explainer.core.class_store import ClassStore
 from explainer.lesson import class_session
 from explainer.ui import api
@@ -170,13 +170,6 @@ def test_raw_http_infinity_is_refused_in_words_and_long_addresses_get_414(app_ur
     assert response.status == 414 and "reads at most 32,768" in json.loads(response.read())["error"]
 
 
-
-def bounds_words(limit) -> str:
-    from explainer.core import budget
-
-    return budget.limit_words(limit)
-
-
 def test_the_attribution_budget_counts_the_explanation_that_came_first(served, monkeypatch):
     """/attribute explains the text first; the seconds that took come off the attribution's limit, so the whole
     call holds the server's limit (within one row: the pace check's step)."""
@@ -200,7 +193,7 @@ def test_the_attribution_budget_counts_the_explanation_that_came_first(served, m
     api.attribute("the chef cooked a meal", method="gradient_x_input")
     assert seen == {"matrix": pytest.approx(0.25), "one": pytest.approx(0.25)}
     # A message names the server's limit and what the request had left of it, never the rest as the limit.
-    assert bounds_words(seen["matrix"]) == "1 s per request, 0.2 s of it left after explaining the text"
+    assert budget.limit_words(seen["matrix"]) == "1 s per request, 0.2 s of it left after explaining the text"
     clock[0] = 100.0
     monkeypatch.setattr(api, "make_explanation", lambda *a, **k: clock.__setitem__(0, clock[0] + 5) or explained(*a, **k))
     api.attribute("the chef cooked a meal", all_tokens=True)  # nothing left: the budget's floor (the tiny pair fits)

@@ -12,7 +12,7 @@ import torch
 from transformers import ElectraConfig, ElectraForMaskedLM
 
 from explainer.lesson import targets
-from training.downstream import cloze
+from training.downstream import cloze, guesses
 from training.offensive import blocked_token_ids
 from training.tokenizer import PACKAGED, load_tokenizer
 
@@ -152,7 +152,7 @@ def test_the_generator_targets_pass_at_their_thresholds_and_fail_just_short():
 
     rows = [row(["tea"], ["coffee", "tea", "water"]), row(["door"], ["door", "box", "window"]),
             row(["un", "##bel"], ["un", "the", "a"]), *[row(["boat"], ["car", "ship", "plane"])] * 5]
-    assert targets.everyday_hits(rows) == 3
+    assert guesses.everyday_hits(rows) == 3
     assert targets.everyday_target(rows).met and targets.everyday_target(rows).shown == "3 of 8"
     assert not targets.everyday_target(rows[1:] + rows[-1:]).met
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 from transformers import ElectraConfig, ElectraForMaskedLM
 
-from training.downstream.guesses import everyday_table, load_everyday, mask_word, top_guesses
+from training.downstream.guesses import everyday_hits, everyday_table, load_everyday, mask_word, top_guesses
 from training.tokenizer import PACKAGED, load_tokenizer
 
 MULTI = "unbelievably"  # five bert-base-uncased pieces: un ##bel ##ie ##va ##bly
@@ -105,3 +105,38 @@ def test_the_everyday_fixture_and_its_table(generator, tokenizer):
     for row in table:
         assert len(row["guesses"]) == 3 and row["pieces"]
         assert row["guesses"][0]["probability"] >= row["guesses"][-1]["probability"]
+        # The rank is the hidden word's place among all the guesses: 1-3 exactly when it is among the three shown.
+        assert 1 <= row["rank"] <= len(tokenizer)
+        assert (row["rank"] <= 3) == (row["pieces"][0] in [g["token"] for g in row["guesses"]])
+
+
+def test_the_rank_of_a_word_the_generator_is_made_to_guess(tokenizer):
+    """A generator whose output bias favours "boat" above everything: the hidden word's rank is 1 where it is
+    "boat", and the command line counts the hits."""
+    config = ElectraConfig(vocab_size=len(tokenizer), embedding_size=16, hidden_size=16, num_hidden_layers=1,
+                           num_attention_heads=2, intermediate_size=32, max_position_embeddings=64,
+                           pad_token_id=tokenizer.pad_token_id)
+    torch.manual_seed(0)
+    generator = ElectraForMaskedLM(config)
+    with torch.no_grad():
+        generator.generator_lm_head.bias[tokenizer.convert_tokens_to_ids("boat")] = 100.0
+    items = [{"sentence": "He sailed the boat home.", "word": "boat"}, {"sentence": "He drove the car home.", "word": "car"}]
+    table = everyday_table(generator, tokenizer, items)
+    assert [row["rank"] for row in table][0] == 1 and table[1]["rank"] > 1
+    assert everyday_hits(table) == 1
+
+
+def test_the_command_line_prints_json_and_the_count(tiny_pair_dir, tmp_path, capsys):
+    import json
+
+    from training.downstream.guesses import main
+
+    sentences = tmp_path / "s.json"
+    sentences.write_text(json.dumps([{"sentence": "The cat sat on the mat.", "word": "cat"}]))
+    main([str(tiny_pair_dir), "--sentences", str(sentences)])
+    out = capsys.readouterr()
+    rows = json.loads(out.out)
+    assert len(rows) == 1 and rows[0]["word"] == "cat" and rows[0]["rank"] >= 1
+    assert out.err.strip().endswith(f"the hidden word in the top 3: {int(rows[0]['rank'] <= 3)} of 1")
+    with pytest.raises(SystemExit):
+        main(["--help"])

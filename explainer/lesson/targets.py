@@ -83,13 +83,9 @@ def cloze_targets(result: dict) -> list[Target]:
     ]
 
 
-def everyday_hits(rows: list[dict]) -> int:
-    """Sentences of the everyday table (`training.downstream.guesses.everyday_table`) whose hidden word's first
-    piece is among the generator's three guesses."""
-    return sum(row["pieces"][0] in {g["token"] for g in row["guesses"]} for row in rows)
-
-
 def everyday_target(rows: list[dict]) -> Target:
+    from training.downstream.guesses import everyday_hits
+
     hits = everyday_hits(rows)
     return Target("everyday table: hidden word in the top 3", hits * 8 / len(rows), ">=", 3,
                   f"{hits} of {len(rows)}", "3 of 8")

@@ -4,9 +4,10 @@
   [MASK] (found through the tokenizer's character offsets), and the masked positions.
 - `top_guesses`: the generator's k most probable tokens, with their softmax probabilities, at
   the first masked position.
-- `everyday_table`: `top_guesses` (k = 3) over a fixture of sentences, one row per sentence;
-  `assets/everyday_sentences.json` holds 8 everyday, non-film ones. It shows what a generator
-  trained on film reviews knows about the rest of the language, model against model.
+- `everyday_table`: `top_guesses` (k = 3) over a fixture of sentences, one row per sentence, with
+  the hidden word's rank among all the generator's guesses; `assets/everyday_sentences.json` holds 8
+  everyday, non-film ones. It shows what a generator trained on film reviews knows about the rest of
+  the language, model against model; `everyday_hits` counts the rows whose word is in the top 3.
 
 Left out: guesses for the later pieces of a multi-piece word (they would need the earlier pieces
 filled in first; the first piece is the generator's own, unconditioned guess), sampling (the
@@ -15,6 +16,7 @@ training step draws from the distribution; here only its top is read), case-sens
 (pure-Python) tokenizers, which give no character offsets.
 
     python -m training.downstream.guesses assets/model        # the table for a run folder, as JSON
+    python -m training.downstream.guesses assets/stronger-generator   # a generator saved alone
 """
 
 from __future__ import annotations
@@ -72,14 +74,8 @@ def mask_word(tokenizer, sentence: str, word: str, max_length: int | None = None
     return input_ids, positions
 
 
-def top_guesses(generator, tokenizer, sentence: str, word: str, k: int = 3) -> list[tuple[str, float]]:
-    """The generator's k most probable tokens at the first piece of the masked `word`, best first.
-
-    Raises ValueError if `word` is not a whole word of `sentence`, or if k is not in 1..vocabulary.
-    """
-    vocab_size = generator.config.vocab_size
-    if not 1 <= k <= vocab_size:
-        raise ValueError(f"k must be between 1 and the vocabulary size ({vocab_size}), got {k}")
+def first_piece_probs(generator, tokenizer, sentence: str, word: str) -> torch.Tensor:
+    """The generator's softmax (V,) at the first piece of the masked `word`, in float32."""
     input_ids, positions = mask_word(tokenizer, sentence, word, max_length=generator.config.max_position_embeddings)
     was_training = generator.training
     generator.eval()  # dropout off: the same sentence must always give the same guesses
@@ -89,39 +85,69 @@ def top_guesses(generator, tokenizer, sentence: str, word: str, k: int = 3) -> l
     finally:
         generator.train(was_training)  # leave the caller's model as it was given
     # float32 whatever the weights' dtype: a half-precision softmax flattens the small probabilities.
-    probs = torch.softmax(logits.float(), dim=-1)
-    top = torch.topk(probs, k)
+    return torch.softmax(logits.float(), dim=-1)
+
+
+def top_guesses(generator, tokenizer, sentence: str, word: str, k: int = 3) -> list[tuple[str, float]]:
+    """The generator's k most probable tokens at the first piece of the masked `word`, best first.
+
+    Raises ValueError if `word` is not a whole word of `sentence`, or if k is not in 1..vocabulary.
+    """
+    vocab_size = generator.config.vocab_size
+    if not 1 <= k <= vocab_size:
+        raise ValueError(f"k must be between 1 and the vocabulary size ({vocab_size}), got {k}")
+    top = torch.topk(first_piece_probs(generator, tokenizer, sentence, word), k)
     tokens = tokenizer.convert_ids_to_tokens(top.indices.tolist())
     return list(zip(tokens, top.values.tolist()))
 
 
 def everyday_table(generator, tokenizer, items: Iterable[Mapping[str, str]]) -> list[dict]:
-    """One row per item: the sentence, the masked word and its pieces, the top-3 guesses."""
+    """One row per item: the sentence, the masked word and its pieces, the top-3 guesses, and the rank of the
+    word's first piece among all the generator's guesses (1 = its best guess)."""
     rows = []
     for item in items:
         sentence, word = item["sentence"], item["word"]
         input_ids, positions = mask_word(tokenizer, sentence, word, max_length=generator.config.max_position_embeddings)
         original = tokenizer(sentence)["input_ids"]
+        probs = first_piece_probs(generator, tokenizer, sentence, word)
+        top = torch.topk(probs, 3)
         rows.append({
             "sentence": sentence,
             "word": word,
             # The guesses are for the first piece only: name the pieces so that a reader can tell.
             "pieces": tokenizer.convert_ids_to_tokens([original[p] for p in positions]),
             "guesses": [{"token": token, "probability": p}
-                        for token, p in top_guesses(generator, tokenizer, sentence, word, k=3)],
+                        for token, p in zip(tokenizer.convert_ids_to_tokens(top.indices.tolist()), top.values.tolist())],
+            "rank": int((probs > probs[original[positions[0]]]).sum()) + 1,
         })
     return rows
 
 
+def everyday_hits(rows: list[dict]) -> int:
+    """Rows of `everyday_table` whose hidden word's first piece is among the generator's three guesses."""
+    return sum(row["pieces"][0] in {g["token"] for g in row["guesses"]} for row in rows)
+
+
 def main(argv: list[str]) -> None:
+    import argparse
+
     from transformers import AutoTokenizer, ElectraForMaskedLM
 
     from training.models import generator_folder
 
-    folder = Path(argv[0]) if argv else ASSETS / "model"
-    generator = ElectraForMaskedLM.from_pretrained(generator_folder(folder))  # a pair's, or one saved alone
-    tokenizer = AutoTokenizer.from_pretrained(generator_folder(folder))
-    print(json.dumps(everyday_table(generator, tokenizer, load_everyday()), indent=2, ensure_ascii=False))
+    parser = argparse.ArgumentParser(prog="python -m training.downstream.guesses",
+                                     description="A generator's top 3 guesses for a hidden word of each everyday "
+                                     "sentence, as JSON; the count of hits on standard error.")
+    parser.add_argument("model", type=Path, nargs="?", default=ASSETS / "model",
+                        help="a pair folder (its generator/) or a generator folder (default: the bundled pair)")
+    parser.add_argument("--sentences", type=Path, default=EVERYDAY,
+                        help='a JSON list of {"sentence": ..., "word": ...} (default: the everyday sentences)')
+    args = parser.parse_args(argv)
+    generator = ElectraForMaskedLM.from_pretrained(generator_folder(args.model))  # a pair's, or one saved alone
+    tokenizer = AutoTokenizer.from_pretrained(generator_folder(args.model))
+    rows = everyday_table(generator, tokenizer, load_everyday(args.sentences))
+    print(json.dumps(rows, indent=2, ensure_ascii=False))
+    print(f"the hidden word in the top 3: {everyday_hits(rows)} of {len(rows)}", file=sys.stderr)
 
 
 if __name__ == "__main__":
