@@ -1,4 +1,5 @@
-"""`corpus fetch` and `corpus stats`: the built-in broad English corpus's source archives (training/english.py)."""
+"""`corpus fetch`, `corpus stats` and `corpus words`: the built-in broad English corpus's source archives
+(training/english.py), and how often words occur in a corpus's training text (training/wordcount.py)."""
 
 from __future__ import annotations
 
@@ -76,6 +77,28 @@ def cmd_corpus_stats(args: argparse.Namespace) -> None:
         print(f"wrote {args.json}")
 
 
+def cmd_corpus_words(args: argparse.Namespace) -> None:
+    """Each word's whole-word count in the corpus's training token stream (the trainer's own cache)."""
+    from transformers import AutoTokenizer
+
+    from training import data
+    from training.wordcount import word_counts
+
+    if not Path(args.tokenizer).is_dir():
+        raise FileNotFoundError(f"tokenizer folder not found: {args.tokenizer}")
+    tokenizer = AutoTokenizer.from_pretrained(args.tokenizer)
+    stream = data.tokenize_stream(data.load_corpus(args.corpus).train, tokenizer, data.cache_dir())
+    rows = word_counts(stream, tokenizer, args.words)
+    width = max(len(r["word"]) for r in rows)
+    print(f"{args.corpus}, training documents: {len(stream):,} tokens")
+    for r in rows:
+        pieces = " ".join(r["pieces"])
+        print(f"{r['word']:<{width}}  {r['count']:>9,}  {r['per_million']:>9.1f} per million  {pieces}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2))
+        print(f"wrote {args.json}")
+
+
 def add_corpus(sub) -> None:
     p = sub.add_parser("corpus", help="the built-in broad English corpus: fetch its sources, or count them")
     corpus_sub = p.add_subparsers(dest="action", required=True)
@@ -88,3 +111,10 @@ def add_corpus(sub) -> None:
                    help="count word pieces with this tokenizer (default: the bundled discriminator's); 'none': words only")
     q.add_argument("--json", metavar="OUT", help="also write the rows as JSON here")
     q.set_defaults(func=cmd_corpus_stats)
+    q = corpus_sub.add_parser("words", help="how often words occur, as whole words, in a corpus's training text")
+    q.add_argument("words", nargs="+", metavar="WORD")
+    q.add_argument("--corpus", default="english+imdb", help="a built-in corpus, a file, or several joined by +")
+    q.add_argument("--tokenizer", default=str(BUNDLED_TOKENIZER), metavar="DIR",
+                   help="count in this tokenizer's pieces (default: the bundled discriminator's)")
+    q.add_argument("--json", metavar="OUT", help="also write the rows as JSON here")
+    q.set_defaults(func=cmd_corpus_words)
