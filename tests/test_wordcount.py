@@ -41,3 +41,36 @@ def test_a_word_at_the_very_end_of_the_stream_and_edge_cases(tokenizer):
     assert count_pieces(np.array([car], dtype=np.int32), [], continuation) == 0
     with pytest.raises(ValueError, match="no token"):
         word_counts(np.array([car], dtype=np.int32), tokenizer, ["   "])
+
+
+def test_single_token_counts_match_the_count_of_each_word(tokenizer):
+    from training.wordcount import single_token_counts
+
+    continuation = continuation_mask(tokenizer)
+    stream = stream_of(tokenizer, "cars and a car", "the car", "unbelievably good", "car")
+    counts = single_token_counts(stream, continuation)
+    assert counts.shape == (len(continuation),)
+    for token in ("car", "and", "good", "un", "the"):
+        index = tokenizer.convert_tokens_to_ids(token)
+        assert counts[index] == count_pieces(stream, [index], continuation), token
+    assert counts[tokenizer.convert_tokens_to_ids("car")] == 3 and counts[tokenizer.convert_tokens_to_ids("un")] == 0
+
+
+def test_the_cloze_grouped_by_how_rare_the_hidden_word_is():
+    from training.downstream.rarity import by_rarity, table
+
+    counts = np.zeros(10, dtype=np.int64)
+    counts[[1, 2, 3]] = [50, 500, 50_000]
+
+    def row(token, top1, top3, top5):
+        return {"token_id": token, "top1_hit": top1, "top3_hit": top3, "top5_hit": top5}
+
+    rows = [row(1, False, False, True), row(1, False, False, False), row(2, True, True, True), row(3, False, True, True)]
+    groups = by_rarity(rows, counts, edges=(100, 1_000))
+    assert [g["occurrences"] for g in groups] == ["under 100", "100-999", "1,000+"]
+    assert [g["blanks"] for g in groups] == [2, 1, 1]
+    assert groups[0]["top5"] == 0.5 and groups[0]["top3"] == 0.0 and groups[1]["top1"] == 1.0
+    assert groups[2]["top3"] == 1.0 and groups[2]["top1"] == 0.0
+    empty = by_rarity(rows[:1], counts, edges=(100, 1_000))
+    assert empty[1]["blanks"] == 0 and empty[1]["top1"] is None
+    assert "under 100" in table(groups) and "50.0%" in table(groups)

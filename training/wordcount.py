@@ -46,6 +46,14 @@ def count_pieces(stream: np.ndarray, pieces: list[int], continuation: np.ndarray
     return int(ends_word.sum())
 
 
+def single_token_counts(stream: np.ndarray, continuation: np.ndarray) -> np.ndarray:
+    """(V,) for every token id, its count as a whole word of one token (not followed by a "##" piece): the
+    same figure as `count_pieces(stream, [id], continuation)` for each id at once."""
+    whole = np.ones(len(stream), dtype=bool)
+    whole[:-1] = ~continuation[stream[1:]]
+    return np.bincount(stream[whole], minlength=len(continuation))
+
+
 def word_counts(stream: np.ndarray, tokenizer, words: Iterable[str]) -> list[dict]:
     """One row per word: the word, its pieces, its whole-word count and its count per million tokens."""
     continuation = continuation_mask(tokenizer)
