@@ -19,6 +19,13 @@ from collections.abc import Iterable
 import numpy as np
 
 
+def training_stream(corpus: str, tokenizer) -> np.ndarray:
+    """The corpus's training documents as the trainer tokenizes them (its cached .npy stream)."""
+    from training import data
+
+    return data.tokenize_stream(data.load_corpus(corpus).train, tokenizer, data.cache_dir())
+
+
 def continuation_mask(tokenizer) -> np.ndarray:
     """(V,) True where a token id is a "##" continuation piece."""
     vocab = tokenizer.get_vocab()

@@ -81,13 +81,12 @@ def cmd_corpus_words(args: argparse.Namespace) -> None:
     """Each word's whole-word count in the corpus's training token stream (the trainer's own cache)."""
     from transformers import AutoTokenizer
 
-    from training import data
-    from training.wordcount import word_counts
+    from training.wordcount import training_stream, word_counts
 
     if not Path(args.tokenizer).is_dir():
         raise FileNotFoundError(f"tokenizer folder not found: {args.tokenizer}")
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer)
-    stream = data.tokenize_stream(data.load_corpus(args.corpus).train, tokenizer, data.cache_dir())
+    stream = training_stream(args.corpus, tokenizer)
     rows = word_counts(stream, tokenizer, args.words)
     width = max(len(r["word"]) for r in rows)
     print(f"{args.corpus}, training documents: {len(stream):,} tokens")

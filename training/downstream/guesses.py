@@ -74,18 +74,22 @@ def mask_word(tokenizer, sentence: str, word: str, max_length: int | None = None
     return input_ids, positions
 
 
-def first_piece_probs(generator, tokenizer, sentence: str, word: str) -> torch.Tensor:
-    """The generator's softmax (V,) at the first piece of the masked `word`, in float32."""
-    input_ids, positions = mask_word(tokenizer, sentence, word, max_length=generator.config.max_position_embeddings)
+def _probs_at(generator, input_ids: torch.Tensor, position: int) -> torch.Tensor:
+    """The generator's softmax (V,) at `position` of `input_ids` (1, T), in float32."""
     was_training = generator.training
     generator.eval()  # dropout off: the same sentence must always give the same guesses
     try:
         with torch.no_grad():
-            logits = generator(input_ids=input_ids, attention_mask=torch.ones_like(input_ids)).logits[0, positions[0]]
+            logits = generator(input_ids=input_ids, attention_mask=torch.ones_like(input_ids)).logits[0, position]
     finally:
         generator.train(was_training)  # leave the caller's model as it was given
     # float32 whatever the weights' dtype: a half-precision softmax flattens the small probabilities.
     return torch.softmax(logits.float(), dim=-1)
+
+
+def _top(tokenizer, probs: torch.Tensor, k: int) -> list[tuple[str, float]]:
+    top = torch.topk(probs, k)
+    return list(zip(tokenizer.convert_ids_to_tokens(top.indices.tolist()), top.values.tolist()))
 
 
 def top_guesses(generator, tokenizer, sentence: str, word: str, k: int = 3) -> list[tuple[str, float]]:
@@ -96,9 +100,8 @@ def top_guesses(generator, tokenizer, sentence: str, word: str, k: int = 3) -> l
     vocab_size = generator.config.vocab_size
     if not 1 <= k <= vocab_size:
         raise ValueError(f"k must be between 1 and the vocabulary size ({vocab_size}), got {k}")
-    top = torch.topk(first_piece_probs(generator, tokenizer, sentence, word), k)
-    tokens = tokenizer.convert_ids_to_tokens(top.indices.tolist())
-    return list(zip(tokens, top.values.tolist()))
+    input_ids, positions = mask_word(tokenizer, sentence, word, max_length=generator.config.max_position_embeddings)
+    return _top(tokenizer, _probs_at(generator, input_ids, positions[0]), k)
 
 
 def everyday_table(generator, tokenizer, items: Iterable[Mapping[str, str]]) -> list[dict]:
@@ -109,15 +112,13 @@ def everyday_table(generator, tokenizer, items: Iterable[Mapping[str, str]]) -> 
         sentence, word = item["sentence"], item["word"]
         input_ids, positions = mask_word(tokenizer, sentence, word, max_length=generator.config.max_position_embeddings)
         original = tokenizer(sentence)["input_ids"]
-        probs = first_piece_probs(generator, tokenizer, sentence, word)
-        top = torch.topk(probs, 3)
+        probs = _probs_at(generator, input_ids, positions[0])
         rows.append({
             "sentence": sentence,
             "word": word,
             # The guesses are for the first piece only: name the pieces so that a reader can tell.
             "pieces": tokenizer.convert_ids_to_tokens([original[p] for p in positions]),
-            "guesses": [{"token": token, "probability": p}
-                        for token, p in zip(tokenizer.convert_ids_to_tokens(top.indices.tolist()), top.values.tolist())],
+            "guesses": [{"token": token, "probability": p} for token, p in _top(tokenizer, probs, 3)],
             "rank": int((probs > probs[original[positions[0]]]).sum()) + 1,
         })
     return rows

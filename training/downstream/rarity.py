@@ -14,6 +14,7 @@ several pieces (the cloze leaves them out).
 
 from __future__ import annotations
 
+import bisect
 import json
 import sys
 from pathlib import Path
@@ -23,23 +24,25 @@ import numpy as np
 EDGES = (100, 300, 1_000, 3_000, 10_000)  # group bounds: fewer than 100 occurrences, 100-299, ...
 
 
-def group_name(low: int, high: int | None) -> str:
-    return f"under {high:,}" if low == 0 else f"{low:,}+" if high is None else f"{low:,}-{high - 1:,}"
+def group_names(edges: tuple[int, ...]) -> list[str]:
+    """"under 100", "100-299", ..., "10,000+" for edges (100, 300, ..., 10_000)."""
+    bounds = [0, *edges]
+    return [f"under {edges[0]:,}", *(f"{low:,}-{high - 1:,}" for low, high in zip(bounds[1:], bounds[2:])),
+            f"{edges[-1]:,}+"]
 
 
 def by_rarity(rows: list[dict], counts: np.ndarray, edges: tuple[int, ...] = EDGES) -> list[dict]:
     """`cloze_rows`' rows grouped by `counts[token id of the hidden word]`: one dict per group, rarest first."""
-    bounds = [0, *edges]
-    groups = []
-    for i, low in enumerate(bounds):
-        high = bounds[i + 1] if i + 1 < len(bounds) else None
-        picked = [r for r in rows if counts[r["token_id"]] >= low and (high is None or counts[r["token_id"]] < high)]
-        n = len(picked)
-        groups.append({"occurrences": group_name(low, high), "blanks": n,
-                       "top1": sum(r["top1_hit"] for r in picked) / n if n else None,
-                       "top3": sum(r["top3_hit"] for r in picked) / n if n else None,
-                       "top5": sum(r["top5_hit"] for r in picked) / n if n else None})
-    return groups
+    groups: list[list[dict]] = [[] for _ in range(len(edges) + 1)]
+    for row in rows:
+        groups[bisect.bisect_right(edges, counts[row["token_id"]])].append(row)
+
+    def share(picked, hit):
+        return sum(r[hit] for r in picked) / len(picked) if picked else None
+
+    return [{"occurrences": name, "blanks": len(picked), "top1": share(picked, "top1_hit"),
+             "top3": share(picked, "top3_hit"), "top5": share(picked, "top5_hit")}
+            for name, picked in zip(group_names(edges), groups)]
 
 
 def guessed_rows(generator, tokenizer, sentences: list[str]) -> list[dict]:
@@ -68,12 +71,11 @@ def main(argv: list[str]) -> None:
 
     from transformers import AutoTokenizer, ElectraForMaskedLM
 
-    from training import data
     from training.downstream import cloze
     from training.downstream.evaluate import CLOZE_SENTENCES
     from training.english import load_english
     from training.models import generator_folder
-    from training.wordcount import continuation_mask, single_token_counts
+    from training.wordcount import continuation_mask, single_token_counts, training_stream
 
     parser = argparse.ArgumentParser(prog="python -m training.downstream.rarity", description=__doc__.split("\n\n")[0])
     parser.add_argument("models", nargs="+", type=Path, help="pair folders (their generator/) or generator folders")
@@ -81,7 +83,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--json", metavar="OUT", help="also write the groups as JSON here")
     args = parser.parse_args(argv)
     tokenizer = AutoTokenizer.from_pretrained(generator_folder(args.models[0]))
-    stream = data.tokenize_stream(data.load_corpus(args.corpus).train, tokenizer, data.cache_dir())
+    stream = training_stream(args.corpus, tokenizer)
     counts = single_token_counts(stream, continuation_mask(tokenizer))
     sentences = cloze.heldout_sentences(load_english().heldout, CLOZE_SENTENCES)
     result = {}
