@@ -2,7 +2,8 @@
 
 Uploads exactly the files the Space runs — `app.py`, `README.md` (its front matter configures the
 Space), `requirements.txt`, the `explainer/` and `training/` packages and `assets/` (the bundled
-model) — and nothing else: no `runs/`, caches, virtual environments or tests. The file list comes
+model), with the user's guide (`docs/*.md`) the README links to — and nothing else: no `runs/`, caches,
+virtual environments or tests. The file list comes
 from git (tracked files only), so nothing a developer has lying around can slip in.
 
 `huggingface_hub`'s upload API (gradio depends on it) stores large files the Hub's way (LFS/Xet).
@@ -31,7 +32,8 @@ from pathlib import Path
 
 from training.project import PROJECT
 
-INCLUDE = ("app.py", "README.md", "requirements.txt", "explainer/*", "training/*", "assets/*")  # what a Space runs
+# what a Space runs, and the user's guide the README links to
+INCLUDE = ("app.py", "README.md", "requirements.txt", "explainer/*", "training/*", "assets/*", "docs/*.md")
 EXCLUDE = ("*/__pycache__/*", "*.pyc")
 
 

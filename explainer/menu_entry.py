@@ -4,7 +4,7 @@
 Linux: a freedesktop `.desktop` file in $XDG_DATA_HOME/applications (~/.local/share/applications) and the
 icon in the hicolor theme beside it, for this user only; GNOME, KDE, Xfce and the other freedesktop menus
 list it without a restart. It runs this very Python (the virtual environment it was installed in) on this
-very app.py, or the stand-alone build's own executable. Windows and macOS: README.md, "Desktop", says how.
+very app.py, or the stand-alone build's own executable. Windows and macOS: docs/hosting.md, "Desktop", says how.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def desktop_entry(argv: list[str]) -> str:
 def install(data_home: Path | None = None) -> str:
     """Write the entry and its icon; a line saying where (or why not, off Linux)."""
     if not sys.platform.startswith("linux"):
-        return ("The menu entry is written for Linux (freedesktop) only; README.md, \"Desktop\", says how to make "
+        return ("The menu entry is written for Linux (freedesktop) only; docs/hosting.md, \"Desktop\", says how to make "
                 "a shortcut on Windows and macOS.")
     home = data_home or Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     entry = home / "applications" / f"{NAME}.desktop"

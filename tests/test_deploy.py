@@ -215,7 +215,7 @@ def test_a_deploy_uploads_the_app_and_nothing_from_runs_caches_or_tests():
     files = space_files(tracked_files())
     assert {"app.py", "README.md", "requirements.txt"} <= set(files)
     tops = {name.split("/")[0] for name in files}
-    assert tops == {"app.py", "README.md", "requirements.txt", "explainer", "training", "assets"}
+    assert tops == {"app.py", "README.md", "requirements.txt", "explainer", "training", "assets", "docs"}
     assert "assets/model/discriminator/model.safetensors" in files and "explainer/ui/explore.py" in files
     assert not [n for n in files if "__pycache__" in n or n.endswith(".pyc")]
     # a stray file in an excluded place, or an untracked one in an included place, never goes
@@ -251,12 +251,12 @@ def test_the_deploy_command_checks_the_space_name_and_lists_files_in_a_dry_run(c
     assert not any(line.startswith(("tests/", "runs/", "bench/")) for line in out)
 
 
-def test_every_setting_the_code_reads_is_in_the_readmes_settings_table():
-    """Each `ELECTRA_*` environment variable named in the app's and the trainer's code has a row in README's
-    "Settings for hosting" table, so that whoever hosts the app can find every knob in one place."""
-    text = (PROJECT / "README.md").read_text(encoding="utf-8")
+def test_every_setting_the_code_reads_is_in_the_hosting_guides_settings_table():
+    """Each `ELECTRA_*` environment variable named in the app's and the trainer's code has a row in the hosting
+    guide's "Settings for hosting" table, so that whoever hosts the app can find every knob in one place."""
+    text = (PROJECT / "docs" / "hosting.md").read_text(encoding="utf-8")
     table = text[text.index("## Settings for hosting"):]
-    table = table[:table.index("\n## ", 1)]
+    table = table.split("\n## ")[0]  # to the next section, or the end of the page
     sources = [PROJECT / "app.py", *(PROJECT / "explainer").rglob("*.py"), *(PROJECT / "training").rglob("*.py")]
     read = {name for path in sources for name in re.findall(r'"(ELECTRA_[A-Z_]+)"', path.read_text(encoding="utf-8"))}
     assert len(read) >= 15  # the scan finds the settings at all

@@ -85,7 +85,7 @@ def explain(
 ) -> dict:
     """Mask (mode auto: mask_rate + seed; manual: the word indices in mask_words; detect: none),
     let the generator propose and sample replacements, and return every token's P(replaced)
-    from the discriminator, with the truth, the proposals and the words (see the README).
+    from the discriminator, with the truth, the proposals and the words (see docs/api.md).
     A [MASK] typed in the text is a blank the generator fills, in every mode but detect.
     model: "" = the app's default (bundled), "bundled", "google/electra-small", or a folder.
     generator: "electra" (the pair's own, the default) or "stronger" (the stronger generator, where installed
