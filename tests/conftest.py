@@ -190,3 +190,15 @@ def tiny_stronger_dir(tmp_path_factory, wordpiece):
     generator.save_pretrained(folder)
     wordpiece.save_pretrained(folder)
     return folder
+
+
+@pytest.fixture(scope="session")
+def rtd_run(tmp_path_factory):
+    """20 uninterrupted RTD steps on the tiny preset (tests/trainer_base.py), events every 5, checkpoints at 10 and
+    20: once per test process, for the trainer's tests and the generator's."""
+    from trainer_base import BASE
+
+    from training.trainer import train
+
+    out = tmp_path_factory.mktemp("rtd")
+    return out, list(train(BASE, out))

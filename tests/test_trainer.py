@@ -1,53 +1,23 @@
-"""The training loop on the tiny preset: determinism, resume, logs, saved folders, budgets, FLOPs."""
+"""The training loop on the tiny preset: determinism, resume, logs, saved folders, budgets, FLOPs, mixed block
+lengths, stopping. The generator's settings: tests/test_trainer_generator.py; the config: tests/test_train_config.py."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from pathlib import Path
 
 import pytest
 import torch
-from conftest import N_DOCUMENTS, WORDPIECE
-from transformers import AutoModelForMaskedLM, AutoModelForPreTraining, AutoTokenizer, get_scheduler
+from transformers import AutoModelForMaskedLM, AutoModelForPreTraining, AutoTokenizer
 
 from training.config import TrainConfig
 from training.models import PRESETS, count_parameters, embeddings_shared, load_pair
 from training.runfiles import read_metrics
-from training.trainer import _flops_after, lr_factor, train
+from training.trainer import _flops_after, train
+
+from trainer_base import BASE, config, losses
 
 pytestmark = pytest.mark.slow  # real training runs: seconds each
-
-BASE = TrainConfig(
-    objective="rtd",
-    preset="tiny",
-    corpus="imdb",
-    tokenizer=WORDPIECE,
-    max_documents=N_DOCUMENTS,
-    seq_len=64,
-    batch_size=8,
-    lr=2e-3,  # tiny models tolerate a high rate; the loss falls within a few dozen steps
-    max_steps=20,
-    log_every=5,
-    checkpoint_every=10,
-    seed=0,
-    device="cpu",
-)
-
-
-def config(**changes) -> TrainConfig:
-    return dataclasses.replace(BASE, **changes)
-
-
-def losses(events: list[dict]) -> list[float]:
-    return [e["loss"] for e in events]
-
-
-@pytest.fixture(scope="module")
-def rtd_run(tmp_path_factory) -> tuple[Path, list[dict]]:
-    """20 uninterrupted RTD steps, events every 5, checkpoints at 10 and 20."""
-    out = tmp_path_factory.mktemp("rtd")
-    return out, list(train(BASE, out))
 
 
 @pytest.fixture(scope="module")
@@ -304,112 +274,6 @@ def test_a_flops_budget_stops_within_one_step_with_mixed_lengths(tmp_path):
     assert events[-1]["step"] == 4 and events[-1]["flops"] == 2 * long + 2 * short
 
 
-def test_a_frozen_generator_keeps_its_weights_while_the_shared_embeddings_learn(tmp_path, rtd_run):
-    start, _ = rtd_run
-    list(train(config(warm_start=str(start), generator_lr_scale=0.0, max_steps=3), tmp_path))
-    (old_generator, old_discriminator), (generator, discriminator) = load_pair(start), load_pair(tmp_path)
-    assert embeddings_shared(generator, discriminator)
-    old = dict(old_generator.named_parameters())
-    moved = {name for name, param in generator.named_parameters() if not torch.equal(param, old[name])}
-    assert moved == {name for name, _ in generator.named_parameters() if name.startswith("electra.embeddings.")}
-    old = dict(old_discriminator.named_parameters())
-    assert all(not torch.equal(param, old[name]) for name, param in discriminator.named_parameters()
-               if name.endswith("weight") and "LayerNorm" not in name)
-
-
-def test_a_fully_frozen_generator_and_its_embeddings_do_not_move_and_the_discriminator_learns(tmp_path, rtd_run):
-    start, _ = rtd_run
-    events = list(train(config(warm_start=str(start), freeze_generator=True, max_steps=3, log_every=1), tmp_path))
-    (old_generator, old_discriminator), (generator, discriminator) = load_pair(start), load_pair(tmp_path)
-    old = dict(old_generator.named_parameters())
-    assert all(torch.equal(param, old[name]) for name, param in generator.named_parameters())
-    old = dict(old_discriminator.named_parameters())
-    moved = {name for name, param in discriminator.named_parameters() if not torch.equal(param, old[name])}
-    assert not any(name.startswith("electra.embeddings.") for name in moved)
-    assert any(name.startswith("discriminator_predictions.") for name in moved) and any(".encoder." in f".{n}" for n in moved)
-    assert all(e["disc_loss"] is not None for e in events)
-
-
-def test_untied_a_frozen_generator_keeps_its_own_embeddings_while_the_discriminators_learn(tmp_path, rtd_run):
-    start, _ = rtd_run
-    # A generator-only phase moves the shared table; the discriminator then starts from the first pair (its own
-    # table), the generator from the phase's end, each keeping its own.
-    list(train(config(warm_start=str(start), disc_weight=0.0, max_steps=2), tmp_path / "generator_phase"))
-    phase = tmp_path / "generator_phase"
-    events = list(train(config(warm_start=str(start), generator_warm_start=str(phase), untie_embeddings=True,
-                               freeze_generator=True, max_steps=3, log_every=1), tmp_path / "run"))
-    (phase_generator, _), (_, old_discriminator) = load_pair(phase), load_pair(start)
-    generator, discriminator = load_pair(tmp_path / "run")
-    assert not embeddings_shared(generator, discriminator)  # saved apart, loaded apart
-    old = dict(phase_generator.named_parameters())
-    assert all(torch.equal(param, old[name]) for name, param in generator.named_parameters())  # frozen, whole
-    old = dict(old_discriminator.named_parameters())
-    moved = {name for name, param in discriminator.named_parameters() if not torch.equal(param, old[name])}
-    assert "electra.embeddings.word_embeddings.weight" in moved and "discriminator_predictions.dense.weight" in moved
-    assert all(e["disc_loss"] is not None for e in events)
-    resumed = list(train(config(warm_start=str(start), generator_warm_start=str(phase), untie_embeddings=True,
-                                freeze_generator=True, max_steps=4, log_every=1), tmp_path / "run", resume=True))
-    assert [e["step"] for e in resumed] == [4]
-
-
-def test_a_generator_warm_start_from_a_pair_needs_the_same_shape(tmp_path, rtd_run):
-    start, _ = rtd_run
-    with pytest.raises(ValueError, match="another shape"):
-        list(train(config(warm_start=str(start), generator_warm_start=str(start), generator_layers=1, max_steps=1),
-                   tmp_path))
-    with pytest.raises(ValueError, match="untie_embeddings: only implemented for the RTD pair"):
-        list(train(config(objective="mlm", untie_embeddings=True, max_steps=1), tmp_path / "mlm"))
-
-
-def test_a_frozen_generator_draws_without_dropout_while_the_discriminator_trains_with_it(rtd_run):
-    from training.build import objective_and_optimizer
-
-    start, _ = rtd_run
-    tokenizer = AutoTokenizer.from_pretrained(start)
-    objective, _ = objective_and_optimizer(config(warm_start=str(start), freeze_generator=True), len(tokenizer),
-                                           tokenizer.pad_token_id)
-    assert not any(m.training for m in objective.generator.modules())
-    shared = set(objective.discriminator.electra.embeddings.modules())  # one module, used by both networks
-    assert all(m.training for m in objective.discriminator.modules() if m not in shared)
-    objective, _ = objective_and_optimizer(config(warm_start=str(start)), len(tokenizer), tokenizer.pad_token_id)
-    assert all(m.training for m in objective.generator.modules())  # joint training: both learn, both drop out
-
-
-def test_disc_weight_zero_trains_the_generator_alone(tmp_path, rtd_run):
-    start, _ = rtd_run
-    events = list(train(config(warm_start=str(start), disc_weight=0.0, max_steps=3, log_every=1), tmp_path))
-    (_, old_discriminator), (_, discriminator) = load_pair(start), load_pair(tmp_path)
-    old = dict(old_discriminator.named_parameters())
-    own = {n: p for n, p in discriminator.named_parameters() if not n.startswith("electra.embeddings.")}
-    assert all(torch.equal(p, old[n]) for n, p in own.items())  # no discriminator loss: not even run
-    assert all(e.get("disc_loss") is None and e["loss"] == pytest.approx(e["mlm_loss"]) for e in events)
-    assert events[-1]["supervised_positions"] < events[-1]["tokens"] / 4  # the masked ~15% only
-
-
-def test_the_generator_lr_scale_applies_to_the_generators_own_weights_only(wordpiece):
-    from training.build import param_groups
-    from training.models import build_electra
-    from training.objectives import RTDObjective
-
-    generator, discriminator = build_electra(PRESETS["tiny"], len(wordpiece), 0, seed=0)
-    objective = RTDObjective(generator, discriminator)
-    groups = param_groups(objective, config(generator_lr_scale=0.25), warm_names=set())
-    lr_of = {id(p): g["base_lr"] for g in groups for p in g["params"]}
-    shared = {id(p) for p in discriminator.parameters()}
-    assert {lr_of[id(p)] for p in discriminator.parameters()} == {BASE.lr}  # embeddings included
-    assert {lr_of[id(p)] for p in generator.parameters() if id(p) not in shared} == {0.25 * BASE.lr}
-    assert len(lr_of) == len({id(p) for p in objective.parameters()})  # every weight, once
-
-
-def test_the_hot_share_reaches_the_objective(wordpiece):
-    from training.build import build_objective
-
-    objective, _ = build_objective(config(hot_share=0.3, hot_temperature=1.7), len(wordpiece), 0)
-    assert (objective.hot_share, objective.hot_temperature, objective.temperature) == (0.3, 1.7, 1.0)
-    plain, _ = build_objective(config(), len(wordpiece), 0)
-    assert plain.hot_share == 0.0
-
-
 def test_stop_ends_the_run_cleanly_and_saves(tmp_path):
     seen: list[dict] = []
     for event in train(config(max_steps=50, log_every=1, checkpoint_every=1000), tmp_path, stop=lambda: len(seen) >= 3):
@@ -417,105 +281,3 @@ def test_stop_ends_the_run_cleanly_and_saves(tmp_path):
     assert [e["step"] for e in seen] == [1, 2, 3]
     assert torch.load(tmp_path / "checkpoint.pt", weights_only=False)["counters"]["step"] == 3
     assert (tmp_path / "discriminator" / "model.safetensors").exists()
-
-
-@pytest.mark.parametrize(
-    "changes, message",
-    [
-        ({"max_steps": None}, "give a budget: max_steps, max_flops or max_minutes"),
-        ({"objective": "gan"}, "objective must be 'rtd' or 'mlm'"),
-        ({"mask_rate": 0.0}, "mask_rate must be between 0 and 1"),
-        ({"seq_len": 4}, "seq_len must be at least 8"),
-        ({"mixed_seq_len": 24}, r"mixed_seq_len must be at least 8 and divide seq_len \(64\), not 24"),
-        ({"mixed_seq_len": 4}, "mixed_seq_len must be at least 8"),
-        ({"generator_lr_scale": -0.5}, "generator_lr_scale must be 0 or more"),
-        ({"disc_weight": -1.0}, "disc_weight must be 0 or more"),
-    ],
-)
-def test_invalid_configs_are_refused(changes, message):
-    with pytest.raises(ValueError, match=message):
-        config(**changes)
-
-
-def test_errors_found_while_building_are_clear(tmp_path):
-    with pytest.raises(ValueError, match="seq_len 256 exceeds the preset's 128 positions"):
-        list(train(config(seq_len=256), tmp_path))
-    with pytest.raises(ValueError, match="only implemented for the RTD pair"):
-        list(train(config(objective="mlm", warm_start="minilm"), tmp_path))
-
-
-def test_lr_schedule_warms_up_then_decays_linearly():
-    assert lr_factor(0.0, 0.1) == 0.0
-    assert lr_factor(0.05, 0.1) == pytest.approx(0.5)
-    assert lr_factor(0.1, 0.1) == pytest.approx(1.0)
-    assert lr_factor(0.55, 0.1) == pytest.approx(0.5)
-    assert lr_factor(1.0, 0.1) == 0.0
-    assert lr_factor(1.2, 0.1) == 0.0
-
-
-@pytest.mark.parametrize("schedule, name", [("linear", "linear"), ("constant", "constant_with_warmup")])
-def test_on_a_budget_of_steps_the_schedule_is_transformers_own(schedule, name):
-    """`lr_factor` follows the budget's progress (steps, FLOPs or minutes, whichever ends first), which a
-    scheduler counting steps cannot; on a budget of steps alone it is transformers' schedule, step for step
-    (step s moves towards the rate transformers' scheduler sets after s + 1 steps)."""
-    max_steps, warmup = 200, 0.05
-    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
-    scheduler = get_scheduler(name, optimizer, num_warmup_steps=round(warmup * max_steps), num_training_steps=max_steps)
-    for step in range(max_steps):
-        optimizer.step()
-        scheduler.step()
-        assert lr_factor((step + 1) / max_steps, warmup, schedule) == pytest.approx(scheduler.get_last_lr()[0], abs=1e-12)
-
-
-def test_config_from_dict_ignores_unknown_keys():
-    values = {**dataclasses.asdict(BASE), "world_size": 2, "vocab_size": 1000}
-    assert TrainConfig.from_dict(values) == BASE
-
-
-def test_a_dropout_setting_applies_while_training_and_the_saved_configs_keep_their_own(tmp_path, rtd_run):
-    from training.build import objective_and_optimizer
-
-    start, _ = rtd_run
-    tokenizer = AutoTokenizer.from_pretrained(start)
-    objective, _ = objective_and_optimizer(config(warm_start=str(start), dropout=0.0), len(tokenizer),
-                                           tokenizer.pad_token_id)
-    rates = {m.p for m in objective.modules() if isinstance(m, torch.nn.Dropout)}
-    assert rates == {0.0}
-    objective, _ = objective_and_optimizer(config(warm_start=str(start)), len(tokenizer), tokenizer.pad_token_id)
-    assert {m.p for m in objective.modules() if isinstance(m, torch.nn.Dropout)} == {0.1}  # the models' own
-    list(train(config(warm_start=str(start), dropout=0.0, max_steps=2), tmp_path))
-    saved = json.loads((tmp_path / "discriminator" / "config.json").read_text())
-    assert saved["hidden_dropout_prob"] == 0.1 and saved["attention_probs_dropout_prob"] == 0.1
-    with pytest.raises(ValueError, match="dropout"):
-        config(dropout=1.0)
-
-
-def test_a_stacked_generator_starts_from_the_shallower_ones_layers_repeated(tmp_path, rtd_run):
-    from training.build import build_objective
-
-    start, _ = rtd_run
-    shallow, _ = load_pair(start)
-    n = shallow.config.num_hidden_layers
-    tokenizer = AutoTokenizer.from_pretrained(start)
-    deep = config(warm_start=str(start), generator_warm_start=str(start), generator_stack=True,
-                  generator_layers=2 * n + 1, max_steps=1)
-    objective, warm = build_objective(deep, len(tokenizer), tokenizer.pad_token_id)
-    layers = objective.generator.electra.encoder.layer
-    assert len(layers) == 2 * n + 1
-    for i, layer in enumerate(layers):
-        source = shallow.electra.encoder.layer[i % n]
-        assert all(torch.equal(a, b) for a, b in zip(layer.state_dict().values(), source.state_dict().values()))
-        assert layer.attention.self.query.weight.data_ptr() != source.attention.self.query.weight.data_ptr()
-    assert torch.equal(objective.generator.generator_lm_head.bias, shallow.generator_lm_head.bias)
-    assert f"generator.electra.encoder.layer.{2 * n}.output.dense.weight" in warm
-    # Trained on, the copies part: they are separate weights, not one layer run twice.
-    list(train(dataclasses.replace(deep, max_steps=3), tmp_path / "deep"))
-    generator, _ = load_pair(tmp_path / "deep")
-    assert generator.config.num_hidden_layers == 2 * n + 1
-    assert not torch.equal(generator.electra.encoder.layer[0].output.dense.weight,
-                           generator.electra.encoder.layer[n].output.dense.weight)
-    with pytest.raises(ValueError, match="deeper"):
-        build_objective(dataclasses.replace(deep, generator_layers=max(n - 1, 1)) if n > 1 else
-                        dataclasses.replace(deep, generator_layers=0), len(tokenizer), tokenizer.pad_token_id)
-    with pytest.raises(ValueError, match="pair folder"):
-        config(generator_stack=True, max_steps=1)
