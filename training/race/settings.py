@@ -15,6 +15,7 @@ from pathlib import Path
 
 import torch
 
+from training.bundle import is_bundle
 from training.config import TrainConfig
 from training.data import BUILT_IN_CORPORA
 from training.downstream.probe import ProbeConfig
@@ -51,6 +52,8 @@ class RaceLimits:
     max_steps: int = 50_000  # per objective
     max_flops: float = 1e17  # per objective (the default CPU race uses CPU_RACE_FLOPS)
     presets: tuple[str, ...] = ("tiny", "mini", "small")
+    local_corpora: bool = False  # any file, or a token bundle's folder, as the corpus: the command line's own bounded
+    #   race (a borrowed GPU's, training/race/device_run.py); never a server's, whose corpora are uploads
 
 
 @dataclass(frozen=True)
@@ -106,14 +109,15 @@ class RaceSettings:
                 raise ValueError(f"{name.replace('_', ' ')} must be a whole number from 1 to {most}, not {value!r}")
         if self.probe_every < 0 or self.seed < 0:
             raise ValueError("probe interval and seed must not be negative")
-        self._check_corpus(server=limits is not None)
+        self._check_corpus(server=limits is not None and not limits.local_corpora)
         if self.device not in ("auto", "cpu", "cuda"):
             raise ValueError(f"device must be auto, cpu or cuda, not {self.device!r}")
         if self.device == "cuda" and not torch.cuda.is_available():
             raise ValueError("no CUDA device on this machine; choose auto or cpu")
 
     def _check_corpus(self, server: bool) -> None:
-        """Built-in names (joined by "+" too) or .txt/.jsonl files; the CLI may also name any existing file.
+        """Built-in names (joined by "+" too) or .txt/.jsonl files; the CLI may also name any existing file, or a
+        token bundle's folder (training/bundle.py), alone.
         Whether a file exists and reads is the corpus loader's to say (training.data)."""
         parts = [part.strip() for part in str(self.corpus).split("+")]
         if not all(parts) or len(set(parts)) != len(parts):
@@ -121,6 +125,8 @@ class RaceSettings:
         for part in parts:
             path = Path(part)
             if part in BUILT_IN_CORPORA or path.suffix.lower() in (".txt", ".jsonl") or (not server and path.is_file()):
+                continue
+            if not server and len(parts) == 1 and is_bundle(path):  # tokenized elsewhere (training/bundle.py)
                 continue
             raise ValueError(f"unknown corpus {part!r}; choose {' or '.join(BUILT_IN_CORPORA)} (or both, joined by +), "
                              "or a .txt or .jsonl file")
@@ -144,7 +150,9 @@ class RaceSettings:
         )
 
     def probe_config(self) -> ProbeConfig:
-        return ProbeConfig(n_train=self.probe_train, n_test=self.probe_test, seed=self.seed)
+        # A race on a token bundle probes the task the bundle carries (the same sentences as the built-in task).
+        task = self.corpus if is_bundle(self.corpus) else None
+        return ProbeConfig(n_train=self.probe_train, n_test=self.probe_test, seed=self.seed, task=task)
 
     @classmethod
     def from_dict(cls, values: dict) -> "RaceSettings":
