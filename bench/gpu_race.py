@@ -37,7 +37,8 @@ def cmd_run(args: argparse.Namespace) -> None:
     from training.race.device_run import run_on_device
 
     names = {f.name for f in dataclasses.fields(DeviceRunOptions)}
-    result = run_on_device(DeviceRunOptions(**{k: v for k, v in vars(args).items() if k in names and v is not None}))
+    given = {k: tuple(v) if isinstance(v, list) else v for k, v in vars(args).items() if k in names and v is not None}
+    result = run_on_device(DeviceRunOptions(**given))
     if result["race"]["status"] != "finished":
         sys.exit(f"the race ended {result['race']['status']}")
 
@@ -59,9 +60,11 @@ def main(argv: list[str] | None = None) -> None:
     for field in dataclasses.fields(DeviceRunOptions):
         if field.name in ("bundle", "out"):
             continue
-        kind = {"int": int, "float": float, "str": str}[str(field.type).split(" | ")[0]]
-        run.add_argument("--" + field.name.replace("_", "-"), type=kind, default=None,
-                         help=f"default: {getattr(defaults, field.name)}")
+        many = str(field.type).startswith("tuple")  # tuple[int, ...]: one or more, in order
+        kind = int if many else {"int": int, "float": float, "str": str}[str(field.type).split(" | ")[0]]
+        default = getattr(defaults, field.name)
+        run.add_argument("--" + field.name.replace("_", "-"), type=kind, default=None, nargs="+" if many else None,
+                         help=f"default: {' '.join(map(str, default)) if many else default}")
     run.set_defaults(func=cmd_run)
     args = parser.parse_args(argv)
     try:

@@ -17,6 +17,8 @@ from training.data import cache_dir, load_sentiment, tokenize_stream
 from training.race.settings import RaceLimits, RaceSettings
 from training.trainer import train
 
+pytestmark = pytest.mark.slow  # every test reads the bundle written from the tests' IMDB slice: seconds, once
+
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):

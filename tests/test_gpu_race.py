@@ -19,9 +19,10 @@ from conftest import N_DOCUMENTS, WORDPIECE
 from training.bundle import write_bundle
 from training.project import PROJECT
 from training.race.campaign import final_gap
-from training.race.device_run import flops_text, matmul_peak
+from training.race.timing import matmul_peak
 from training.race.record import load_record
-from training.race.sizing import Calibration, plan_budget, round_down
+from training.race.settings import RaceSettings
+from training.race.sizing import Calibration, flops_text, plan_budget, round_down
 
 
 def calibration(objective: str, flops: float, seconds: float, setup: float = 5.0, save: float = 1.0) -> Calibration:
@@ -69,6 +70,30 @@ def test_the_peak_on_a_cpu_is_a_float32_product_and_budgets_read_as_people_write
     assert (flops_text(2.1e16), flops_text(2e9), flops_text(1.234e13, 3)) == ("2.1e16", "2e9", "1.23e13")
 
 
+@pytest.mark.parametrize("min_budget, tried, chosen", [
+    (1e15, [256], 256),  # the first batch size reaches it: the smaller batch takes more steps
+    (1e16, [256, 512], 512),  # none does: the largest plan
+    (3e15, [256, 512], 512),  # the second does
+])
+def test_batch_sizes_are_tried_until_a_plan_reaches_the_minimum(monkeypatch, tmp_path, min_budget, tried, chosen):
+    from training.race import timing
+
+    def calibrate(settings, objective, folder, warm, timed):  # a step of twice the batch: 1.5x the time
+        scale = settings.batch_size / 256
+        return calibration(objective, scale * (1e12 if objective == "rtd" else 0.7e12),
+                           (0.05 if objective == "rtd" else 0.03) * (1 + (scale - 1) / 2))
+
+    monkeypatch.setattr(timing, "calibrate", calibrate)
+    monkeypatch.setattr(timing, "probe", lambda *args, **kwargs: None)
+    clock = iter(range(300, 0, -10))  # every call of seconds_left finds 10 s fewer
+    sizing = timing.size_race(RaceSettings(preset="tiny", device="cpu"), (256, 512), min_budget, tmp_path,
+                              lambda: float(next(clock)), peak=1e15)
+    assert [t["batch_size"] for t in sizing.tried if not t.get("replanned")] == tried
+    assert sizing.batch_size == chosen and sizing.calibrations[0].flops_per_step == chosen / 256 * 1e12
+    assert sizing.plan.budget_flops == sizing.tried[-1]["plan"]["budget_flops"]  # planned on the time left last
+    assert bool(sizing.tried[-1].get("replanned")) == (len(tried) > 1)
+
+
 def _cli():
     spec = importlib.util.spec_from_file_location("gpu_race", PROJECT / "bench" / "gpu_race.py")
     module = importlib.util.module_from_spec(spec)
@@ -83,6 +108,7 @@ def bundle(tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow  # the bundle is written from the tests' IMDB slice: seconds
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message a machine without CUDA gives")
 @pytest.mark.parametrize("flags, message", [(["--device", "cuda"], "no CUDA device on this machine"),
                                             (["--preset", "huge"], "unknown preset 'huge'")])
@@ -101,14 +127,15 @@ BUDGET = 2e9  # about 15 tiny RTD steps of 8 x 64 tokens
 def test_the_device_command_runs_here_end_to_end_and_writes_what_comes_back(bundle, tmp_path):
     out = tmp_path / "out"
     command = ["bash", str(PROJECT / "bench" / "gpu_race.sh"), str(bundle), "--preset", "tiny", "--device", "cpu",
-               "--batch-size", "8", "--lr", "2e-3", "--probe-train", "200", "--probe-test", "100", "--probes", "2",
+               "--batch-sizes", "8", "--lr", "2e-3", "--probe-train", "200", "--probe-test", "100", "--probes", "2",
                "--threads", "1", "--warm-steps", "2", "--timed-steps", "3", "--budget-flops", str(BUDGET),
                "--work", str(tmp_path / "work")]
     done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "OUT": str(out), "PYTHON": sys.executable})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     log = (out / "log.txt").read_text()
-    for line in ("peak: float32 1024^3 matrix product", "calibration rtd:", "calibration mlm:", "plan:",
+    for line in ("peak: float32 1024^3 matrix product", "calibration rtd, batch 8:", "calibration mlm, batch 8:",
+                 "plan, batch 8:",
                  "budget: 2e9 training FLOPs per objective", "% of the measured float32 peak", "RTD - MLM"):
         assert line in done.stdout and line in log
 
@@ -135,7 +162,8 @@ def test_the_device_command_runs_here_end_to_end_and_writes_what_comes_back(bund
     assert [c["objective"] for c in run["calibration"]] == ["rtd", "mlm"] and run["probe_seconds"] > 0
     assert not {"out", "bundle", "work"} & set(run["options"])
     race = run["race"]
-    assert race["gap"] == pytest.approx(final_gap(record))
+    assert race["gap"] == pytest.approx(final_gap(record)) and race["budget_reached"] == 1.0
+    assert [t["batch_size"] for t in run["tried"]] == [8] and run["plan"] == run["tried"][0]["plan"]
     for objective in ("rtd", "mlm"):
         r = race[objective]
         assert r["steps"] == last[objective]["step"] and r["flops"] == last[objective]["flops"]

@@ -32,13 +32,12 @@ import torch
 import transformers
 
 from training.bundle import read_header
-from training.downstream.probe import probe
 from training.models import PRESETS
 from training.race.record import build_record, write_record
-from training.race.run import ENCODER_FOLDER, OBJECTIVES, Race
+from training.race.run import OBJECTIVES, Race
 from training.race.settings import RaceLimits, RaceSettings, default_settings, describe_device, use_cuda
-from training.race.sizing import Calibration, plan_budget
-from training.trainer import train
+from training.race.sizing import flops_text
+from training.race.timing import matmul_peak, say, size_race
 
 
 @dataclass(frozen=True)
@@ -47,7 +46,9 @@ class DeviceRunOptions:
     out: str  # the record, race.json, the metrics and device-run.json go here ($OUT on the device)
     work: str | None = None  # the race's own folders (checkpoints: hundreds of MB); None: a new temporary folder
     preset: str = "small"  # the paper's ELECTRA-Small
-    batch_size: int = 256  # blocks of 128 per step: 32 leaves an H200 idle between kernel launches
+    batch_sizes: tuple[int, ...] = (256, 512)  # blocks of 128 per step, tried in turn until a plan reaches min_budget
+    #   (the largest plan otherwise): 32, the preset's, leaves an H200 waiting on kernel launches
+    min_budget: float = 1e16  # FLOPs per objective the race should reach: 1,000 times the CPU's default race
     lr: float = 5e-4  # the paper's ELECTRA-Small peak learning rate
     temperature: float = 2.0  # the CPU races' measured recipe: at 1 a from-scratch discriminator fell to the base rate
     seed: int = 0
@@ -66,62 +67,12 @@ class DeviceRunOptions:
 PATHS = ("bundle", "out", "work")  # options that name this machine's folders: not kept in the record
 
 
-def say(text: str) -> None:
-    print(text, flush=True)
-
-
-def flops_text(value: float, digits: int = 2) -> str:
-    """2.1e16, not 2.1e+16: a budget as people write it (file names too)."""
-    return re.sub(r"e\+?0*(\d)", r"e\1", f"{value:.{digits}g}")
-
-
-def _sync(device: str) -> None:
-    if device == "cuda":
-        torch.cuda.synchronize()
-
-
-def matmul_peak(device: str, n: int | None = None, reps: int = 10) -> dict:
-    """The rate of a large matrix product, the ceiling a step's FLOP/s is measured against: bf16 on CUDA (the
-    trainer's autocast runs its matmuls in bf16), float32 on a CPU. Three products first, unmeasured."""
-    dtype = torch.bfloat16 if device == "cuda" else torch.float32
-    n = n or (8192 if device == "cuda" else 1024)
-    generator = torch.Generator(device=device).manual_seed(0)
-    a, b = (torch.randn(n, n, generator=generator, device=device, dtype=dtype) for _ in range(2))
-    for _ in range(3):
-        a @ b
-    _sync(device)
-    began = time.perf_counter()
-    for _ in range(reps):
-        a @ b
-    _sync(device)
-    seconds = time.perf_counter() - began
-    return {"dtype": str(dtype).removeprefix("torch."), "n": n, "reps": reps, "seconds": seconds,
-            "flops_per_second": 2 * n**3 * reps / seconds}
-
-
 def race_settings(options: DeviceRunOptions, header: dict) -> RaceSettings:
     """The preset's race on the bundle, with the options' batch, learning rate and sampling temperature."""
     return default_settings(options.preset, options.device, corpus=options.bundle, tokenizer=header["tokenizer"],
-                            batch_size=options.batch_size, lr=options.lr, temperature=options.temperature,
+                            batch_size=options.batch_sizes[0], lr=options.lr, temperature=options.temperature,
                             probe_train=options.probe_train, probe_test=options.probe_test, seed=options.seed,
                             threads=options.threads, max_documents=None)  # the bundle holds the documents to train on
-
-
-def calibrate(settings: RaceSettings, objective: str, folder: Path, warm: int, timed: int) -> Calibration:
-    """`warm + timed` steps of one objective through the trainer, as the race will run them; the timed ones are
-    the warm steps' wall time, each step's metrics (and so a device sync) included."""
-    config = dataclasses.replace(settings.train_config(objective), max_steps=warm + timed, max_flops=None,
-                                 max_minutes=None, checkpoint_every=10**9)
-    began = time.perf_counter()
-    steps = train(config, folder)
-    times, events = [], []
-    for event in steps:
-        times.append(time.perf_counter())
-        events.append(event)
-    saved = time.perf_counter()  # the loop ended in the trainer's final save
-    last = events[-1]
-    return Calibration(objective, timed, last["flops"] / last["step"], (times[-1] - times[warm - 1]) / timed,
-                       config.batch_size * config.seq_len, times[0] - began, saved - times[-1])
 
 
 def _gpu_tag(device: str) -> str:
@@ -164,7 +115,9 @@ def measured(race: Race, peak: float) -> dict:
     flops = sum(result[o]["flops"] or 0.0 for o in OBJECTIVES)
     seconds = sum(result[o]["compute_seconds"] for o in OBJECTIVES)
     rtd, mlm = (result[o]["probe_accuracy"] for o in OBJECTIVES)
+    reached = min(result[o]["flops"] or 0.0 for o in OBJECTIVES) / race.settings.amount
     return {**result, "wall_seconds": race.elapsed(), "status": race.status,
+            "budget_reached": min(1.0, reached),  # below 1: the deadline stopped both objectives, level, before it
             "flops_per_second": flops / seconds if seconds else None,
             "share_of_peak": flops / seconds / peak if seconds else None,
             "floor_accuracy": summary["floor"]["probe_accuracy"],
@@ -195,10 +148,12 @@ def write_outputs(race: Race, header: dict, out: Path, name: str, title: str, de
 def _texts(result: dict, preset: str, hardware: str) -> tuple[str, str]:
     """The record's title and description."""
     race, budget = result["race"], result["budget_flops"]
-    title = f"ELECTRA-{preset.capitalize()} on one {hardware}: {flops_text(budget)} FLOPs each"
+    spent = min(race[o]["flops"] or 0.0 for o in OBJECTIVES) if race["budget_reached"] < 1 else budget
+    short = "" if race["budget_reached"] >= 1 else f" (the call's deadline stopped it at {flops_text(spent)})"
+    title = f"ELECTRA-{preset.capitalize()} on one {hardware}: {flops_text(budget)} FLOPs each{short}"
     share = f"{100 * race['share_of_peak']:.0f}% of its measured peak" if race["share_of_peak"] else "its peak unmeasured"
     description = (f"Recorded on one {hardware} ({result['peak']['dtype']}) in {race['wall_seconds'] / 60:.1f} minutes: "
-                   f"RTD and MLM each trained on {flops_text(budget)} training FLOPs, "
+                   f"RTD and MLM each trained on {flops_text(spent)} training FLOPs, "
                    f"{(race['flops_per_second'] or 0) / 1e12:.3g} TFLOP/s while training ({share}).")
     return title, description
 
@@ -220,35 +175,15 @@ def run_on_device(options: DeviceRunOptions) -> dict:
     peak = matmul_peak(device)
     say(f"peak: {peak['dtype']} {peak['n']}^3 matrix product, {peak['flops_per_second'] / 1e12:.3g} TFLOP/s")
 
-    calibrations = [calibrate(settings, o, work / f"calibration-{o}", options.warm_steps, options.timed_steps)
-                    for o in OBJECTIVES]
-    for c in calibrations:
-        say(f"calibration {c.objective}: {c.seconds_per_step * 1e3:.1f} ms a step, {c.flops_per_step:.3g} FLOPs a step, "
-            f"{c.tokens_per_second:,.0f} tokens/s, {c.flops_per_second / 1e12:.3g} TFLOP/s "
-            f"({100 * c.flops_per_second / peak['flops_per_second']:.1f}% of peak); setup {c.setup_seconds:.1f} s, "
-            f"save {c.save_seconds:.1f} s")
-    began = time.perf_counter()
-    probe(work / "calibration-rtd" / ENCODER_FOLDER["rtd"], settings.probe_config(), device=device)
-    probe_seconds = time.perf_counter() - began
-    shutil.rmtree(work / "calibration-rtd", ignore_errors=True)
-    shutil.rmtree(work / "calibration-mlm", ignore_errors=True)
-    if device == "cuda":
-        torch.cuda.empty_cache()
-
-    seconds_left = 60 * options.minutes - (time.perf_counter() - started)
-    plan = None
-    try:
-        plan = plan_budget(calibrations, probe_seconds, seconds_left, options.probes)
-        say(f"plan: {flops_text(plan.budget_flops)} FLOPs per objective in the {seconds_left:.0f} s left: about "
-            f"{plan.steps['rtd']:,} RTD and {plan.steps['mlm']:,} MLM steps, a probe every {plan.probe_every:,} steps "
-            f"({probe_seconds:.1f} s each), {plan.seconds:.0f} s in all")
-    except ValueError as error:
-        if options.budget_flops is None:
-            raise
-        say(f"plan: {error}")
+    sizing = size_race(settings, options.batch_sizes, options.min_budget, work,
+                       lambda: 60 * options.minutes - (time.perf_counter() - started), peak["flops_per_second"],
+                       options.probes, options.warm_steps, options.timed_steps)
+    calibrations, plan, probe_seconds = sizing.calibrations, sizing.plan, sizing.probe_seconds
+    if plan is None and options.budget_flops is None:
+        raise ValueError(sizing.tried[-1]["error"])
     budget = options.budget_flops or plan.budget_flops
     steps = max(budget / c.flops_per_step for c in calibrations)
-    settings = dataclasses.replace(settings, budget="flops", amount=budget,
+    settings = dataclasses.replace(settings, budget="flops", amount=budget, batch_size=sizing.batch_size,
                                    probe_every=max(1, int(steps // options.probes)) if plan is None else plan.probe_every)
     # The deadline leaves time for the last probes and the files: the race then stops both objectives level.
     deadline = 60 * options.deadline_minutes - (time.perf_counter() - started) - 3 * probe_seconds - 20
@@ -264,7 +199,7 @@ def run_on_device(options: DeviceRunOptions) -> dict:
               "bundle": {k: header[k] for k in ("corpus", "tokenizer", "documents", "tokens", "vocab_size")},
               "options": {k: v for k, v in dataclasses.asdict(options).items() if k not in PATHS}, "peak": peak,
               "calibration": [c.to_dict() for c in calibrations], "probe_seconds": probe_seconds,
-              "plan": plan.to_dict() if plan else None, "budget_flops": budget}
+              "plan": plan.to_dict() if plan else None, "tried": sizing.tried, "budget_flops": budget}
     race = Race(settings, work / "race", limits)
     race.extras["device_run"] = result
     name = f"{options.preset}-{flops_text(budget)}-{_gpu_tag(options.device)}-seed{options.seed}.json"
@@ -285,6 +220,8 @@ def say_summary(result: dict, written: list[Path]) -> None:
     race, peak = result["race"], result["peak"]
     say(f"budget: {flops_text(result['budget_flops'])} training FLOPs per objective; race wall time "
         f"{race['wall_seconds']:.0f} s ({race['status']}); the whole run {result['run_seconds']:.0f} s")
+    if race["budget_reached"] < 1:
+        say(f"deadline: the race stopped both objectives, level, at {100 * race['budget_reached']:.0f}% of the budget")
     for objective in OBJECTIVES:
         r = race[objective]
         if r["compute_seconds"]:

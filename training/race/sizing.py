@@ -12,6 +12,7 @@ Left out: a model of how a step's speed changes during a run (warm steps are ste
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass
 
 OBJECTIVES = ("rtd", "mlm")
@@ -53,6 +54,11 @@ class Plan:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def flops_text(value: float, digits: int = 2) -> str:
+    """2.1e16, not 2.1e+16: a budget as people write it (file names too)."""
+    return re.sub(r"e\+?0*(\d)", r"e\1", f"{value:.{digits}g}")
 
 
 def round_down(value: float, digits: int = 2) -> float:
