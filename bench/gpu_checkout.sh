@@ -52,6 +52,7 @@ case "${1:-}" in
     tree=$(travelling | bytes_of)
     carried=0
     for path in "$@"; do
+      [ -e "$path" ] || { echo "no such carried path: $path (make it first)" >&2; exit 1; }
       carried=$((carried + $(find "$path" -type f -print0 | bytes_of)))
     done
     total=$((tree + carried))

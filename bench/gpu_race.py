@@ -54,17 +54,13 @@ def main(argv: list[str] | None = None) -> None:
     bundle.set_defaults(func=cmd_bundle)
 
     run = sub.add_parser("run", help="peak, calibration, a sized budget, the race and its record, in one process")
-    defaults = DeviceRunOptions(bundle="", out="")
-    run.add_argument("--bundle", required=True, help="a bundle's folder (the `bundle` command's --out)")
-    run.add_argument("--out", required=True, help="where the record and the measurements go ($OUT on the device)")
     for field in dataclasses.fields(DeviceRunOptions):
-        if field.name in ("bundle", "out"):
-            continue
         many = str(field.type).startswith("tuple")  # tuple[int, ...]: one or more, in order
         kind = int if many else {"int": int, "float": float, "str": str}[str(field.type).split(" | ")[0]]
-        default = getattr(defaults, field.name)
+        shown = " ".join(map(str, field.default)) if many else field.default
         run.add_argument("--" + field.name.replace("_", "-"), type=kind, default=None, nargs="+" if many else None,
-                         help=f"default: {' '.join(map(str, default)) if many else default}")
+                         required=field.default is dataclasses.MISSING, help=field.metadata["help"]
+                         + ("" if field.default in (None, dataclasses.MISSING) else f" (default: {shown})"))
     run.set_defaults(func=cmd_run)
     args = parser.parse_args(argv)
     try:

@@ -40,28 +40,39 @@ from training.race.sizing import flops_text
 from training.race.timing import matmul_peak, say, size_race
 
 
+def _option(default, help_text: str):
+    """A field with its command line's help; `dataclasses.MISSING`: a required one."""
+    return dataclasses.field(default=default, metadata={"help": help_text})
+
+
 @dataclass(frozen=True)
 class DeviceRunOptions:
-    bundle: str  # a token bundle's folder (training/bundle.py): the corpus, its tokenizer, the probe's task
-    out: str  # the record, race.json, the metrics and device-run.json go here ($OUT on the device)
-    work: str | None = None  # the race's own folders (checkpoints: hundreds of MB); None: a new temporary folder
-    preset: str = "small"  # the paper's ELECTRA-Small
-    batch_sizes: tuple[int, ...] = (256, 512)  # blocks of 128 per step, tried in turn until a plan reaches min_budget
-    #   (the largest plan otherwise): 32, the preset's, leaves an H200 waiting on kernel launches
-    min_budget: float = 1e16  # FLOPs per objective the race should reach: 1,000 times the CPU's default race
-    lr: float = 5e-4  # the paper's ELECTRA-Small peak learning rate
-    temperature: float = 2.0  # the CPU races' measured recipe: at 1 a from-scratch discriminator fell to the base rate
-    seed: int = 0
-    device: str = "auto"  # CUDA with bf16 autocast when present
-    minutes: float = 6.0  # the whole run, from its start: the budget is sized to end by then
-    deadline_minutes: float = 8.5  # the race stops (level, probed) by then, whatever the plan said
-    probes: int = 6  # probes of each objective on the way (plus one at the end, and the untrained floor)
-    probe_train: int = 6824  # the whole sentiment split, as the CPU races probe
-    probe_test: int = 1706
-    warm_steps: int = 5  # calibration: steps before the timed ones (the first is counted for FLOPs, slowly)
-    timed_steps: int = 20
-    budget_flops: float | None = None  # a given budget per objective instead of the plan's (a dry run's)
-    threads: int | None = None  # torch CPU threads; None leaves torch's default
+    """Each field's help (its `metadata`) is the command line's (bench/gpu_race.py run --help)."""
+
+    bundle: str = _option(dataclasses.MISSING, "a token bundle's folder (training/bundle.py): corpus, tokenizer, the probe's task")
+    out: str = _option(dataclasses.MISSING, "the record, race.json, the metrics and device-run.json go here ($OUT on the device)")
+    work: str | None = _option(None, "the race's own folders (checkpoints: hundreds of MB); default: a new "
+                                     "temporary folder")
+    preset: str = _option("small", "encoder sizes (training/models.py); small: the paper's ELECTRA-Small")
+    batch_sizes: tuple[int, ...] = _option((256, 512), "blocks of 128 per step, calibrated in turn until a plan "
+                                           "reaches --min-budget (else the largest plan): the preset's 32 leaves an "
+                                           "H200 waiting on kernel launches")
+    min_budget: float = _option(1e16, "FLOPs per objective a plan should reach (1,000 times the CPU's default race)")
+    lr: float = _option(5e-4, "peak learning rate (the paper's ELECTRA-Small)")
+    temperature: float = _option(2.0, "generator sampling temperature: the CPU races' measured recipe (at 1, the "
+                                      "paper's, a from-scratch discriminator fell to the base rate there)")
+    seed: int = _option(0, "the race's seed")
+    device: str = _option("auto", "auto (CUDA with bf16 autocast when present), cuda or cpu")
+    minutes: float = _option(6.0, "the whole run, from its start: the budget is sized to end by then")
+    deadline_minutes: float = _option(8.5, "the race stops both objectives, level and probed, by then (from the "
+                                           "run's start) whatever the plan said")
+    probes: int = _option(6, "probes of each objective on the way (plus one at the end, and the untrained floor)")
+    probe_train: int = _option(6824, "sentiment sentences the probe fits (all 6,805, as the CPU races)")
+    probe_test: int = _option(1706, "sentiment sentences it scores (1,706 of 1,725, as the CPU races)")
+    warm_steps: int = _option(5, "calibration: steps before the timed ones (the first counts FLOPs, slowly)")
+    timed_steps: int = _option(20, "calibration: steps timed, per objective and batch size")
+    budget_flops: float | None = _option(None, "a given budget per objective instead of the plan's (a dry run's)")
+    threads: int | None = _option(None, "torch CPU threads; default: torch's")
 
 
 PATHS = ("bundle", "out", "work")  # options that name this machine's folders: not kept in the record
