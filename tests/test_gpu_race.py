@@ -153,6 +153,9 @@ def test_the_device_command_runs_here_end_to_end_and_writes_what_comes_back(bund
     assert all(BUDGET <= last[o]["flops"] < BUDGET + per_step[o] for o in last)  # equal FLOPs, to one step
     finals = {p["objective"]: p for p in record["probes"] if p["step"] == last[p["objective"]]["step"]}
     assert set(finals) == {"rtd", "mlm"} and record["floor"] is not None
+    every = record["settings"]["probe_every"]  # 2 probes on the way: every half of the longer objective's steps
+    assert every == math.ceil(max(BUDGET / per_step[o] for o in last) / 2)
+    assert {(p["objective"], p["step"]) for p in record["probes"]} >= {("rtd", every), ("mlm", every)}
     text = files[name].read_text()
     assert str(tmp_path) not in text and str(bundle) not in text  # no folder of the machine it ran on
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import json
+import math
 import re
 import shutil
 import tempfile
@@ -193,9 +194,10 @@ def run_on_device(options: DeviceRunOptions) -> dict:
     if plan is None and options.budget_flops is None:
         raise ValueError(sizing.tried[-1]["error"])
     budget = options.budget_flops or plan.budget_flops
-    steps = max(budget / c.flops_per_step for c in calibrations)
+    steps = max(budget / c.flops_per_step for c in calibrations)  # the objective that takes the most
+    probe_every = plan.probe_every if options.budget_flops is None else max(1, math.ceil(steps / options.probes))
     settings = dataclasses.replace(settings, budget="flops", amount=budget, batch_size=sizing.batch_size,
-                                   probe_every=max(1, int(steps // options.probes)) if plan is None else plan.probe_every)
+                                   probe_every=probe_every)
     # The deadline leaves time for the last probes and the files: the race then stops both objectives level.
     deadline = 60 * options.deadline_minutes - (time.perf_counter() - started) - 3 * probe_seconds - 20
     limits = RaceLimits(max_minutes=max(deadline, 1.0) / 60, max_steps=10**9, max_flops=budget,
