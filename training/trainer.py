@@ -19,7 +19,6 @@ a run writes (metrics.jsonl, checkpoint.pt, the models): training/runfiles.py.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import math
 import time
@@ -36,10 +35,10 @@ from transformers import AutoTokenizer
 
 from training import bundle
 from training import data as data_lib
-from training.build import objective_and_optimizer
+from training.build import masking_for, objective_and_optimizer
 from training.config import TrainConfig
 from training.metrics import step_metrics, supervised_positions
-from training.objectives import BERT_MASKING, ELECTRA_MASKING, MaskingConfig, StepOutput, mask_tokens
+from training.objectives import StepOutput, mask_tokens
 from training.runfiles import MetricsLog, load_checkpoint, save_checkpoint, save_models
 from training.tokenizer import load_tokenizer
 
@@ -170,8 +169,7 @@ class _Run:
         self.main = accelerator.is_main_process
         self.tokenizer, self.streams = _tokenizer_and_streams(config, out_dir, resume, accelerator)
         objective, optimizer = objective_and_optimizer(config, len(self.tokenizer), self.tokenizer.pad_token_id)
-        masking: MaskingConfig = ELECTRA_MASKING if config.objective == "rtd" else BERT_MASKING
-        self.masking = dataclasses.replace(masking, rate=config.mask_rate)
+        self.masking = masking_for(config)
 
         self.checkpoint = out_dir / "checkpoint.pt"
         self.counters = Counters()

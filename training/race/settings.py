@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 
 from training.bundle import is_bundle
-from training.config import TrainConfig
+from training.config import TrainConfig, for_objective, refuse_unknown
 from training.data import BUILT_IN_CORPORA
 from training.downstream.probe import ProbeConfig
 
@@ -136,12 +136,13 @@ class RaceSettings:
         minutes = self.amount if self.budget == "minutes" else None
         if limits is not None:  # the server's wall-clock bound stops any race
             minutes = min(minutes or limits.max_minutes, limits.max_minutes)
+        pair = for_objective(objective, dict(  # the generator's settings: the RTD side's alone
+            disc_weight=self.disc_weight, temperature=self.temperature, generator_layers=self.generator_layers,
+            generator_hidden=self.generator_hidden))
         return TrainConfig(
             objective=objective, preset=self.preset, corpus=self.corpus, tokenizer=self.tokenizer,
             max_documents=self.max_documents, seq_len=self.seq_len, batch_size=self.batch_size, lr=self.lr,
-            warmup=self.warmup, mask_rate=self.mask_rate, disc_weight=self.disc_weight,
-            temperature=self.temperature, generator_layers=self.generator_layers,
-            generator_hidden=self.generator_hidden,
+            warmup=self.warmup, mask_rate=self.mask_rate, **pair,
             max_steps=int(self.amount) if self.budget == "steps" else None,
             max_flops=float(self.amount) if self.budget == "flops" else None, max_minutes=minutes,
             log_every=1,  # one event per step: the race interleaves step by step
@@ -156,8 +157,10 @@ class RaceSettings:
 
     @classmethod
     def from_dict(cls, values: dict) -> "RaceSettings":
+        """Settings from a dict (race.json's); a key that is no setting is an error naming it."""
         names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in values.items() if k in names})
+        refuse_unknown(values, names, "race setting")
+        return cls(**values)
 
 
 def default_settings(preset: str | None = None, device: str = "auto", **changes) -> RaceSettings:
