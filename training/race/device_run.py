@@ -204,7 +204,7 @@ def run_on_device(options: DeviceRunOptions) -> dict:
                         presets=tuple(PRESETS), local_corpora=True)
     say(f"race: {flops_text(budget)} FLOPs per objective{' (given)' if options.budget_flops else ''}, "
         f"batch {settings.batch_size} x {settings.seq_len}, lr {settings.lr:g}, temperature {settings.temperature:g}; "
-        f"stops by {limits.max_minutes:.1f} min whatever the plan said")
+        f"a deadline stops it, level, after {limits.max_minutes:.1f} min of racing whatever the plan said")
 
     result = {"hardware": {"name": hardware, "device": describe_device(options.device, options.threads),
                            "torch": torch.__version__, "cuda": torch.version.cuda,
