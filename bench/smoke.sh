@@ -23,3 +23,6 @@ python bench/load.py --model tiny --clients 3 --calls 2
 python bench/class_load.py --students 3 --pause 0 1
 python bench/abuse.py --students 3 --only top_k
 python bench/race_search.py table
+python bench/gpu_race.py bundle --out runs/smoke-gpu-bundle --tokenizer wordpiece:1000 --max-documents 200
+OUT=runs/smoke-gpu-race PYTHON=python bash bench/gpu_race.sh runs/smoke-gpu-bundle --preset tiny --device cpu \
+  --batch-sizes 8 --lr 2e-3 --probe-train 200 --probe-test 100 --probes 2 --budget-flops 2e9

@@ -43,10 +43,10 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils.flop_counter import FlopCounterMode
 
 from training import data as data_lib
-from training.build import param_groups
+from training.build import build_objective, masking_for, param_groups
 from training.config import TrainConfig
-from training.models import build_electra, build_mlm, count_parameters, resolve_preset
-from training.objectives import BERT_MASKING, ELECTRA_MASKING, MLMObjective, RTDObjective, mask_tokens
+from training.models import build_electra, count_parameters, resolve_preset
+from training.objectives import mask_tokens
 from training.tokenizer import load_tokenizer
 
 
@@ -113,6 +113,7 @@ def make_steps(args: argparse.Namespace, tokenizer, batch: dict[str, torch.Tenso
     preset = resolve_preset(args.preset)
     vocab, pad = len(tokenizer), tokenizer.pad_token_id
     config = TrainConfig(preset=args.preset, seq_len=args.seq_len, batch_size=args.batch_size, max_steps=1, seed=args.seed)
+    mlm_config = dataclasses.replace(config, objective="mlm")
 
     def optimizer_for(module: nn.Module) -> torch.optim.Optimizer:
         return torch.optim.AdamW(param_groups(module, config, set()), lr=config.lr, eps=1e-6)  # as the trainer
@@ -136,16 +137,18 @@ def make_steps(args: argparse.Namespace, tokenizer, batch: dict[str, torch.Tenso
 
         return step
 
-    # Each variant trains its own copy; both RTD pairs start from the same weights (same seed).
-    rtd = RTDObjective(*build_electra(preset, vocab, pad, args.seed), config.disc_weight, config.temperature)
+    # Each variant trains its own copy; both RTD pairs start from the same weights (same seed). Ours are built, and
+    # masked, as the trainer builds and masks them (training/build.py).
+    rtd, _ = build_objective(config, vocab, pad)
+    masking = masking_for(config)
     generator, discriminator = build_electra(preset, vocab, pad, args.seed)
     theirs = Electra(
         LogitsOnly(generator),
         LogitsOnly(discriminator),
         num_tokens=vocab,
-        mask_prob=ELECTRA_MASKING.rate,
-        replace_prob=ELECTRA_MASKING.mask_frac,
-        random_token_prob=ELECTRA_MASKING.random_frac,
+        mask_prob=masking.rate,
+        replace_prob=masking.mask_frac,
+        random_token_prob=masking.random_frac,
         mask_token_id=tokenizer.mask_token_id,
         pad_token_id=pad,
         mask_ignore_token_ids=[tokenizer.cls_token_id, tokenizer.sep_token_id],
@@ -159,11 +162,11 @@ def make_steps(args: argparse.Namespace, tokenizer, batch: dict[str, torch.Tenso
             loss = theirs(batch["input_ids"], attention_mask=batch["attention_mask"]).loss
         update(theirs, theirs_optimizer, loss)
 
-    mlm = MLMObjective(build_mlm(preset, vocab, pad, args.seed))
+    mlm, _ = build_objective(mlm_config, vocab, pad)
     modules = {"ours RTD": rtd, "theirs RTD": theirs, "ours MLM": mlm}
     for module in modules.values():
         module.train()
-    steps = {"ours RTD": ours(rtd, ELECTRA_MASKING), "theirs RTD": theirs_step, "ours MLM": ours(mlm, BERT_MASKING)}
+    steps = {"ours RTD": ours(rtd, masking), "theirs RTD": theirs_step, "ours MLM": ours(mlm, masking_for(mlm_config))}
     return {name: (modules[name], steps[name]) for name in modules}
 
 

@@ -63,6 +63,8 @@ def test_on_a_budget_of_steps_the_schedule_is_transformers_own(schedule, name):
         assert lr_factor((step + 1) / max_steps, warmup, schedule) == pytest.approx(scheduler.get_last_lr()[0], abs=1e-12)
 
 
-def test_config_from_dict_ignores_unknown_keys():
-    values = {**dataclasses.asdict(BASE), "world_size": 2, "vocab_size": 1000}
+def test_config_from_dict_skips_what_the_trainer_adds_and_refuses_any_other_key():
+    values = {**dataclasses.asdict(BASE), "world_size": 2, "vocab_size": 1000, "blocks": 7}
     assert TrainConfig.from_dict(values) == BASE
+    with pytest.raises(ValueError, match="unknown training settings: gen_layers, tempreature"):
+        TrainConfig.from_dict({**values, "tempreature": 2.0, "gen_layers": 1})

@@ -1,6 +1,6 @@
 """A run's trainable parts from its `TrainConfig`, built in one place: the objective (the RTD pair or the MLM
-encoder, any warm start copied in), set up to train (dropout, what is frozen), and AdamW with its parameter
-groups, each with its own base learning rate. The config checked its own settings when it was made
+encoder, any warm start copied in) and its masking step, set up to train (dropout, what is frozen), and AdamW with
+its parameter groups, each with its own base learning rate. The config checked its own settings when it was made
 (training/config.py); what needs the preset (the sequence length) is checked here.
 """
 
@@ -15,7 +15,7 @@ import torch
 from training import warmstart
 from training.config import TrainConfig
 from training.models import EncoderSize, Preset, build_electra, build_mlm, resolve_preset, untie_embeddings
-from training.objectives import MLMObjective, RTDObjective
+from training.objectives import BERT_MASKING, ELECTRA_MASKING, MaskingConfig, MLMObjective, RTDObjective
 
 
 def param_groups(module: torch.nn.Module, config: TrainConfig, warm_names: set[str]) -> list[dict]:
@@ -90,6 +90,12 @@ def build_objective(config: TrainConfig, vocab_size: int, pad_id: int) -> tuple[
             "generator warm start", "a pair folder with generator/")
     return RTDObjective(generator, discriminator, config.disc_weight, config.temperature,
                         config.hot_share, config.hot_temperature), warm
+
+
+def masking_for(config: TrainConfig) -> MaskingConfig:
+    """The objective's masking step, at the config's rate: ELECTRA's (85% [MASK], the rest kept) for RTD, BERT's
+    (80% [MASK], 10% random, 10% kept) for MLM. The trainer and the benchmarks mask with it."""
+    return dataclasses.replace(ELECTRA_MASKING if config.objective == "rtd" else BERT_MASKING, rate=config.mask_rate)
 
 
 def objective_and_optimizer(config: TrainConfig, vocab_size: int, pad_id: int) -> tuple[torch.nn.Module,

@@ -10,9 +10,14 @@ import dataclasses
 from dataclasses import dataclass
 
 
-# The settings of the generator + discriminator pair: an MLM run refuses them (the checks below, all in one place).
+# The settings of the generator + discriminator pair: an MLM run refuses any of them set away from its default (the
+# checks below, all in one place), rather than train without them. Commands that train both objectives on one set of
+# settings (a race, `compare`) give them to the RTD side alone: `for_objective`.
 RTD_ONLY = ("warm_start", "generator_warm_start", "generator_stack", "untie_embeddings", "freeze_generator", "hot_share",
-            "generator_head_only")
+            "hot_temperature", "generator_head_only", "disc_weight", "temperature", "generator_layers",
+            "generator_hidden", "generator_lr_scale")
+WARM_START_ONLY = ("warm_start", "generator_warm_start", "generator_stack", "warm_start_lr_scale")  # copying weights
+SAVED_EXTRAS = ("world_size", "vocab_size", "blocks", "mixed_blocks")  # what the trainer adds to a run's config.json
 
 
 @dataclass(frozen=True)
@@ -79,9 +84,14 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if self.objective not in ("rtd", "mlm"):
             raise ValueError(f"objective must be 'rtd' or 'mlm', not {self.objective!r}")
-        given = [name for name in RTD_ONLY if getattr(self, name)]
+        given = changed(self, RTD_ONLY)
         if self.objective == "mlm" and given:
             raise ValueError(f"{', '.join(given)}: only implemented for the RTD pair (objective rtd), not for mlm")
+        if changed(self, ("hot_temperature",)) and not self.hot_share:
+            raise ValueError("hot_temperature is the temperature of the hot share: give hot_share too")
+        if changed(self, ("warm_start_lr_scale",)) and not (self.warm_start or self.generator_warm_start):
+            raise ValueError("warm_start_lr_scale scales the copied weights' rate: give warm_start or "
+                             "generator_warm_start too")
         if self.generator_stack and self.generator_warm_start in (None, "minilm"):
             raise ValueError("generator_stack deepens a trained generator: give a pair folder as generator_warm_start")
         if not (self.max_steps or self.max_flops or self.max_minutes):
@@ -120,5 +130,26 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, values: dict) -> "TrainConfig":
+        """A config from a dict, a run's config.json too (the keys the trainer adds to it are skipped); any other
+        key is an error naming it, not a setting silently dropped."""
         names = {f.name for f in dataclasses.fields(cls)}
+        refuse_unknown(values, names | set(SAVED_EXTRAS), "training setting")
         return cls(**{k: v for k, v in values.items() if k in names})
+
+
+def changed(config, names) -> list[str]:
+    """Those of `names` whose value in `config` is not its field's default, in order."""
+    defaults = {f.name: f.default for f in dataclasses.fields(config)}
+    return [name for name in names if getattr(config, name) != defaults[name]]
+
+
+def refuse_unknown(values: dict, known: set[str], what: str) -> None:
+    """ValueError naming every key of `values` that is not in `known`."""
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ValueError(f"unknown {what}{'s' if len(unknown) > 1 else ''}: {', '.join(map(str, unknown))}")
+
+
+def for_objective(objective: str, values: dict) -> dict:
+    """`values` (settings for both objectives) as they apply to `objective`: the RTD pair's left out for mlm."""
+    return {k: v for k, v in values.items() if objective == "rtd" or k not in RTD_ONLY}

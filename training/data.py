@@ -290,7 +290,11 @@ def make_sentence_blocks(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerB
     return Blocks(ids, (tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id), seed)
 
 
-def make_blocks(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerBase, seq_len: int, seed: int, cache: Path | None = None) -> Blocks:
-    stream = tokenize_stream(texts, tokenizer, cache)
+def stream_blocks(stream: np.ndarray, tokenizer: PreTrainedTokenizerBase, seq_len: int, seed: int) -> Blocks:
+    """A token stream (`tokenize_stream`'s, or a token bundle's: training/bundle.py) as packed blocks."""
     ids = pack_blocks(stream, seq_len, tokenizer.cls_token_id, tokenizer.sep_token_id)
     return Blocks(ids, (tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id), seed)
+
+
+def make_blocks(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerBase, seq_len: int, seed: int, cache: Path | None = None) -> Blocks:
+    return stream_blocks(tokenize_stream(texts, tokenizer, cache), tokenizer, seq_len, seed)

@@ -46,15 +46,16 @@ def train_wordpiece(texts: Sequence[str], vocab_size: int) -> PreTrainedTokenize
     wordpiece.train_from_iterator(texts, vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, show_progress=False)
     # Training does not install BERT's template; without it no [CLS] ... [SEP] would be added.
     wordpiece.post_processor = BertProcessing(("[SEP]", wordpiece.token_to_id("[SEP]")), ("[CLS]", wordpiece.token_to_id("[CLS]")))
-    return PreTrainedTokenizerFast(
-        tokenizer_object=wordpiece._tokenizer,
-        unk_token="[UNK]",
-        pad_token="[PAD]",
-        cls_token="[CLS]",
-        sep_token="[SEP]",
-        mask_token="[MASK]",
-        model_max_length=512,
-    )
+    return fast_tokenizer(wordpiece._tokenizer)
+
+
+def fast_tokenizer(backend, unk_token: str = "[UNK]", pad_token: str = "[PAD]", cls_token: str = "[CLS]",
+                   sep_token: str = "[SEP]", mask_token: str = "[MASK]") -> PreTrainedTokenizerFast:
+    """A `tokenizers.Tokenizer` (a trained WordPiece, or one read from its tokenizer.json) as transformers'
+    tokenizer, with BERT's special tokens."""
+    return PreTrainedTokenizerFast(tokenizer_object=backend, unk_token=unk_token, pad_token=pad_token,
+                                   cls_token=cls_token, sep_token=sep_token, mask_token=mask_token,
+                                   model_max_length=512)
 
 
 def load_tokenizer(spec: str, training_texts: Sequence[str] | None = None, cache_dir: Path | None = None) -> PreTrainedTokenizerBase:

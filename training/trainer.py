@@ -19,7 +19,6 @@ a run writes (metrics.jsonl, checkpoint.pt, the models): training/runfiles.py.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import math
 import time
@@ -34,11 +33,12 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils.flop_counter import FlopCounterMode
 from transformers import AutoTokenizer
 
+from training import bundle
 from training import data as data_lib
-from training.build import objective_and_optimizer
+from training.build import masking_for, objective_and_optimizer
 from training.config import TrainConfig
 from training.metrics import step_metrics, supervised_positions
-from training.objectives import BERT_MASKING, ELECTRA_MASKING, MaskingConfig, StepOutput, mask_tokens
+from training.objectives import StepOutput, mask_tokens
 from training.runfiles import MetricsLog, load_checkpoint, save_checkpoint, save_models
 from training.tokenizer import load_tokenizer
 
@@ -64,17 +64,13 @@ class _Stream(NamedTuple):
     blocks: data_lib.Blocks
 
 
-def _streams(config: TrainConfig, texts, tokenizer, cache) -> list[_Stream]:
+def _streams(config: TrainConfig, blocks: Callable[[int, bool], data_lib.Blocks]) -> list[_Stream]:
     """One stream per block length; step s trains on stream s % len(streams), whose batches are
-    numbered s // len(streams): each stream keeps its own resumable order."""
-    streams = [_Stream(config.seq_len, config.batch_size,
-                       data_lib.make_blocks(texts, tokenizer, config.seq_len, config.seed, cache))]
+    numbered s // len(streams): each stream keeps its own resumable order. `blocks(length, sentences)`
+    cuts the corpus into blocks of that length (of whole sentences, or of running text)."""
+    streams = [_Stream(config.seq_len, config.batch_size, blocks(config.seq_len, False))]
     if config.mixed_seq_len:
-        if config.mixed_sentences:
-            short = data_lib.make_sentence_blocks(texts, tokenizer, config.mixed_seq_len, config.seed, cache,
-                                                  unpunctuated=config.unpunctuated)
-        else:
-            short = data_lib.make_blocks(texts, tokenizer, config.mixed_seq_len, config.seed, cache)
+        short = blocks(config.mixed_seq_len, config.mixed_sentences)
         streams.append(_Stream(config.mixed_seq_len, config.batch_size * config.seq_len // config.mixed_seq_len, short))
     return streams
 
@@ -113,6 +109,11 @@ def _cpu_autocast(config: TrainConfig, accelerator: Accelerator):
 
 def _tokenizer_and_streams(config: TrainConfig, out_dir: Path, resume: bool, accelerator: Accelerator):
     """The run's tokenizer and its block streams, the same on every rank."""
+    if bundle.is_bundle(config.corpus):  # tokenized elsewhere: its tokenizer and stream, as they are
+        bundle.refuse_text_settings(config)
+        tokens = bundle.read_bundle(config.corpus, config.tokenizer)
+        return tokens.tokenizer, _streams(config, lambda length, sentences: data_lib.stream_blocks(
+            tokens.stream, tokens.tokenizer, length, config.seed))
     cache = data_lib.cache_dir()
     corpus = data_lib.load_corpus(config.corpus)
     texts = corpus.train[: config.max_documents] if config.max_documents else corpus.train
@@ -122,7 +123,14 @@ def _tokenizer_and_streams(config: TrainConfig, out_dir: Path, resume: bool, acc
         # A resumed run reuses its own saved tokenizer: a retrained WordPiece would renumber tokens.
         saved = out_dir / "tokenizer.json"
         tokenizer = AutoTokenizer.from_pretrained(out_dir) if resume and saved.exists() else load_tokenizer(config.tokenizer, texts, cache)
-        streams = _streams(config, texts, tokenizer, cache)
+
+        def blocks(length: int, sentences: bool) -> data_lib.Blocks:
+            if sentences:
+                return data_lib.make_sentence_blocks(texts, tokenizer, length, config.seed, cache,
+                                                     unpunctuated=config.unpunctuated)
+            return data_lib.make_blocks(texts, tokenizer, length, config.seed, cache)
+
+        streams = _streams(config, blocks)
     return tokenizer, streams
 
 
@@ -161,8 +169,7 @@ class _Run:
         self.main = accelerator.is_main_process
         self.tokenizer, self.streams = _tokenizer_and_streams(config, out_dir, resume, accelerator)
         objective, optimizer = objective_and_optimizer(config, len(self.tokenizer), self.tokenizer.pad_token_id)
-        masking: MaskingConfig = ELECTRA_MASKING if config.objective == "rtd" else BERT_MASKING
-        self.masking = dataclasses.replace(masking, rate=config.mask_rate)
+        self.masking = masking_for(config)
 
         self.checkpoint = out_dir / "checkpoint.pt"
         self.counters = Counters()

@@ -28,6 +28,7 @@ training library never imports the app, and the sentences it uses are for the fi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import time
@@ -38,7 +39,7 @@ import torch
 from transformers import AutoTokenizer
 
 from training.build import build_objective
-from training.config import TrainConfig
+from training.config import WARM_START_ONLY, TrainConfig
 from training.downstream import cloze
 from training.downstream.evaluate import CLOZE_SENTENCES, detection, swap_pairs
 
@@ -64,7 +65,9 @@ def load_checkpoint_pair(run: Path):
     """(generator, discriminator, tokenizer, step) from the run's checkpoint.pt, as the trainer last saved them."""
     settings = json.loads((run / "config.json").read_text())
     # The checkpoint holds every weight: build the architecture only (no warm start to copy from).
-    config = TrainConfig.from_dict({**settings, "warm_start": None, "generator_warm_start": None})
+    # (and the settings that only shape a warm start go back to their defaults with it: the config refuses them alone)
+    defaults = {f.name: f.default for f in dataclasses.fields(TrainConfig)}
+    config = TrainConfig.from_dict({**settings, **{k: defaults[k] for k in WARM_START_ONLY}})
     tokenizer = AutoTokenizer.from_pretrained(run)
     state = torch.load(run / "checkpoint.pt", map_location="cpu", weights_only=False)
     objective, _ = build_objective(config, len(tokenizer), tokenizer.pad_token_id)

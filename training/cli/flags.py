@@ -7,7 +7,7 @@ import argparse
 import dataclasses
 import typing
 
-from training.config import TrainConfig
+from training.config import TrainConfig, for_objective
 
 CONFIG_SKIP = {"objective"}  # pretrain takes --objective itself; compare runs both
 
@@ -33,7 +33,9 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(flag, type=types[field.name], default=field.default, help=f"default: {field.default}")
 
 
-def config_from(args: argparse.Namespace, objective: str) -> TrainConfig:
-    """The TrainConfig the flags given describe, for `objective`."""
+def config_from(args: argparse.Namespace, objective: str, both: bool = False) -> TrainConfig:
+    """The TrainConfig the flags given describe, for `objective`. `both` (compare: one set of flags for the two
+    objectives): the RTD pair's settings go to the RTD side alone; otherwise an MLM run refuses them."""
     names = {f.name for f in dataclasses.fields(TrainConfig)}
-    return TrainConfig(**{k: v for k, v in vars(args).items() if k in names and k != "objective"}, objective=objective)
+    values = {k: v for k, v in vars(args).items() if k in names and k != "objective"}
+    return TrainConfig(**(for_objective(objective, values) if both else values), objective=objective)

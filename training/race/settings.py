@@ -15,7 +15,8 @@ from pathlib import Path
 
 import torch
 
-from training.config import TrainConfig
+from training.bundle import is_bundle
+from training.config import TrainConfig, for_objective, refuse_unknown
 from training.data import BUILT_IN_CORPORA
 from training.downstream.probe import ProbeConfig
 
@@ -51,6 +52,8 @@ class RaceLimits:
     max_steps: int = 50_000  # per objective
     max_flops: float = 1e17  # per objective (the default CPU race uses CPU_RACE_FLOPS)
     presets: tuple[str, ...] = ("tiny", "mini", "small")
+    local_corpora: bool = False  # any file, or a token bundle's folder, as the corpus: the command line's own bounded
+    #   race (a borrowed GPU's, training/race/device_run.py); never a server's, whose corpora are uploads
 
 
 @dataclass(frozen=True)
@@ -106,14 +109,15 @@ class RaceSettings:
                 raise ValueError(f"{name.replace('_', ' ')} must be a whole number from 1 to {most}, not {value!r}")
         if self.probe_every < 0 or self.seed < 0:
             raise ValueError("probe interval and seed must not be negative")
-        self._check_corpus(server=limits is not None)
+        self._check_corpus(server=limits is not None and not limits.local_corpora)
         if self.device not in ("auto", "cpu", "cuda"):
             raise ValueError(f"device must be auto, cpu or cuda, not {self.device!r}")
         if self.device == "cuda" and not torch.cuda.is_available():
             raise ValueError("no CUDA device on this machine; choose auto or cpu")
 
     def _check_corpus(self, server: bool) -> None:
-        """Built-in names (joined by "+" too) or .txt/.jsonl files; the CLI may also name any existing file.
+        """Built-in names (joined by "+" too) or .txt/.jsonl files; the CLI may also name any existing file, or a
+        token bundle's folder (training/bundle.py), alone.
         Whether a file exists and reads is the corpus loader's to say (training.data)."""
         parts = [part.strip() for part in str(self.corpus).split("+")]
         if not all(parts) or len(set(parts)) != len(parts):
@@ -121,6 +125,8 @@ class RaceSettings:
         for part in parts:
             path = Path(part)
             if part in BUILT_IN_CORPORA or path.suffix.lower() in (".txt", ".jsonl") or (not server and path.is_file()):
+                continue
+            if not server and len(parts) == 1 and is_bundle(path):  # tokenized elsewhere (training/bundle.py)
                 continue
             raise ValueError(f"unknown corpus {part!r}; choose {' or '.join(BUILT_IN_CORPORA)} (or both, joined by +), "
                              "or a .txt or .jsonl file")
@@ -130,12 +136,13 @@ class RaceSettings:
         minutes = self.amount if self.budget == "minutes" else None
         if limits is not None:  # the server's wall-clock bound stops any race
             minutes = min(minutes or limits.max_minutes, limits.max_minutes)
+        pair = for_objective(objective, dict(  # the generator's settings: the RTD side's alone
+            disc_weight=self.disc_weight, temperature=self.temperature, generator_layers=self.generator_layers,
+            generator_hidden=self.generator_hidden))
         return TrainConfig(
             objective=objective, preset=self.preset, corpus=self.corpus, tokenizer=self.tokenizer,
             max_documents=self.max_documents, seq_len=self.seq_len, batch_size=self.batch_size, lr=self.lr,
-            warmup=self.warmup, mask_rate=self.mask_rate, disc_weight=self.disc_weight,
-            temperature=self.temperature, generator_layers=self.generator_layers,
-            generator_hidden=self.generator_hidden,
+            warmup=self.warmup, mask_rate=self.mask_rate, **pair,
             max_steps=int(self.amount) if self.budget == "steps" else None,
             max_flops=float(self.amount) if self.budget == "flops" else None, max_minutes=minutes,
             log_every=1,  # one event per step: the race interleaves step by step
@@ -144,12 +151,16 @@ class RaceSettings:
         )
 
     def probe_config(self) -> ProbeConfig:
-        return ProbeConfig(n_train=self.probe_train, n_test=self.probe_test, seed=self.seed)
+        # A race on a token bundle probes the task the bundle carries (the same sentences as the built-in task).
+        task = self.corpus if is_bundle(self.corpus) else None
+        return ProbeConfig(n_train=self.probe_train, n_test=self.probe_test, seed=self.seed, task=task)
 
     @classmethod
     def from_dict(cls, values: dict) -> "RaceSettings":
+        """Settings from a dict (race.json's); a key that is no setting is an error naming it."""
         names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in values.items() if k in names})
+        refuse_unknown(values, names, "race setting")
+        return cls(**values)
 
 
 def default_settings(preset: str | None = None, device: str = "auto", **changes) -> RaceSettings:
