@@ -52,12 +52,23 @@ def qr_svg(link: str) -> str:
     return f'<div class="ee-qr" role="img" aria-label="QR code of the class link">{svg}</div>'
 
 
-def links_card_html(code: str, student_link: str, view_link: str) -> str:
-    """The teacher's two links: the students' (with its QR code) and the projector's, view-only. The teacher key
-    is in neither: it stays in this browser's storage."""
+def address_note_html(note: str, command: str = "") -> str:
+    """One line for the teacher when phones cannot open the students' link (a server on this computer only), and
+    the command that lets them in, in code type."""
+    if not note:
+        return ""
+    said = f"{esc(note)}: <code>{esc(command)}</code>" if command else esc(note)
+    return f'<p id="class-address-note" role="status" style="margin:4px 0 6px;font-weight:600">⚠ {said}</p>'
+
+
+def links_card_html(code: str, student_link: str, view_link: str, note: str = "", command: str = "") -> str:
+    """The teacher's two links: the students' (with its QR code) and the projector's, view-only, and `note` (with
+    `command`) when phones cannot open them (explainer/core/addresses.py). The teacher key is in neither: it stays in this
+    browser's storage."""
     return _wrap(
         f'<div class="ee-grid" style="align-items:center"><div>'
         f'<p style="margin:0">Class code <span class="ee-code" id="class-code">{esc(pretty_code(code))}</span></p>'
+        f'{address_note_html(note, command)}'
         f'<p style="margin:4px 0 0">Students join at</p><p style="margin:2px 0 8px;overflow-wrap:anywhere">'
         f'<a id="class-student-link" href="{esc(student_link)}" target="_blank" rel="noopener">{esc(student_link)}</a></p>'
         f'<p style="margin:0">Open this on the projector (it shows the class and moves nothing):</p>'
