@@ -200,3 +200,19 @@ def test_a_server_on_ipv6_loopback_starts_and_listens_there():
         assert demo.local_url == f"http://[::1]:{demo.server_port}/"
     finally:
         demo.close()
+
+
+def test_the_teachers_card_says_why_phones_cannot_join_and_the_choice_shows_only_with_several_addresses():
+    from explainer.render.class_view import links_card_html
+    from explainer.ui.class_address import allowed, chooser_update
+
+    local = at.reach("127.0.0.1", 7860, "http://127.0.0.1:7860/class", (), "python app.py --classroom")
+    html = links_card_html("ABCDEF", "http://127.0.0.1:7860/class?class=ABCDEF", "v", local.note, local.command)
+    assert ('id="class-address-note"' in html and "phones cannot open its link" in html
+            and "<code>python app.py --classroom</code>" in html)
+    assert 'id="class-address-note"' not in links_card_html("ABCDEF", "http://10.12.0.57:7860/class", "v")
+    several = at.reach("0.0.0.0", 7860, "", at.choose(SCHOOL, "0.0.0.0", "10.12.0.57"), "x")
+    update = chooser_update(several, "http://192.168.4.2:7860")
+    assert (update["visible"], update["value"], len(update["choices"])) == (True, "http://192.168.4.2:7860", 2)
+    assert chooser_update(local)["visible"] is False
+    assert allowed(several, "http://evil.example:80") == "http://10.12.0.57:7860"  # only what the server offers
