@@ -12,6 +12,12 @@ sentence), the reveal (one sentence: its fakes, the class's catches beside ELECT
 most so far), round B (the edits that fooled ELECTRA, live), the results and the end (the class against ELECTRA,
 the best fooling edits). Under the title, every phase says which generator forged the round's fakes. Lists are
 cut to what fits (the rest counted), and every user text passes through `esc`.
+
+Every number says what it counts: the reveal's two panels are this sentence's points (ELECTRA's own, with its false
+alarms, counted once per answer as the class's are), and a line below gives the class so far; an original word
+ELECTRA flagged is listed under the fakes, where its false alarm costs it. The results count both rounds by the
+rules of explainer/lesson/class_match.py, stated under the table. Every verdict is P(replaced) above 50%, and its
+label never rounds onto the other side of that line (style.verdict_pct).
 """
 
 from __future__ import annotations
@@ -21,15 +27,18 @@ from typing import TYPE_CHECKING
 from explainer.core.class_phases import LABELS
 from explainer.core.generators import label as forger
 from explainer.render.class_view import pretty_code, qr_svg
-from explainer.render.style import FONT, MLM_COLOUR, RTD_COLOUR, esc, p_colour, pct
+from explainer.lesson.class_match import RULE_A, RULE_B, match
+from explainer.render.style import FONT, MLM_COLOUR, RTD_COLOUR, esc, p_colour, verdict_pct
 
 if TYPE_CHECKING:
     from explainer.lesson.class_session import FakeStats, TeacherView
+    from explainer.lesson.class_teacher import AlarmStats, SentenceStats
     from explainer.lesson.game import Score
 
 NAMES_SHOWN = 30  # nicknames in the lobby; the rest are counted
 EDITS_SHOWN = 5
 FOOLING_SHOWN = 3
+ALARMS_SHOWN = 3  # original words flagged or ticked, under a sentence's fakes
 PROGRESS_SHOWN = 10  # sentences: game.MAX_SENTENCES
 
 ROOM_CSS = """
@@ -89,11 +98,14 @@ def _meter(share: float | None) -> str:
     return f'<span class="ee-meter" aria-hidden="true"><span style="width:{width}%"></span></span>'
 
 
-def _verdict(fake: FakeStats) -> str:
+def _verdict(fake: FakeStats | AlarmStats, fake_word: bool = True) -> str:
+    """ELECTRA's verdict on a word, on the 50% line: a fake flagged (+1) or missed, an original flagged (a false
+    alarm, -1 on each answer) or left alone."""
     p = fake.electra_p
-    text = "⚑ flagged" if fake.electra_flagged else "○ missed"
+    text = (("⚑ flagged" if fake.electra_flagged else "○ missed") if fake_word else
+            "⚑ flagged: false alarm" if fake.electra_flagged else "○ not flagged")
     return (f'<span class="ee-verdict" style="background:{p_colour(p)};color:{"#fff" if p > 0.6 else "#111"}">'
-            f"{text} ({pct(p)})</span>")
+            f"{text} ({verdict_pct(p)})</span>")
 
 
 def _caught(fake: FakeStats) -> str:
@@ -160,19 +172,42 @@ def _fooling(view: TeacherView) -> str:
             f"<tr><th>sentence</th><th>fake</th><th>caught by</th></tr>{rows}</table>{rest}</div>")
 
 
+def _alarms(s: SentenceStats) -> str:
+    """Rows for the original words ELECTRA flagged or students ticked: the false alarms that cost points."""
+    rows = "".join(f'<tr class="ee-alarm"><td>{esc(a.word)}</td><td class="ee-muted">original</td>'
+                   f"<td>{a.ticked_by} ticked it" + (" (−1 each)" if a.ticked_by else "") + "</td>"
+                   f"<td>{_verdict(a, fake_word=False)}</td></tr>" for a in s.alarms[:ALARMS_SHOWN])
+    more = len(s.alarms) - ALARMS_SHOWN
+    return rows + (f'<tr><td colspan="4" class="ee-muted">and {_plural(more, "more original word")} ticked</td></tr>'
+                   if more > 0 else "")
+
+
+def _score_panel(name: str, colour: str, mark: str, points: int, how: str, element_id: str) -> str:
+    return (f'<div class="ee-panel" id="{element_id}"><span style="color:{colour}">{mark}</span> {name}<br>'
+            f'<span class="ee-big">{points:+d}</span> {"point" if abs(points) == 1 else "points"}'
+            f'<br><span class="ee-muted" style="font-size:.8em">{how}</span></div>')
+
+
 def _reveal(view: TeacherView) -> str:
     s = view.sentences[view.reveal]
     rows = "".join(f"<tr><td><b>{esc(f.word)}</b></td><td>{esc(f.original)}</td><td>{_caught(f)}</td>"
                    f"<td>{_verdict(f)}</td></tr>" for f in s.fakes)
-    electra_per = s.electra.points * s.answered
+    e, c = s.electra, s.class_score
+    electra_how = (f"its +{e.caught} caught, −{e.false_alarms} false alarm{'' if e.false_alarms == 1 else 's'}: "
+                   f"{e.points:+d} × {_plural(s.answered, 'answer')}")
+    upto = "sentence 1" if view.reveal == 0 else f"sentences 1–{view.reveal + 1}"
     return (f'<p class="ee-sentence" id="class-revealed">{_sentence(s.words, s.fakes)}</p>'
             f'<div class="ee-body"><div class="ee-col"><table aria-label="the fakes of this sentence">'
-            f"<tr><th>fake ✗</th><th>was</th><th>caught by the class</th><th>ELECTRA</th></tr>{rows}</table>"
-            f"{_fooling(view)}</div>"
-            f'<div class="ee-col" style="flex:0 0 auto"><div class="ee-panel"><span style="color:{MLM_COLOUR}">●</span> '
-            f'The class<br><span class="ee-big">{_points(s.class_score)}</span> points</div>'
-            f'<div class="ee-panel"><span style="color:{RTD_COLOUR}">◆</span> ELECTRA on the same '
-            f'{_plural(s.answered, "answer")}<br><span class="ee-big">{electra_per:+d}</span> points</div></div></div>')
+            f"<tr><th>fake ✗</th><th>was</th><th>caught by the class</th><th>ELECTRA (flags above 50%)</th></tr>"
+            f"{rows}{_alarms(s)}</table>{_fooling(view)}</div>"
+            f'<div class="ee-col" style="flex:0 0 auto;max-width:34%"><h4>This sentence</h4>'
+            + _score_panel(f"The class, {_plural(s.answered, 'answer')}", MLM_COLOUR, "●", c.points,
+                           f"+{c.caught} caught, −{c.false_alarms} false alarm{'' if c.false_alarms == 1 else 's'}",
+                           "class-sentence-points")
+            + _score_panel("ELECTRA on the same answers", RTD_COLOUR, "◆", s.electra_on_answers, electra_how,
+                           "electra-sentence-points")
+            + f'<p style="margin:0" id="class-so-far"><b>The class so far</b> ({upto}): '
+            f"{_points(view.class_total)} against ELECTRA's {_points(view.electra_total)}</p></div></div>")
 
 
 def _edits(view: TeacherView) -> str:
@@ -191,16 +226,20 @@ def _round_b(view: TeacherView) -> str:
 
 
 def _results(view: TeacherView) -> str:
-    lead = view.class_total.points - view.electra_total.points
-    verdict = ("The class beat ELECTRA!" if lead > 0 else "ELECTRA beat the class." if lead < 0 else
-               "The class and ELECTRA are level.")
-    return (f'<p class="ee-big" style="margin:0">{verdict}</p><div class="ee-body"><div class="ee-col">'
-            f'<div style="display:flex;gap:1em"><div class="ee-panel" style="flex:1"><span style="color:{MLM_COLOUR}">●'
-            f'</span> The class, every answer<br><span class="ee-huge" id="class-total">{_points(view.class_total)}</span>'
-            f' points</div><div class="ee-panel" style="flex:1"><span style="color:{RTD_COLOUR}">◆</span> ELECTRA on the '
-            f'same answers<br><span class="ee-huge" id="electra-total">{_points(view.electra_total)}</span> points</div></div>'
+    m = match(view)
+    verdict = {"class": "The class beat ELECTRA!", "electra": "ELECTRA beat the class.",
+               "level": "The class and ELECTRA are level."}[m.winner]
+    table = (f'<table id="class-match" aria-label="the class against ELECTRA, both rounds"><tr><th></th>'
+             f'<th><span style="color:{MLM_COLOUR}">●</span> the class</th>'
+             f'<th><span style="color:{RTD_COLOUR}">◆</span> ELECTRA</th></tr>'
+             f"<tr><td>Round A: spot the fakes</td><td>{m.class_a:+d}</td><td>{m.electra_a:+d}</td></tr>"
+             f"<tr><td>Round B: {view.fool_fooled} of {_plural(view.fool_tries, 'edit')} fooled ELECTRA</td>"
+             f"<td>{m.class_b:+d}</td><td>{m.electra_b:+d}</td></tr>"
+             f'<tr><td><b>Both rounds</b></td><td><span class="ee-big" id="class-total">{m.class_points:+d}</span></td>'
+             f'<td><span class="ee-big" id="electra-total">{m.electra_points:+d}</span></td></tr></table>'
+             f'<p class="ee-muted" style="margin:0;font-size:.85em">{RULE_A}<br>{RULE_B}</p>')
+    return (f'<p class="ee-big" style="margin:0">{verdict}</p><div class="ee-body"><div class="ee-col">{table}'
             f"{_fooling(view)}</div><div class=\"ee-col\"><h4>The edits that fooled ELECTRA</h4>{_edits(view)}"
-            f'<p class="ee-muted" style="margin:0">{view.fool_fooled} of {_plural(view.fool_tries, "edit")} fooled it.</p>'
             f"</div></div>")
 
 

@@ -252,8 +252,9 @@ def build_class_page(demo: gr.Blocks) -> None:
                 generator=forgers.chosen(forger_now)))
         except (gr.Error, ValueError, TypeError) as error:
             return {message: _error(error)}
-        return {**teacher_screen(new.code, new.teacher_key, location_now), new_query: f"?class={new.code}&teach=1",
-                teaching: remember(teaching_now, new.code, new.teacher_key)}
+        out = teacher_screen(new.code, new.teacher_key, location_now)
+        out[message] = out.get(message) or view.plays_note_html(new.n_sentences, int(n_now or game.ROUND_SENTENCES))
+        return {**out, new_query: f"?class={new.code}&teach=1", teaching: remember(teaching_now, new.code, new.teacher_key)}
 
     def refresh(who_state, shown_now):
         """The timer: the stage again when it changed (and the teacher's buttons with it)."""
