@@ -51,9 +51,13 @@ def test_the_reveal_shows_every_false_alarm_where_it_costs_points(tiny_pair, rev
     assert s.class_score.false_alarms == len(originals)
 
     html = class_room.room_html(view, "http://10.0.0.5:7860/class?class=X", full=True)
-    alarm_rows = re.findall(r'<tr class="ee-alarm"><td>(.*?)</td>.*?</tr>', html)
-    assert alarm_rows == [item.words[a.word_index] for a in s.alarms[:class_room.ALARMS_SHOWN]]
-    assert html.count("⚑ flagged: false alarm") == min(len(flagged_originals), class_room.ALARMS_SHOWN)
+    alarm_rows = re.findall(r'<tr class="ee-alarm"><td>(.*?)<sup>⚑</sup></td>.*?</tr>', html)
+    assert alarm_rows == [item.words[j] for j in flagged_originals[:class_room.ALARMS_SHOWN]]
+    assert html.count("⚑ flagged: false alarm") == len(alarm_rows)
+    rest = len(flagged_originals) - class_room.ALARMS_SHOWN
+    assert (f"and {rest} more original word{'s' if rest != 1 else ''} ELECTRA flagged ⚑" in html) == (rest > 0)
+    sentence = re.search(r'id="class-revealed">(.*?)</p>', html).group(1)
+    assert sentence.count("<sup>⚑</sup>") == len(flagged_originals)  # every false alarm marked where it is
     assert "This sentence" in html and "ELECTRA on the same answers" in html and "The class, 2 answers" in html
     e = s.electra
     assert (f"its +{e.caught} caught, −{e.false_alarms} false alarm{'' if e.false_alarms == 1 else 's'}: "

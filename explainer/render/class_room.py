@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 NAMES_SHOWN = 30  # nicknames in the lobby; the rest are counted
 EDITS_SHOWN = 5
 FOOLING_SHOWN = 3
-ALARMS_SHOWN = 3  # original words flagged or ticked, under a sentence's fakes
+ALARMS_SHOWN = 2  # original words ELECTRA flagged, a row each under a sentence's fakes; the rest in one row
 PROGRESS_SHOWN = 10  # sentences: game.MAX_SENTENCES
 
 ROOM_CSS = """
@@ -118,9 +118,13 @@ def _points(score: Score) -> str:
     return f"{score.points:+d}"
 
 
-def _sentence(words: tuple[str, ...], fakes: tuple[FakeStats, ...]) -> str:
+def _sentence(words: tuple[str, ...], fakes: tuple[FakeStats, ...], alarms: tuple[AlarmStats, ...] = ()) -> str:
+    """The sentence with its fakes marked ✗ and the original words ELECTRA flagged (its false alarms) marked ⚑."""
     at = {f.word_index for f in fakes}
-    return " ".join(f'<span class="ee-fake">✗{esc(w)}</span>' if i in at else esc(w) for i, w in enumerate(words))
+    flagged = {a.word_index for a in alarms if a.electra_flagged}
+    return " ".join(f'<span class="ee-fake">✗{esc(w)}</span>' if i in at else
+                    f'<span class="ee-alarm-word">{esc(w)}<sup>⚑</sup></span>' if i in flagged else esc(w)
+                    for i, w in enumerate(words))
 
 
 def _join_corner(view: TeacherView, link: str) -> str:
@@ -159,27 +163,32 @@ def _round_a(view: TeacherView, link: str) -> str:
             f"students done</p>{_join_corner(view, link)}</div></div>")
 
 
-def _fooling(view: TeacherView) -> str:
+def _fooling(view: TeacherView, shown: int = FOOLING_SHOWN) -> str:
     if not view.most_fooling:
         return ""
     rows = "".join(f"<tr><td>{f.sentence_index + 1}</td><td><b>{esc(f.word)}</b> (was {esc(f.original)})</td>"
-                   f"<td>{_caught(f)}</td></tr>" for f in view.most_fooling[:FOOLING_SHOWN])
-    more = sum(1 for s in view.sentences for f in s.fakes if f.answered) - min(len(view.most_fooling), FOOLING_SHOWN)
+                   f"<td>{_caught(f)}</td></tr>" for f in view.most_fooling[:shown])
+    more = sum(1 for s in view.sentences for f in s.fakes if f.answered) - min(len(view.most_fooling), shown)
     rest = (f'<p class="ee-muted" style="margin:0" id="class-fooling-more">and {more} more '
             f"{'fake' if more == 1 else 'fakes'}, each caught by as many students or more (the results file lists "
-            "them all)</p>" if more > 0 else "")
+            "them all)</p>" if more > 0 and shown >= FOOLING_SHOWN else "")
     return (f'<div><h4>The fakes that fooled the most students</h4><table id="class-fooling">'
             f"<tr><th>sentence</th><th>fake</th><th>caught by</th></tr>{rows}</table>{rest}</div>")
 
 
 def _alarms(s: SentenceStats) -> str:
-    """Rows for the original words ELECTRA flagged or students ticked: the false alarms that cost points."""
-    rows = "".join(f'<tr class="ee-alarm"><td>{esc(a.word)}</td><td class="ee-muted">original</td>'
-                   f"<td>{a.ticked_by} ticked it" + (" (−1 each)" if a.ticked_by else "") + "</td>"
-                   f"<td>{_verdict(a, fake_word=False)}</td></tr>" for a in s.alarms[:ALARMS_SHOWN])
-    more = len(s.alarms) - ALARMS_SHOWN
-    return rows + (f'<tr><td colspan="4" class="ee-muted">and {_plural(more, "more original word")} ticked</td></tr>'
-                   if more > 0 else "")
+    """Rows for the original words ELECTRA flagged: its false alarms, which cost it a point on each answer (the
+    class's own false alarms are counted in its panel)."""
+    flagged = [a for a in s.alarms if a.electra_flagged]
+    rows = "".join(f'<tr class="ee-alarm"><td>{esc(a.word)}<sup>⚑</sup></td><td class="ee-muted">original</td>'
+                   f"<td>{a.ticked_by} of {s.answered} ticked it</td><td>{_verdict(a, fake_word=False)}</td></tr>"
+                   for a in flagged[:ALARMS_SHOWN])
+    rest = flagged[ALARMS_SHOWN:]
+    if rest:
+        words = ", ".join(esc(a.word) for a in rest[:6]) + (", …" if len(rest) > 6 else "")
+        rows += (f'<tr class="ee-alarm-more"><td colspan="4">and {len(rest)} more original '
+                 f"word{'s' if len(rest) != 1 else ''} ELECTRA flagged ⚑ ({words}): false alarms</td></tr>")
+    return rows
 
 
 def _score_panel(name: str, colour: str, mark: str, points: int, how: str, element_id: str) -> str:
@@ -196,10 +205,10 @@ def _reveal(view: TeacherView) -> str:
     electra_how = (f"its +{e.caught} caught, −{e.false_alarms} false alarm{'' if e.false_alarms == 1 else 's'}: "
                    f"{e.points:+d} × {_plural(s.answered, 'answer')}")
     upto = "sentence 1" if view.reveal == 0 else f"sentences 1–{view.reveal + 1}"
-    return (f'<p class="ee-sentence" id="class-revealed">{_sentence(s.words, s.fakes)}</p>'
+    return (f'<p class="ee-sentence" id="class-revealed">{_sentence(s.words, s.fakes, s.alarms)}</p>'
             f'<div class="ee-body"><div class="ee-col"><table aria-label="the fakes of this sentence">'
             f"<tr><th>fake ✗</th><th>was</th><th>caught by the class</th><th>ELECTRA (flags above 50%)</th></tr>"
-            f"{rows}{_alarms(s)}</table>{_fooling(view)}</div>"
+            f"{rows}{_alarms(s)}</table>{_fooling(view, 1 if s.electra.false_alarms else FOOLING_SHOWN)}</div>"
             f'<div class="ee-col" style="flex:0 0 auto;max-width:34%"><h4>This sentence</h4>'
             + _score_panel(f"The class, {_plural(s.answered, 'answer')}", MLM_COLOUR, "●", c.points,
                            f"+{c.caught} caught, −{c.false_alarms} false alarm{'' if c.false_alarms == 1 else 's'}",
@@ -236,10 +245,10 @@ def _results(view: TeacherView) -> str:
              f"<tr><td>Round B: {view.fool_fooled} of {_plural(view.fool_tries, 'edit')} fooled ELECTRA</td>"
              f"<td>{m.class_b:+d}</td><td>{m.electra_b:+d}</td></tr>"
              f'<tr><td><b>Both rounds</b></td><td><span class="ee-big" id="class-total">{m.class_points:+d}</span></td>'
-             f'<td><span class="ee-big" id="electra-total">{m.electra_points:+d}</span></td></tr></table>'
-             f'<p class="ee-muted" style="margin:0;font-size:.85em">{RULE_A}<br>{RULE_B}</p>')
+             f'<td><span class="ee-big" id="electra-total">{m.electra_points:+d}</span></td></tr></table>')
     return (f'<p class="ee-big" style="margin:0">{verdict}</p><div class="ee-body"><div class="ee-col">{table}'
             f"{_fooling(view)}</div><div class=\"ee-col\"><h4>The edits that fooled ELECTRA</h4>{_edits(view)}"
+            f'<p class="ee-muted" id="class-rules" style="margin:0;font-size:.85em">{RULE_A}<br>{RULE_B}</p>'
             f"</div></div>")
 
 
