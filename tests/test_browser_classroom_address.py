@@ -108,3 +108,48 @@ def test_the_qr_code_on_the_teachers_page_opens_the_class_from_a_phone(browser, 
         wait_for_text(projector, "#class-stage", "Join the class")
         projector.screenshot(path=f"{shots}/projector-lobby-network-address.png")
         assert decoded[0] in projector.locator("#class-stage").inner_text()
+
+
+def decode(png: bytes) -> list[str]:
+    from PIL import Image
+
+    return [r.text for r in zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))]
+
+
+def test_a_teacher_chooses_among_several_addresses_and_a_local_server_says_how_to_let_phones_in(
+        browser, app_url, monkeypatch):
+    """The shared test server listens on 127.0.0.1: its teacher's page says so, with the command. Then, with the
+    server taken for one on the network and two interfaces mocked, the teacher picks the second address and the
+    links, the card's QR code and the projector preview follow (nothing is sent to either address)."""
+    from explainer.ui import app
+
+    teacher = browser.new_page(viewport={"width": 1280, "height": 900})
+    teacher.goto(app_url + "class")
+    teacher.locator("#class-start").click()
+    teacher.locator("#class-student-link").wait_for(timeout=60_000)
+    note = teacher.locator("#class-address-note").inner_text()
+    assert "listens only on this computer" in note and note.endswith("--classroom")
+    assert urlsplit(teacher.locator("#class-student-link").get_attribute("href")).hostname == "127.0.0.1"
+
+    monkeypatch.setattr(app.demo, "server_name", "0.0.0.0")
+    monkeypatch.setattr(addresses, "interfaces", lambda: {"lo": ["127.0.0.1"], "docker0": ["172.17.0.1"],
+                                                          "wlan0": ["10.12.0.57"], "eth1": ["192.168.4.2"]})
+    monkeypatch.setattr(addresses, "route_default", lambda: "10.12.0.57")
+    teacher.reload()
+    wait_for_text(teacher, "#class-card", "10.12.0.57", timeout=60_000)
+    assert teacher.locator("#class-address-note").count() == 0
+    teacher.locator("#class-address input").click()
+    options = teacher.get_by_role("option")
+    assert [t.replace("✓", "").strip() for t in options.all_inner_texts()] == [
+        "10.12.0.57 (wlan0, the default route)", "192.168.4.2 (eth1)"]  # docker0 and loopback left out
+    options.nth(1).click()
+    wait_for_text(teacher, "#class-card", "192.168.4.2", timeout=30_000)
+    link = teacher.locator("#class-student-link").get_attribute("href")
+    port = urlsplit(app_url).port
+    assert link.startswith(f"http://192.168.4.2:{port}/class?class=")
+    assert urlsplit(teacher.locator("#class-view-link").get_attribute("href")).hostname == "192.168.4.2"
+    assert decode(teacher.locator("#class-join-card .ee-qr").screenshot()) == [link]
+    wait_for_text(teacher, "#class-stage", link)  # the projector preview's link and QR code
+    if os.environ.get("ROOM_SCREENSHOTS"):
+        teacher.screenshot(path=f"{os.environ['ROOM_SCREENSHOTS']}/teacher-address-choice.png", full_page=True)
+    teacher.close()
