@@ -216,3 +216,29 @@ def test_the_teachers_card_says_why_phones_cannot_join_and_the_choice_shows_only
     assert (update["visible"], update["value"], len(update["choices"])) == (True, "http://192.168.4.2:7860", 2)
     assert chooser_update(local)["visible"] is False
     assert allowed(several, "http://evil.example:80") == "http://10.12.0.57:7860"  # only what the server offers
+
+
+def test_the_desktop_window_serves_the_room_with_classroom_and_opens_itself_at_127_0_0_1(fake_app, monkeypatch,
+                                                                                           tmp_path, capsys):
+    from explainer import desktop
+
+    opened = []
+    webview = types.SimpleNamespace(screens=[], settings={}, start=lambda **kw: None,
+                                    create_window=lambda title, url, **kw: opened.append(url) or types.SimpleNamespace(
+                                        events=types.SimpleNamespace(before_show=None)))
+    monkeypatch.setitem(sys.modules, "webview", webview)
+    races = types.SimpleNamespace(MANAGER=types.SimpleNamespace(job=None))
+    monkeypatch.setitem(sys.modules, "explainer.ui.races", races)
+    monkeypatch.setattr("explainer.ui.races", races, raising=False)
+    fake_app.close = lambda: None
+    monkeypatch.setattr(desktop, "LINUX", False)
+    monkeypatch.setattr(sys, "argv", ["app.py", "--desktop", "--classroom"])
+    instance = desktop.SingleInstance(tmp_path)
+    assert desktop._serve_in_window(instance, 8123, classroom=True) == 0
+    assert (fake_app.given["server_name"], fake_app.given["server_port"]) == ("0.0.0.0", 8123)
+    assert opened == ["http://127.0.0.1:8123/"]  # the window itself: this computer
+    out = capsys.readouterr().out
+    assert "electra-explainer: Live class: students join at http://10.12.0.57:8123/class" in out
+    assert desktop._serve_in_window(instance, 8124) == 0  # without --classroom: this computer only, and the command
+    assert fake_app.given["server_name"] == "127.0.0.1"
+    assert "start it with: python app.py --desktop --classroom" in capsys.readouterr().out
