@@ -53,9 +53,9 @@ def test_the_reveal_shows_every_false_alarm_where_it_costs_points(tiny_pair, rev
     html = class_room.room_html(view, "http://10.0.0.5:7860/class?class=X", full=True)
     alarm_rows = re.findall(r'<tr class="ee-alarm"><td>(.*?)<sup>⚑</sup></td>.*?</tr>', html)
     assert alarm_rows == [item.words[j] for j in flagged_originals[:class_room.ALARMS_SHOWN]]
-    assert html.count("⚑ flagged: false alarm") == len(alarm_rows)
+    assert html.count("⚑ false alarm (") == len(alarm_rows)
     rest = len(flagged_originals) - class_room.ALARMS_SHOWN
-    assert (f"and {rest} more original word{'s' if rest != 1 else ''} ELECTRA flagged ⚑" in html) == (rest > 0)
+    assert (f"and {rest} more ⚑ false alarm{'s' if rest != 1 else ''}: " in html) == (rest > 0)
     sentence = re.search(r'id="class-revealed">(.*?)</p>', html).group(1)
     assert sentence.count("<sup>⚑</sup>") == len(flagged_originals)  # every false alarm marked where it is
     assert "This sentence" in html and "ELECTRA on the same answers" in html and "The class, 2 answers" in html

@@ -61,6 +61,11 @@ ROOM_CSS = """
 .ee-stage .ee-names span { border: 2px solid #888; border-radius: 1em; padding: 0 .5em; }
 .ee-stage .ee-sentence { font-size: 1.45em; line-height: 1.5; margin: 0; }
 .ee-stage .ee-fake { text-decoration: underline .12em; text-underline-offset: .15em; font-weight: 800; }
+.ee-stage sup { line-height: 0; font-size: .6em; }
+.ee-stage tr.ee-alarm-more td { white-space: normal; }
+.ee-stage #class-match th { white-space: nowrap; }
+.ee-stage #class-match td:first-child { white-space: normal; }
+.ee-stage #class-match .ee-total { font-size: 1.6em; font-weight: 800; line-height: 1.1; }
 .ee-stage table { border-collapse: collapse; }
 .ee-stage th { text-align: left; padding: .15em .8em .15em 0; font-size: .9em; color: #333; }
 .ee-stage td { padding: .15em .8em .15em 0; border-bottom: 2px solid #ddd; white-space: nowrap; }
@@ -103,7 +108,7 @@ def _verdict(fake: FakeStats | AlarmStats, fake_word: bool = True) -> str:
     alarm, -1 on each answer) or left alone."""
     p = fake.electra_p
     text = (("⚑ flagged" if fake.electra_flagged else "○ missed") if fake_word else
-            "⚑ flagged: false alarm" if fake.electra_flagged else "○ not flagged")
+            "⚑ false alarm" if fake.electra_flagged else "○ not flagged")
     return (f'<span class="ee-verdict" style="background:{p_colour(p)};color:{"#fff" if p > 0.6 else "#111"}">'
             f"{text} ({verdict_pct(p)})</span>")
 
@@ -171,7 +176,7 @@ def _fooling(view: TeacherView, shown: int = FOOLING_SHOWN) -> str:
     more = sum(1 for s in view.sentences for f in s.fakes if f.answered) - min(len(view.most_fooling), shown)
     rest = (f'<p class="ee-muted" style="margin:0" id="class-fooling-more">and {more} more '
             f"{'fake' if more == 1 else 'fakes'}, each caught by as many students or more (the results file lists "
-            "them all)</p>" if more > 0 and shown >= FOOLING_SHOWN else "")
+            "them all)</p>" if more > 0 else "")
     return (f'<div><h4>The fakes that fooled the most students</h4><table id="class-fooling">'
             f"<tr><th>sentence</th><th>fake</th><th>caught by</th></tr>{rows}</table>{rest}</div>")
 
@@ -185,9 +190,9 @@ def _alarms(s: SentenceStats) -> str:
                    for a in flagged[:ALARMS_SHOWN])
     rest = flagged[ALARMS_SHOWN:]
     if rest:
-        words = ", ".join(esc(a.word) for a in rest[:6]) + (", …" if len(rest) > 6 else "")
-        rows += (f'<tr class="ee-alarm-more"><td colspan="4">and {len(rest)} more original '
-                 f"word{'s' if len(rest) != 1 else ''} ELECTRA flagged ⚑ ({words}): false alarms</td></tr>")
+        words = ", ".join(esc(a.word) for a in rest[:4]) + (", …" if len(rest) > 4 else "")
+        rows += (f'<tr class="ee-alarm-more"><td colspan="4">and {len(rest)} more ⚑ false '
+                 f"alarm{'s' if len(rest) != 1 else ''}: {words}</td></tr>")
     return rows
 
 
@@ -207,8 +212,8 @@ def _reveal(view: TeacherView) -> str:
     upto = "sentence 1" if view.reveal == 0 else f"sentences 1–{view.reveal + 1}"
     return (f'<p class="ee-sentence" id="class-revealed">{_sentence(s.words, s.fakes, s.alarms)}</p>'
             f'<div class="ee-body"><div class="ee-col"><table aria-label="the fakes of this sentence">'
-            f"<tr><th>fake ✗</th><th>was</th><th>caught by the class</th><th>ELECTRA (flags above 50%)</th></tr>"
-            f"{rows}{_alarms(s)}</table>{_fooling(view, 1 if s.electra.false_alarms else FOOLING_SHOWN)}</div>"
+            f"<tr><th>fake ✗</th><th>was</th><th>caught by the class</th><th>ELECTRA (⚑ above 50%)</th></tr>"
+            f"{rows}{_alarms(s)}</table>{'' if s.electra.false_alarms else _fooling(view)}</div>"
             f'<div class="ee-col" style="flex:0 0 auto;max-width:34%"><h4>This sentence</h4>'
             + _score_panel(f"The class, {_plural(s.answered, 'answer')}", MLM_COLOUR, "●", c.points,
                            f"+{c.caught} caught, −{c.false_alarms} false alarm{'' if c.false_alarms == 1 else 's'}",
@@ -239,15 +244,15 @@ def _results(view: TeacherView) -> str:
     verdict = {"class": "The class beat ELECTRA!", "electra": "ELECTRA beat the class.",
                "level": "The class and ELECTRA are level."}[m.winner]
     table = (f'<table id="class-match" aria-label="the class against ELECTRA, both rounds"><tr><th></th>'
-             f'<th><span style="color:{MLM_COLOUR}">●</span> the class</th>'
+             f'<th><span style="color:{MLM_COLOUR}">●</span> class</th>'
              f'<th><span style="color:{RTD_COLOUR}">◆</span> ELECTRA</th></tr>'
              f"<tr><td>Round A: spot the fakes</td><td>{m.class_a:+d}</td><td>{m.electra_a:+d}</td></tr>"
              f"<tr><td>Round B: {view.fool_fooled} of {_plural(view.fool_tries, 'edit')} fooled ELECTRA</td>"
              f"<td>{m.class_b:+d}</td><td>{m.electra_b:+d}</td></tr>"
-             f'<tr><td><b>Both rounds</b></td><td><span class="ee-big" id="class-total">{m.class_points:+d}</span></td>'
-             f'<td><span class="ee-big" id="electra-total">{m.electra_points:+d}</span></td></tr></table>')
+             f'<tr><td><b>Both rounds</b></td><td><span class="ee-total" id="class-total">{m.class_points:+d}</span></td>'
+             f'<td><span class="ee-total" id="electra-total">{m.electra_points:+d}</span></td></tr></table>')
     return (f'<p class="ee-big" style="margin:0">{verdict}</p><div class="ee-body"><div class="ee-col">{table}'
-            f"{_fooling(view)}</div><div class=\"ee-col\"><h4>The edits that fooled ELECTRA</h4>{_edits(view)}"
+            f"{_fooling(view, 2)}</div><div class=\"ee-col\"><h4>The edits that fooled ELECTRA</h4>{_edits(view)}"
             f'<p class="ee-muted" id="class-rules" style="margin:0;font-size:.85em">{RULE_A}<br>{RULE_B}</p>'
             f"</div></div>")
 
