@@ -196,6 +196,10 @@ def _alarms(s: SentenceStats) -> str:
     return rows
 
 
+def _alarm_count(n: int) -> str:
+    return "no false alarm" if n == 0 else f"−{n} false alarm{'' if n == 1 else 's'}"
+
+
 def _score_panel(name: str, colour: str, mark: str, points: int, how: str, element_id: str) -> str:
     return (f'<div class="ee-panel" id="{element_id}"><span style="color:{colour}">{mark}</span> {name}<br>'
             f'<span class="ee-big">{points:+d}</span> {"point" if abs(points) == 1 else "points"}'
@@ -207,8 +211,7 @@ def _reveal(view: TeacherView) -> str:
     rows = "".join(f"<tr><td><b>{esc(f.word)}</b></td><td>{esc(f.original)}</td><td>{_caught(f)}</td>"
                    f"<td>{_verdict(f)}</td></tr>" for f in s.fakes)
     e, c = s.electra, s.class_score
-    electra_how = (f"its +{e.caught} caught, −{e.false_alarms} false alarm{'' if e.false_alarms == 1 else 's'}: "
-                   f"{e.points:+d} × {_plural(s.answered, 'answer')}")
+    electra_how = f"its +{e.caught} caught, {_alarm_count(e.false_alarms)}: {e.points:+d} × {_plural(s.answered, 'answer')}"
     upto = "sentence 1" if view.reveal == 0 else f"sentences 1–{view.reveal + 1}"
     return (f'<p class="ee-sentence" id="class-revealed">{_sentence(s.words, s.fakes, s.alarms)}</p>'
             f'<div class="ee-body"><div class="ee-col"><table aria-label="the fakes of this sentence">'
@@ -216,7 +219,7 @@ def _reveal(view: TeacherView) -> str:
             f"{rows}{_alarms(s)}</table>{'' if s.electra.false_alarms else _fooling(view)}</div>"
             f'<div class="ee-col" style="flex:0 0 auto;max-width:34%"><h4>This sentence</h4>'
             + _score_panel(f"The class, {_plural(s.answered, 'answer')}", MLM_COLOUR, "●", c.points,
-                           f"+{c.caught} caught, −{c.false_alarms} false alarm{'' if c.false_alarms == 1 else 's'}",
+                           f"+{c.caught} caught, {_alarm_count(c.false_alarms)}",
                            "class-sentence-points")
             + _score_panel("ELECTRA on the same answers", RTD_COLOUR, "◆", s.electra_on_answers, electra_how,
                            "electra-sentence-points")
