@@ -1,6 +1,7 @@
 """The app in its own window: `python app.py --desktop` (or `electra-explainer --desktop`).
 
-The same Gradio app, served on 127.0.0.1 at a free port (never on the network) and shown in a native window
+The same Gradio app, served on 127.0.0.1 at a free port (never on the network; `--desktop --classroom`: on the
+room's network too, for a live class's phones, the students' link printed) and shown in a native window
 by pywebview: Qt's web engine (PySide6, LGPL) on Linux, the system's web view on Windows (Edge WebView2) and
 macOS (WebKit). Closing the window stops the server; the process then ends, and with it the web engine's
 helper processes.
@@ -236,8 +237,10 @@ def finish_jobs(manager, timeout: float = RACE_STOP_SECONDS) -> str:
     return ""
 
 
-def run(port: int | None = None) -> int:
-    """Open the window and serve the app until it closes; the exit status."""
+def run(port: int | None = None, classroom: bool = False) -> int:
+    """Open the window and serve the app until it closes; the exit status. `classroom`: served on the network
+    as well (every interface), so that students' phones can join a live class; the window itself still opens
+    the app at 127.0.0.1."""
     problem = missing_extras() or display_problem() or missing_system_libraries()
     if problem is not None:
         print(f"{PROG}: {problem.message}", file=sys.stderr)
@@ -247,12 +250,12 @@ def run(port: int | None = None) -> int:
         print(f"{PROG}: {instance.announce()}")
         return 0
     try:
-        return _serve_in_window(instance, port)
+        return _serve_in_window(instance, port, classroom)
     finally:
         instance.release()
 
 
-def _serve_in_window(instance: SingleInstance, port: int | None) -> int:
+def _serve_in_window(instance: SingleInstance, port: int | None, classroom: bool = False) -> int:
     if LINUX:
         os.environ["PYWEBVIEW_GUI"] = "qt"  # the pinned backend (pywebview would try GTK first)
         if os.geteuid() == 0:
@@ -261,10 +264,16 @@ def _serve_in_window(instance: SingleInstance, port: int | None) -> int:
 
     from explainer.ui import app, races  # builds the app: torch, the default model, gradio
 
-    _, url, _ = app.demo.launch(server_name="127.0.0.1", server_port=port or free_port(), prevent_thread_lock=True,
-                                quiet=True, inbrowser=False, ssr_mode=False, **app.LAUNCH)
+    from explainer.launch import class_banner
+
+    host = "0.0.0.0" if classroom else "127.0.0.1"  # a live class: the room's network, asked for
+    port = port or free_port(host)
+    app.demo.launch(server_name=host, server_port=port, prevent_thread_lock=True, quiet=True, inbrowser=False,
+                    ssr_mode=False, **app.LAUNCH)
+    url = f"http://127.0.0.1:{port}/"
     instance.publish(url)
     print(f"{PROG}: serving {url} in a window; closing the window stops it", flush=True)
+    print(f"{PROG}: {class_banner(host, port)}", flush=True)
     downloads = os.environ.get("ELECTRA_DESKTOP_DOWNLOADS")
     width, height = window_size(webview.screens)
     window = webview.create_window(TITLE, url, width=width, height=height, min_size=(720, 480),

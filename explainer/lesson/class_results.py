@@ -1,5 +1,5 @@
 """A live class's results for its teacher to keep: per sentence and per fake, the class's catches beside
-ELECTRA's; each student's totals; round B's edits. As JSON and as CSV (one table, a `kind` column telling the
+ELECTRA's; each student's totals; round B's edits; who won over both rounds (explainer/lesson/class_match.py). As JSON and as CSV (one table, a `kind` column telling the
 rows apart), built from the same `class_results` record.
 
 Only the teacher key opens them, and only once the class is at its results (or has ended): before that they
@@ -18,11 +18,12 @@ import json
 
 from explainer.core.class_store import ClassStore
 from explainer.lesson import class_session as session
+from explainer.lesson.class_match import match
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 CSV_COLUMNS = ("kind", "sentence", "word_index", "word", "original", "caught_by", "answered", "class_share",
                "electra_flagged", "electra_p_replaced", "nickname", "new_word", "p_replaced", "fooled_electra",
-               "bet_right", "points", "caught", "missed", "false_alarms")
+               "bet_right", "points", "caught", "missed", "false_alarms", "round_a_points", "round_b_points")
 
 
 def spreadsheet_safe(text: str) -> str:
@@ -60,6 +61,7 @@ def class_results(pair, code, teacher_key, *, store: ClassStore | None = None) -
                                  for f in s.fakes]} for s in view.sentences],
         "edits": edits,
         "fool_tries": view.fool_tries, "fool_fooled": view.fool_fooled, "fool_bets_right": view.fool_bets_right,
+        "match": match(view).as_dict(),  # both rounds counted, with their rules in words
     }
 
 
@@ -85,6 +87,9 @@ def results_csv(results: dict) -> str:
               "fooled_electra": e["fooled_electra"], "bet_right": e["bet_right"]} for e in results["edits"]]
     rows.append({"kind": "class_total", **results["class_total"]})
     rows.append({"kind": "electra_total", **results["electra_total"]})
+    for side in ("class", "electra"):  # both rounds: round A's points, round B's edits won, the sum
+        rows.append({"kind": f"{side}_match", "round_a_points": results["match"]["round_a"][side],
+                     "round_b_points": results["match"]["round_b"][side], "points": results["match"]["total"][side]})
     for row in rows:  # every text cell, whoever wrote it: a sentence's word could start with "-" too
         writer.writerow({k: spreadsheet_safe(v) if isinstance(v, str) and not v.startswith("'") else v
                          for k, v in row.items()})

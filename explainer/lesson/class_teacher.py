@@ -36,6 +36,18 @@ class FakeStats:
 
 
 @dataclass(frozen=True)
+class AlarmStats:
+    """An original word of a revealed sentence that ELECTRA flagged or a student ticked: a false alarm, which costs
+    whoever raised it a point (ELECTRA: on each answer it is compared with)."""
+
+    word_index: int
+    word: str
+    ticked_by: int  # students who ticked it
+    electra_flagged: bool
+    electra_p: float
+
+
+@dataclass(frozen=True)
 class SentenceStats:
     index: int
     words: tuple[str, ...]
@@ -43,6 +55,12 @@ class SentenceStats:
     fakes: tuple[FakeStats, ...]
     class_score: game.Score  # the sum of the stored results of the students who answered it
     electra: game.Score  # ELECTRA on this sentence, once
+    alarms: tuple[AlarmStats, ...] = ()  # the original words ELECTRA flagged first, then those students ticked
+
+    @property
+    def electra_on_answers(self) -> int:
+        """ELECTRA's points on this sentence counted once per answer, as the class's are: comparable to the class."""
+        return self.electra.points * self.answered
 
 
 @dataclass(frozen=True)
@@ -123,8 +141,12 @@ def teacher_view(info: ClassInfo, teacher: bool, items: tuple[game.SpotItem, ...
         fakes = tuple(FakeStats(i, j, item.words[j], item.originals[j], sum(j in s.result["caught"] for s in here),
                                 len(here), item.flagged[j], item.p_replaced[j])
                       for j, fake in enumerate(item.replaced) if fake)
+        ticked = Counter(j for s in here for j in s.result["false_alarms"])
+        alarms = sorted((AlarmStats(j, item.words[j], ticked[j], item.flagged[j], item.p_replaced[j])
+                         for j, fake in enumerate(item.replaced) if not fake and (item.flagged[j] or ticked[j])),
+                        key=lambda a: (not a.electra_flagged, -a.ticked_by, a.word_index))
         sentences.append(SentenceStats(i, item.words, len(here), fakes, _total(s.result["student"] for s in here),
-                                       game.score_spot(item, ()).electra))
+                                       game.score_spot(item, ()).electra, tuple(alarms)))
     most_fooling = sorted((f for s in sentences for f in s.fakes if f.answered),
                           key=lambda f: (f.share, -f.answered, f.sentence_index, f.word_index))[:TOP]
     edits: dict[tuple[int, str, str], list] = {}

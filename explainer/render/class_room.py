@@ -12,6 +12,12 @@ sentence), the reveal (one sentence: its fakes, the class's catches beside ELECT
 most so far), round B (the edits that fooled ELECTRA, live), the results and the end (the class against ELECTRA,
 the best fooling edits). Under the title, every phase says which generator forged the round's fakes. Lists are
 cut to what fits (the rest counted), and every user text passes through `esc`.
+
+Every number says what it counts: the reveal's two panels are this sentence's points (ELECTRA's own, with its false
+alarms, counted once per answer as the class's are), and a line below gives the class so far; an original word
+ELECTRA flagged is listed under the fakes, where its false alarm costs it. The results count both rounds by the
+rules of explainer/lesson/class_match.py, stated under the table. Every verdict is P(replaced) above 50%, and its
+label never rounds onto the other side of that line (style.verdict_pct).
 """
 
 from __future__ import annotations
@@ -21,15 +27,18 @@ from typing import TYPE_CHECKING
 from explainer.core.class_phases import LABELS
 from explainer.core.generators import label as forger
 from explainer.render.class_view import pretty_code, qr_svg
-from explainer.render.style import FONT, MLM_COLOUR, RTD_COLOUR, esc, p_colour, pct
+from explainer.lesson.class_match import RULE_A, RULE_B, match
+from explainer.render.style import FONT, MLM_COLOUR, RTD_COLOUR, esc, p_colour, verdict_pct
 
 if TYPE_CHECKING:
     from explainer.lesson.class_session import FakeStats, TeacherView
+    from explainer.lesson.class_teacher import AlarmStats, SentenceStats
     from explainer.lesson.game import Score
 
 NAMES_SHOWN = 30  # nicknames in the lobby; the rest are counted
 EDITS_SHOWN = 5
 FOOLING_SHOWN = 3
+ALARMS_SHOWN = 2  # original words ELECTRA flagged, a row each under a sentence's fakes; the rest in one row
 PROGRESS_SHOWN = 10  # sentences: game.MAX_SENTENCES
 
 ROOM_CSS = """
@@ -52,6 +61,11 @@ ROOM_CSS = """
 .ee-stage .ee-names span { border: 2px solid #888; border-radius: 1em; padding: 0 .5em; }
 .ee-stage .ee-sentence { font-size: 1.45em; line-height: 1.5; margin: 0; }
 .ee-stage .ee-fake { text-decoration: underline .12em; text-underline-offset: .15em; font-weight: 800; }
+.ee-stage sup { line-height: 0; font-size: .6em; }
+.ee-stage tr.ee-alarm-more td { white-space: normal; }
+.ee-stage #class-match th { white-space: nowrap; }
+.ee-stage #class-match td:first-child { white-space: normal; }
+.ee-stage #class-match .ee-total { font-size: 1.6em; font-weight: 800; line-height: 1.1; }
 .ee-stage table { border-collapse: collapse; }
 .ee-stage th { text-align: left; padding: .15em .8em .15em 0; font-size: .9em; color: #333; }
 .ee-stage td { padding: .15em .8em .15em 0; border-bottom: 2px solid #ddd; white-space: nowrap; }
@@ -89,11 +103,14 @@ def _meter(share: float | None) -> str:
     return f'<span class="ee-meter" aria-hidden="true"><span style="width:{width}%"></span></span>'
 
 
-def _verdict(fake: FakeStats) -> str:
+def _verdict(fake: FakeStats | AlarmStats, fake_word: bool = True) -> str:
+    """ELECTRA's verdict on a word, on the 50% line: a fake flagged (+1) or missed, an original flagged (a false
+    alarm, -1 on each answer) or left alone."""
     p = fake.electra_p
-    text = "⚑ flagged" if fake.electra_flagged else "○ missed"
+    text = (("⚑ flagged" if fake.electra_flagged else "○ missed") if fake_word else
+            "⚑ false alarm" if fake.electra_flagged else "○ not flagged")
     return (f'<span class="ee-verdict" style="background:{p_colour(p)};color:{"#fff" if p > 0.6 else "#111"}">'
-            f"{text} ({pct(p)})</span>")
+            f"{text} ({verdict_pct(p)})</span>")
 
 
 def _caught(fake: FakeStats) -> str:
@@ -106,9 +123,13 @@ def _points(score: Score) -> str:
     return f"{score.points:+d}"
 
 
-def _sentence(words: tuple[str, ...], fakes: tuple[FakeStats, ...]) -> str:
+def _sentence(words: tuple[str, ...], fakes: tuple[FakeStats, ...], alarms: tuple[AlarmStats, ...] = ()) -> str:
+    """The sentence with its fakes marked ✗ and the original words ELECTRA flagged (its false alarms) marked ⚑."""
     at = {f.word_index for f in fakes}
-    return " ".join(f'<span class="ee-fake">✗{esc(w)}</span>' if i in at else esc(w) for i, w in enumerate(words))
+    flagged = {a.word_index for a in alarms if a.electra_flagged}
+    return " ".join(f'<span class="ee-fake">✗{esc(w)}</span>' if i in at else
+                    f'<span class="ee-alarm-word">{esc(w)}<sup>⚑</sup></span>' if i in flagged else esc(w)
+                    for i, w in enumerate(words))
 
 
 def _join_corner(view: TeacherView, link: str) -> str:
@@ -147,12 +168,12 @@ def _round_a(view: TeacherView, link: str) -> str:
             f"students done</p>{_join_corner(view, link)}</div></div>")
 
 
-def _fooling(view: TeacherView) -> str:
+def _fooling(view: TeacherView, shown: int = FOOLING_SHOWN) -> str:
     if not view.most_fooling:
         return ""
     rows = "".join(f"<tr><td>{f.sentence_index + 1}</td><td><b>{esc(f.word)}</b> (was {esc(f.original)})</td>"
-                   f"<td>{_caught(f)}</td></tr>" for f in view.most_fooling[:FOOLING_SHOWN])
-    more = sum(1 for s in view.sentences for f in s.fakes if f.answered) - min(len(view.most_fooling), FOOLING_SHOWN)
+                   f"<td>{_caught(f)}</td></tr>" for f in view.most_fooling[:shown])
+    more = sum(1 for s in view.sentences for f in s.fakes if f.answered) - min(len(view.most_fooling), shown)
     rest = (f'<p class="ee-muted" style="margin:0" id="class-fooling-more">and {more} more '
             f"{'fake' if more == 1 else 'fakes'}, each caught by as many students or more (the results file lists "
             "them all)</p>" if more > 0 else "")
@@ -160,19 +181,50 @@ def _fooling(view: TeacherView) -> str:
             f"<tr><th>sentence</th><th>fake</th><th>caught by</th></tr>{rows}</table>{rest}</div>")
 
 
+def _alarms(s: SentenceStats) -> str:
+    """Rows for the original words ELECTRA flagged: its false alarms, which cost it a point on each answer (the
+    class's own false alarms are counted in its panel)."""
+    flagged = [a for a in s.alarms if a.electra_flagged]
+    rows = "".join(f'<tr class="ee-alarm"><td>{esc(a.word)}<sup>⚑</sup></td><td class="ee-muted">original</td>'
+                   f"<td>{a.ticked_by} of {s.answered} ticked it</td><td>{_verdict(a, fake_word=False)}</td></tr>"
+                   for a in flagged[:ALARMS_SHOWN])
+    rest = flagged[ALARMS_SHOWN:]
+    if rest:
+        words = ", ".join(esc(a.word) for a in rest[:4]) + (", …" if len(rest) > 4 else "")
+        rows += (f'<tr class="ee-alarm-more"><td colspan="4">and {len(rest)} more ⚑ false '
+                 f"alarm{'s' if len(rest) != 1 else ''}: {words}</td></tr>")
+    return rows
+
+
+def _alarm_count(n: int) -> str:
+    return "no false alarm" if n == 0 else f"−{n} false alarm{'' if n == 1 else 's'}"
+
+
+def _score_panel(name: str, colour: str, mark: str, points: int, how: str, element_id: str) -> str:
+    return (f'<div class="ee-panel" id="{element_id}"><span style="color:{colour}">{mark}</span> {name}<br>'
+            f'<span class="ee-big">{points:+d}</span> {"point" if abs(points) == 1 else "points"}'
+            f'<br><span class="ee-muted" style="font-size:.8em">{how}</span></div>')
+
+
 def _reveal(view: TeacherView) -> str:
     s = view.sentences[view.reveal]
     rows = "".join(f"<tr><td><b>{esc(f.word)}</b></td><td>{esc(f.original)}</td><td>{_caught(f)}</td>"
                    f"<td>{_verdict(f)}</td></tr>" for f in s.fakes)
-    electra_per = s.electra.points * s.answered
-    return (f'<p class="ee-sentence" id="class-revealed">{_sentence(s.words, s.fakes)}</p>'
+    e, c = s.electra, s.class_score
+    electra_how = f"its +{e.caught} caught, {_alarm_count(e.false_alarms)}: {e.points:+d} × {_plural(s.answered, 'answer')}"
+    upto = "sentence 1" if view.reveal == 0 else f"sentences 1–{view.reveal + 1}"
+    return (f'<p class="ee-sentence" id="class-revealed">{_sentence(s.words, s.fakes, s.alarms)}</p>'
             f'<div class="ee-body"><div class="ee-col"><table aria-label="the fakes of this sentence">'
-            f"<tr><th>fake ✗</th><th>was</th><th>caught by the class</th><th>ELECTRA</th></tr>{rows}</table>"
-            f"{_fooling(view)}</div>"
-            f'<div class="ee-col" style="flex:0 0 auto"><div class="ee-panel"><span style="color:{MLM_COLOUR}">●</span> '
-            f'The class<br><span class="ee-big">{_points(s.class_score)}</span> points</div>'
-            f'<div class="ee-panel"><span style="color:{RTD_COLOUR}">◆</span> ELECTRA on the same '
-            f'{_plural(s.answered, "answer")}<br><span class="ee-big">{electra_per:+d}</span> points</div></div></div>')
+            f"<tr><th>fake ✗</th><th>was</th><th>caught by the class</th><th>ELECTRA (⚑ above 50%)</th></tr>"
+            f"{rows}{_alarms(s)}</table>{'' if s.electra.false_alarms else _fooling(view)}</div>"
+            f'<div class="ee-col" style="flex:0 0 auto;max-width:34%"><h4>This sentence</h4>'
+            + _score_panel(f"The class, {_plural(s.answered, 'answer')}", MLM_COLOUR, "●", c.points,
+                           f"+{c.caught} caught, {_alarm_count(c.false_alarms)}",
+                           "class-sentence-points")
+            + _score_panel("ELECTRA on the same answers", RTD_COLOUR, "◆", s.electra_on_answers, electra_how,
+                           "electra-sentence-points")
+            + f'<p style="margin:0" id="class-so-far"><b>The class so far</b> ({upto}): '
+            f"{_points(view.class_total)} against ELECTRA's {_points(view.electra_total)}</p></div></div>")
 
 
 def _edits(view: TeacherView) -> str:
@@ -191,16 +243,20 @@ def _round_b(view: TeacherView) -> str:
 
 
 def _results(view: TeacherView) -> str:
-    lead = view.class_total.points - view.electra_total.points
-    verdict = ("The class beat ELECTRA!" if lead > 0 else "ELECTRA beat the class." if lead < 0 else
-               "The class and ELECTRA are level.")
-    return (f'<p class="ee-big" style="margin:0">{verdict}</p><div class="ee-body"><div class="ee-col">'
-            f'<div style="display:flex;gap:1em"><div class="ee-panel" style="flex:1"><span style="color:{MLM_COLOUR}">●'
-            f'</span> The class, every answer<br><span class="ee-huge" id="class-total">{_points(view.class_total)}</span>'
-            f' points</div><div class="ee-panel" style="flex:1"><span style="color:{RTD_COLOUR}">◆</span> ELECTRA on the '
-            f'same answers<br><span class="ee-huge" id="electra-total">{_points(view.electra_total)}</span> points</div></div>'
-            f"{_fooling(view)}</div><div class=\"ee-col\"><h4>The edits that fooled ELECTRA</h4>{_edits(view)}"
-            f'<p class="ee-muted" style="margin:0">{view.fool_fooled} of {_plural(view.fool_tries, "edit")} fooled it.</p>'
+    m = match(view)
+    verdict = {"class": "The class beat ELECTRA!", "electra": "ELECTRA beat the class.",
+               "level": "The class and ELECTRA are level."}[m.winner]
+    table = (f'<table id="class-match" aria-label="the class against ELECTRA, both rounds"><tr><th></th>'
+             f'<th><span style="color:{MLM_COLOUR}">●</span> class</th>'
+             f'<th><span style="color:{RTD_COLOUR}">◆</span> ELECTRA</th></tr>'
+             f"<tr><td>Round A: spot the fakes</td><td>{m.class_a:+d}</td><td>{m.electra_a:+d}</td></tr>"
+             f"<tr><td>Round B: {view.fool_fooled} of {_plural(view.fool_tries, 'edit')} fooled ELECTRA</td>"
+             f"<td>{m.class_b:+d}</td><td>{m.electra_b:+d}</td></tr>"
+             f'<tr><td><b>Both rounds</b></td><td><span class="ee-total" id="class-total">{m.class_points:+d}</span></td>'
+             f'<td><span class="ee-total" id="electra-total">{m.electra_points:+d}</span></td></tr></table>')
+    return (f'<p class="ee-big" style="margin:0">{verdict}</p><div class="ee-body"><div class="ee-col">{table}'
+            f"{_fooling(view, 2)}</div><div class=\"ee-col\"><h4>The edits that fooled ELECTRA</h4>{_edits(view)}"
+            f'<p class="ee-muted" id="class-rules" style="margin:0;font-size:.85em">{RULE_A}<br>{RULE_B}</p>'
             f"</div></div>")
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import segno
 
-from explainer.render.style import FONT, chip, esc, p_colour, pct
+from explainer.render.style import FLAG_THRESHOLD, FONT, chip, esc, p_colour, verdict_pct
 
 if TYPE_CHECKING:
     from explainer.lesson.class_session import FoolOutcome, StudentRound
@@ -52,12 +52,32 @@ def qr_svg(link: str) -> str:
     return f'<div class="ee-qr" role="img" aria-label="QR code of the class link">{svg}</div>'
 
 
-def links_card_html(code: str, student_link: str, view_link: str) -> str:
-    """The teacher's two links: the students' (with its QR code) and the projector's, view-only. The teacher key
-    is in neither: it stays in this browser's storage."""
+def address_note_html(note: str, command: str = "") -> str:
+    """One line for the teacher when phones cannot open the students' link (a server on this computer only), and
+    the command that lets them in, in code type."""
+    if not note:
+        return ""
+    said = f"{esc(note)}: <code>{esc(command)}</code>" if command else esc(note)
+    return f'<p id="class-address-note" role="status" style="margin:4px 0 6px;font-weight:600">⚠ {said}</p>'
+
+
+def plays_note_html(played: int, chosen: int) -> str:
+    """When a teacher's own sentences set the round's length: how many the class plays ("" when as chosen)."""
+    if played == chosen:
+        return ""
+    return (f'<p id="class-plays" role="status" style="margin:4px 0">Your own sentences: this class plays '
+            f"{played} sentence{'s' if played != 1 else ''} per round (your {played}), not the {chosen} chosen "
+            "with the slider.</p>")
+
+
+def links_card_html(code: str, student_link: str, view_link: str, note: str = "", command: str = "") -> str:
+    """The teacher's two links: the students' (with its QR code) and the projector's, view-only, and `note` (with
+    `command`) when phones cannot open them (explainer/core/addresses.py). The teacher key is in neither: it stays in this
+    browser's storage."""
     return _wrap(
         f'<div class="ee-grid" style="align-items:center"><div>'
         f'<p style="margin:0">Class code <span class="ee-code" id="class-code">{esc(pretty_code(code))}</span></p>'
+        f'{address_note_html(note, command)}'
         f'<p style="margin:4px 0 0">Students join at</p><p style="margin:2px 0 8px;overflow-wrap:anywhere">'
         f'<a id="class-student-link" href="{esc(student_link)}" target="_blank" rel="noopener">{esc(student_link)}</a></p>'
         f'<p style="margin:0">Open this on the projector (it shows the class and moves nothing):</p>'
@@ -105,8 +125,10 @@ def student_wait_html(round_: StudentRound) -> str:
 def class_fool_html(outcome: FoolOutcome) -> str:
     """Round B's verdict on a student's edit (the discriminator's view of every word when it was just judged)."""
     if outcome.explanation is not None:
-        chips = "".join(chip(esc(w.corrupted), p_colour(w.p_replaced), pct(w.p_replaced), f"P(replaced) = {w.p_replaced:.3f}",
-                             "3px solid #111" if w.index == outcome.word_index else "1px solid #ccc", w.p_replaced > 0.6)
+        chips = "".join(chip(esc(w.corrupted), p_colour(w.p_replaced), verdict_pct(w.p_replaced),
+                             f"P(replaced) = {w.p_replaced:.3f}",
+                             "3px solid #111" if w.index == outcome.word_index else "1px solid #ccc",
+                             flagged=w.p_replaced > FLAG_THRESHOLD)  # bold above the verdict's 50% line
                         for w in outcome.explanation.words)
         chips = f'<p style="font-size:1.3em;line-height:1.8;margin:4px 0">{chips}</p>'
     else:
@@ -117,4 +139,4 @@ def class_fool_html(outcome: FoolOutcome) -> str:
     again = ("" if outcome.new else
              '<p class="ee-muted">You had already answered this sentence: this is your first answer, which counts.</p>')
     return _wrap(f"<p style='margin:0'><b>Sentence {outcome.sentence_index + 1}</b></p>{chips}<p>“{esc(outcome.original_word)}” → “{esc(outcome.new_word)}”: P(replaced) = "
-                 f"<b>{pct(outcome.p_edited)}</b>. {verdict}. {guess}.</p>{again}", "class-fool-result")
+                 f"<b>{verdict_pct(outcome.p_edited)}</b>. {verdict}. {guess}.</p>{again}", "class-fool-result")

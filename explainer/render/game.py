@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explainer.render.style import FONT, MLM_COLOUR, RTD_COLOUR, chip, esc, p_colour, pct
+from explainer.render.style import FLAG_THRESHOLD, FONT, MLM_COLOUR, RTD_COLOUR, chip, esc, p_colour, verdict_pct
 
 if TYPE_CHECKING:
     from explainer.lesson.game import FoolResult, Score, SpotItem, SpotResult
@@ -64,8 +64,9 @@ def _score_line(name: str, score: Score) -> str:
             f"→ <b>{score.points:+d}</b> point{'s' if abs(score.points) != 1 else ''}")
 
 
-def spot_reveal_html(item: SpotItem, result: SpotResult, picked) -> str:
-    """The truth beside the student's ticks and the discriminator's flags, and both scores."""
+def spot_reveal_html(item: SpotItem, result: SpotResult, picked, scores: bool = True) -> str:
+    """The truth beside the student's ticks and the discriminator's flags, and (`scores`) both scores on this
+    sentence; the game leaves them to its score box (`round_html`), which shows them once, beside the round's."""
     picked = {int(i) for i in (picked or ())}
     cards = []
     for i, (word, p, flag, replaced, back, original) in enumerate(zip(
@@ -77,7 +78,7 @@ def spot_reveal_html(item: SpotItem, result: SpotResult, picked) -> str:
             f'<li class="ee-card{" ee-faked" if replaced else ""}"><span class="ee-word">{esc(word)}</span>'
             f"<span>{you}</span>"
             f'<span title="P(replaced) = {p:.3f}" style="background:{p_colour(p)};color:{"#fff" if p > 0.6 else "#111"}">'
-            f"{'⚑ ' if flag else ''}{pct(p)}</span><span>{truth}</span></li>")
+            f"{'⚑ ' if flag else ''}{verdict_pct(p)}</span><span>{truth}</span></li>")
     table = ('<p class="ee-key">Under each word: what you ticked ☑, ELECTRA\'s P(replaced) (flagged ⚑ above 50%), '
              "and the truth.</p>"
              f'<ul class="ee-cards" aria-label="the reveal, word by word">{"".join(cards)}</ul>')
@@ -90,9 +91,10 @@ def spot_reveal_html(item: SpotItem, result: SpotResult, picked) -> str:
         fooled.append(f"Fooled you: {words_list(result.fooled_student)}.")
     if result.fooled_electra:
         fooled.append(f"Fooled ELECTRA: {words_list(result.fooled_electra)}.")
-    scores = (f'<p style="margin:6px 0"><span style="color:{MLM_COLOUR}">●</span> {_score_line("You", result.student)}'
-              f'<br><span style="color:{RTD_COLOUR}">◆</span> {_score_line("ELECTRA", result.electra)}</p>')
-    return _wrap(table + rule + scores + (f"<p>{' '.join(fooled)}</p>" if fooled else ""), "game-reveal")
+    lines = (f'<p style="margin:6px 0">This sentence: <span style="color:{MLM_COLOUR}">●</span> '
+             f'{_score_line("You", result.student)}<br><span style="color:{RTD_COLOUR}">◆</span> '
+             f'{_score_line("ELECTRA", result.electra)}</p>' if scores else "")
+    return _wrap(table + rule + lines + (f"<p>{' '.join(fooled)}</p>" if fooled else ""), "game-reveal")
 
 
 def round_html(student: Score, electra: Score, done: int, total: int, code: int, results: list[SpotResult],
@@ -108,9 +110,15 @@ def round_html(student: Score, electra: Score, done: int, total: int, code: int,
     else:
         status = "Round over: <b>a draw.</b>"
     level = ", harder level: a stronger generator forged the fakes" if generator == "stronger" else ""
-    lines = [f"<p style='font-size:1.15em;margin:4px 0'>{status} (class code {code}{level})</p>",
-             f'<p style="margin:0"><span style="color:{MLM_COLOUR}">●</span> {_score_line("You", student)}<br>'
-             f'<span style="color:{RTD_COLOUR}">◆</span> {_score_line("ELECTRA", electra)}</p>']
+    lines = [f"<p style='font-size:1.15em;margin:4px 0'>{status} (class code {code}{level})</p>"]
+    if results and done:  # the sentence just revealed, then the round so far: each score once, each labelled
+        last = results[-1]
+        lines.append(f'<p style="margin:0 0 4px" id="game-this-sentence">Sentence {done}: <span style="color:'
+                     f'{MLM_COLOUR}">●</span> you <b>{last.student.points:+d}</b>, <span style="color:{RTD_COLOUR}">◆'
+                     f"</span> ELECTRA <b>{last.electra.points:+d}</b></p>")
+    lines.append(f'<p style="margin:0" id="game-so-far">{"The round so far" if done else "The round"}:<br>'
+                 f'<span style="color:{MLM_COLOUR}">●</span> {_score_line("You", student)}<br>'
+                 f'<span style="color:{RTD_COLOUR}">◆</span> {_score_line("ELECTRA", electra)}</p>')
     if done == total and results:
         only_you = sorted({w for r in results for w in r.fooled_electra} - {w for r in results for w in r.fooled_student})
         only_electra = sorted({w for r in results for w in r.fooled_student} - {w for r in results for w in r.fooled_electra})
@@ -126,15 +134,16 @@ def round_html(student: Score, electra: Score, done: int, total: int, code: int,
 
 def fool_html(result: FoolResult, tries: int, fooled: int, right: int) -> str:
     """Round B: the discriminator's P(replaced) for every word of the edited sentence, and the verdict."""
-    chips = [chip(esc(w.corrupted), p_colour(w.p_replaced), pct(w.p_replaced), f"P(replaced) = {w.p_replaced:.3f}",
-                  "3px solid #111" if w.index == result.word_index else "1px solid #ccc", w.p_replaced > 0.6)
-             for w in result.explanation.words]  # Explore's chips: the edited word outlined
+    chips = [chip(esc(w.corrupted), p_colour(w.p_replaced), verdict_pct(w.p_replaced), f"P(replaced) = {w.p_replaced:.3f}",
+                  "3px solid #111" if w.index == result.word_index else "1px solid #ccc",
+                  flagged=w.p_replaced > FLAG_THRESHOLD)
+             for w in result.explanation.words]  # Explore's chips (flagged above 50%: bold): the edited word outlined
     verdict = ("ELECTRA <b>flagged</b> your word ⚑" if result.flagged else "ELECTRA was <b>fooled</b>: it did not flag "
                "your word")
     guess = "You predicted that right ✓" if result.student_right else "You predicted the opposite ✗"
     return _wrap(
         f'<p class="ee-big" style="margin:4px 0">{"".join(chips)}</p>'
-        f"<p>“{esc(result.original_word)}” → “{esc(result.new_word)}”: P(replaced) = <b>{pct(result.p_edited)}</b>. "
+        f"<p>“{esc(result.original_word)}” → “{esc(result.new_word)}”: P(replaced) = <b>{verdict_pct(result.p_edited)}</b>. "
         f"{verdict}. {guess}.</p>"
         f"<p style='color:#555'>So far: you fooled ELECTRA {fooled} time{'s' if fooled != 1 else ''} in {tries}, "
         f"and predicted its verdict right {right} time{'s' if right != 1 else ''}.</p>", "game-fool")

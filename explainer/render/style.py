@@ -248,3 +248,11 @@ def message_html(message: str) -> str:
 def pct(p: float) -> str:
     """A probability for a label: 12%, 1.6%, 0.041% (small ones keep two significant digits)."""
     return f"{p:.0%}" if p >= 0.1 else f"{p:.1%}" if p >= 0.01 else f"{p * 100:.2g}%"
+
+
+def verdict_pct(p: float) -> str:
+    """`pct`, on the same side of the 50% line as the verdict (flagged: P(replaced) > 50%): a flagged 50.04% reads
+    "50.04%", never "50%", which reads as not above the line."""
+    if p > FLAG_THRESHOLD and pct(p) == "50%":
+        return f"{p:.1%}" if f"{p:.1%}" != "50.0%" else f"{p:.2%}" if f"{p:.2%}" != "50.00%" else "just over 50%"
+    return pct(p)

@@ -27,7 +27,7 @@ from explainer.lesson import game
 from explainer.render import class_room as room
 from explainer.render import class_view as view
 from explainer.render import game as game_view
-from explainer.ui import api, forgers, queues
+from explainer.ui import api, class_address, forgers, queues
 from explainer.ui.class_screens import (  # noqa: F401 (REMEMBERED, page_link, remember, write_results: re-exported)
     REMEMBERED,
     _error,
@@ -90,6 +90,7 @@ def build_class_page(demo: gr.Blocks) -> None:
             go = gr.Button("Go to the class", scale=1, min_width=120, elem_id="class-go")
     with gr.Column(visible=False) as teacher_box:
         card = gr.HTML(elem_id="class-card")
+        address = class_address.chooser()
         with gr.Row(equal_height=True):
             move_next = gr.Button("Open round A", variant="primary", min_width=200, elem_id="class-move")
             skip_b = gr.Button("Open round B", visible=False, min_width=160, elem_id="class-skip-b")
@@ -158,22 +159,20 @@ def build_class_page(demo: gr.Blocks) -> None:
             out |= {csv_file: gr.update(visible=False), json_file: gr.update(visible=False)}
         return out
 
-    def teacher_screen(code: str, key: str, location_now: str) -> dict:
-        state = {"code": code, "token": key, "link": page_link(location_now, **{"class": code}), "full": False}
-        html, digest, data = render_board(state, "")
-        try:
-            links = view.links_card_html(code, page_link(location_now, **{"class": code}),
-                                         page_link(location_now, **{"class": code,
-                                                                    "view": session.default_store().view_token(code, key)}))
+    def teacher_screen(code: str, key: str, location_now: str, chosen: str | None = None) -> dict:
+        try:  # the links on an address phones can open (`chosen`: the teacher's pick among several)
+            links, choice, link = class_address.card(demo, code, key, location_now, chosen)
+            state = {"code": code, "token": key, "link": link, "full": False}
+            html, digest, data = render_board(state, "")
             more = controls(data, key)
         except (gr.Error, ValueError) as error:
             return {message: _error(error)}
         return {who: state, start_box: gr.Column(visible=False), teacher_box: gr.Column(visible=True),
                 student_box: gr.Column(visible=False), timer: gr.Timer(active=True), board: html, shown: digest,
-                card: links, message: "", **more}
+                card: links, address: choice, message: "", **more}
 
     def projector_screen(code: str, token: str, location_now: str) -> dict:
-        state = {"code": code, "token": token, "link": page_link(location_now, **{"class": code}), "full": True}
+        state = {"code": code, "token": token, "link": class_address.students_link(demo, code, location_now), "full": True}
         html, digest, _ = render_board(state, "")
         return {who: state, start_box: gr.Column(visible=False), timer: gr.Timer(active=True), board: html,
                 shown: digest, message: ""}
@@ -253,8 +252,9 @@ def build_class_page(demo: gr.Blocks) -> None:
                 generator=forgers.chosen(forger_now)))
         except (gr.Error, ValueError, TypeError) as error:
             return {message: _error(error)}
-        return {**teacher_screen(new.code, new.teacher_key, location_now), new_query: f"?class={new.code}&teach=1",
-                teaching: remember(teaching_now, new.code, new.teacher_key)}
+        out = teacher_screen(new.code, new.teacher_key, location_now)
+        out[message] = out.get(message) or view.plays_note_html(new.n_sentences, int(n_now or game.ROUND_SENTENCES))
+        return {**out, new_query: f"?class={new.code}&teach=1", teaching: remember(teaching_now, new.code, new.teacher_key)}
 
     def refresh(who_state, shown_now):
         """The timer: the stage again when it changed (and the teacher's buttons with it)."""
@@ -361,8 +361,8 @@ def build_class_page(demo: gr.Blocks) -> None:
 
     buttons = {move_next, skip_b, end, end_sure, csv_file, json_file, on_stage}
     screens = {who, student, remembered, teaching, a_index, shown, start_box, teacher_box, student_box, join_box,
-               play_box, code_box, card, board, timer, follow, message, status, wait, a_box, b_box, sentence, ticks,
-               saved, submit, next_button, b_sentence, b_result} | buttons
+               play_box, code_box, card, address, board, timer, follow, message, status, wait, a_box, b_box, sentence,
+               ticks, saved, submit, next_button, b_sentence, b_result} | buttons
     private = dict(api_visibility="private")
     strip = ("(q) => { if (q) { const u = new URL(window.location.href); u.search = q; "
              "window.history.replaceState(null, '', u.toString()); } }")  # the key never stays in the address
@@ -371,6 +371,8 @@ def build_class_page(demo: gr.Blocks) -> None:
     start.click(start_class, [n, forger, own, location, teaching], screens | {new_query},
                 js="(n, g, o, x, t) => [n, g, o, window.location.href, t]", **private, **queues.EXPLAIN).then(
         None, [new_query], None, js=strip)
+    address.input(lambda w, a, x: teacher_screen(w["code"], w["token"], x, a) if w else {}, [who, address, location],
+                  screens, js="(w, a, x) => [w, a, window.location.href]", **private, **queues.CLASS)
     go.click(None, [typed_code], None, js="(c) => { if ((c || '').trim()) window.location.search = "
                                           "'?class=' + encodeURIComponent(c.trim()); }")
     timer.tick(refresh, [who, shown], {board, shown, message} | buttons, trigger_mode="always_last",

@@ -66,7 +66,7 @@ def reveal(state, picked):
     state = {**state, "results": [*state["results"], result], "picks": [*state["picks"], list(picked or [])]}
     total = len(state["items"])
     more = state["index"] + 1 < total
-    return (state, view.spot_reveal_html(item, result, picked),
+    return (state, view.spot_reveal_html(item, result, picked, scores=False),
             view.round_html(*game.round_score(state["results"]), len(state["results"]), total, state["code"],
                             state["results"], state.get("generator", generators.ELECTRA)),
             gr.update(interactive=False), gr.update(interactive=False), gr.update(interactive=more))
