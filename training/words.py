@@ -182,3 +182,19 @@ def group(text: str, offsets: tuple[tuple[int, int], ...], kinds: tuple[str, ...
         punctuation = all(kinds[p] == PUNCTUATION for p in positions)
         words.append(Word(index, start, end, text[start:end], tuple(positions), punctuation))
     return tuple(words)
+
+
+def is_piece(shown: str) -> bool:
+    """Whether a token written by `readable` is a piece ("-ing"): the mark, then a letter or digit."""
+    return len(shown) > 1 and shown.startswith(PIECE_MARK) and shown[1].isalnum()
+
+
+def as_guess(shown: str) -> str:
+    """A guess as people read it: a piece reads as one, "-s (an ending)"; a word or a mark as it is."""
+    return f"{shown} (an ending)" if is_piece(shown) else shown
+
+
+def readable_ids(tokenizer, ids) -> list[str]:
+    """The tokens of `ids` as people read them (`readable`)."""
+    prefix = piece_prefix(tokenizer)
+    return [readable(token, prefix) for token in tokenizer.convert_ids_to_tokens(list(ids))]

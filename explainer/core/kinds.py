@@ -1,5 +1,5 @@
 """Tokens by kind (training.words: special, word, piece, punctuation) for the pipeline: the vocabulary's kinds
-found once per tokenizer, tokens written as people read them, and the rows of a draw limited to the original's kind.
+found once per tokenizer, and the rows of a draw limited to the original's kind.
 
 The game and the live class draw each fake from the generator's own softmax limited to tokens of the kind it
 replaces (a word for a word, punctuation for punctuation, a piece for a piece), so a student judges a word, never
@@ -22,12 +22,6 @@ def token_kinds(tokenizer) -> tuple[str, ...]:
     if key not in _KINDS:
         _KINDS[key] = tuple(words.vocabulary_kinds(tokenizer))
     return _KINDS[key]
-
-
-def readable_tokens(tokenizer, ids) -> list[str]:
-    """Tokens as people read them (training.words.readable: a piece is "-ing", never "##ing")."""
-    prefix = words.piece_prefix(tokenizer)
-    return [words.readable(t, prefix) for t in tokenizer.convert_ids_to_tokens(list(ids))]
 
 
 def other_kinds(tokenizer, sentences: list[tuple[torch.Tensor, torch.Tensor, bool]]) -> torch.Tensor:

@@ -33,8 +33,9 @@ from typing import Literal
 import torch
 
 from explainer.core import generators
-from explainer.core.kinds import other_kinds, readable_tokens as _readable, token_kinds
+from explainer.core.kinds import other_kinds, token_kinds
 from explainer.core.text import Encoded, InputError, Word, as_read, blocked_ids, encode
+from training.words import readable_ids
 from training.objectives import ELECTRA_MASKING, corrupt, detect, mask_tokens, masked_lm_logits, softmax
 
 Mode = Literal["auto", "manual", "detect"]
@@ -282,7 +283,7 @@ def _proposals(tokenizer, probs: torch.Tensor, k: int, original_id: int) -> tupl
     top = probs.topk(min(k, probs.shape[-1]))
     ids = top.indices.tolist()
     return tuple(Proposal(token, t, q, t == original_id)
-                 for token, t, q in zip(_readable(tokenizer, ids), ids, top.values.tolist()))
+                 for token, t, q in zip(readable_ids(tokenizer, ids), ids, top.values.tolist()))
 
 
 def _generate(pair, batch: list[_Prepared]) -> list[tuple[torch.Tensor, list[MaskedPosition]]]:
@@ -312,10 +313,10 @@ def _generate(pair, batch: list[_Prepared]) -> list[tuple[torch.Tensor, list[Mas
             if typed and blank_probs is not None:
                 others = _proposals(tokenizer, next(blank_probs), p.settings.top_k, original_id)
             masked.append(MaskedPosition(
-                position, _readable(tokenizer, [original_id])[0],
+                position, readable_ids(tokenizer, [original_id])[0],
                 int(p.generator_input[position]) == tokenizer.mask_token_id,
                 _proposals(tokenizer, probs[row], p.settings.top_k, original_id),
-                _readable(tokenizer, [sample_id])[0], sample_id, float(probs[row, sample_id]),
+                readable_ids(tokenizer, [sample_id])[0], sample_id, float(probs[row, sample_id]),
                 sample_id != original_id, typed, others, other_key if others else "",
             ))
         out[i] = (corrupted, masked)
@@ -363,8 +364,8 @@ def _assemble(pair, p: _Prepared, corrupted: torch.Tensor, masked: list[MaskedPo
     p_replaced = torch.sigmoid(disc_logits).tolist()
     truth = None if p.settings.mode == "detect" else (corrupted != p.original).tolist()  # 1 = replaced (paper)
     word_of = {position: w.index for w in words for position in w.tokens}
-    original_tokens = _readable(tokenizer, encoded.input_ids)
-    corrupted_tokens = _readable(tokenizer, corrupted.tolist())
+    original_tokens = readable_ids(tokenizer, encoded.input_ids)
+    corrupted_tokens = readable_ids(tokenizer, corrupted.tolist())
     kinds = token_kinds(tokenizer)
     drawn_kinds = [kinds[i] for i in corrupted.tolist()]
     tokens = tuple(
