@@ -467,16 +467,16 @@ def test_rendered_steps_mark_the_drawn_back_position(tiny_pair, vocab):
 
 
 def test_a_hostile_drawn_back_word_is_escaped(tiny_pair, vocab):
-    """“<b>x</b>” is seven words here (its marks are words of their own); all masked, the generator draws "b", so
-    its two "b" come back, and every mark is shown escaped."""
-    explanation, (_, _, swap, detect) = _forced_walk(tiny_pair, vocab, "b", "the <b>x</b> meal", tuple(range(1, 8)))
-    assert [w.text for w in explanation.words] == ["the", "<", "b", ">", "x", "</", "b", ">", "meal"]
+    """“<i>x</i>” is seven words here (its marks are words of their own); all masked, the generator draws "i", so
+    its two "i" come back, and no mark reaches the page unescaped."""
+    explanation, (_, _, swap, detect) = _forced_walk(tiny_pair, vocab, "i", "the <i>x</i> meal", tuple(range(1, 8)))
+    assert [w.text for w in explanation.words] == ["the", "<", "i", ">", "x", "</", "i", ">", "meal"]
     assert len(detect.drawn_back) == 2
-    assert all(explanation.tokens[p].original == "b" and not detect.replaced[p] for p in detect.drawn_back)
-    assert "(“b”, “b”)" in detect.paragraph
+    assert all(explanation.tokens[p].original == "i" and not detect.replaced[p] for p in detect.drawn_back)
+    assert "(“i”, “i”)" in detect.paragraph
     markup = walk_view.walk_step_html(swap) + walk_view.walk_step_html(detect)
-    assert "<b>x</b>" not in markup and "“<" not in markup
-    assert _drawn_back_chips(walk_view.walk_step_html(detect)) == ["b", "b"]
+    assert "<i>" not in markup and "</i>" not in markup
+    assert _drawn_back_chips(walk_view.walk_step_html(detect)) == ["i", "i"]
     parser = _Tags()
     parser.feed(markup)
     assert parser.tags <= {"div", "span", "bdi", "b", "p", "h3", "table", "tr", "th", "td", "br"}
