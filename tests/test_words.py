@@ -127,3 +127,13 @@ def test_the_games_fakes_keep_the_kind_they_replace(tiny_pair, tiny_stronger_dir
         assert mismatches(played) == 0, generator
     # A tiny random generator draws any kind: the limit is what holds above.
     assert mismatches([(s, Settings(seed=i)) for i, s in enumerate(sentences)]) > 50
+
+
+@pytest.mark.parametrize("shown, line", [
+    (["The", "bakery", ",", "at", "six", "."], "The bakery, at six."),
+    (['"', "Really", '?!"', "she", "said", "(", "softly", ")"], '"Really?!" she said (softly)'),
+    (["It", "costs", "$", "3", "%", ".", "chef's", '"', "ok", '"'], 'It costs $3%. chef\'s "ok"'),
+    ([], ""),
+])
+def test_a_rounds_words_read_as_a_line(shown, line):
+    assert words.joined(shown) == line

@@ -24,6 +24,7 @@ Left out: tokenizers without character offsets (slow ones), and pair inputs (tok
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -198,3 +199,27 @@ def readable_ids(tokenizer, ids) -> list[str]:
     """The tokens of `ids` as people read them (`readable`)."""
     prefix = piece_prefix(tokenizer)
     return [readable(token, prefix) for token in tokenizer.convert_ids_to_tokens(list(ids))]
+
+
+CLOSING = frozenset(".,;:!?)]}”’»…%")  # a word made of these hugs the word before it
+OPENING = frozenset("([{“‘«¿¡$£€#")  # ... and of these, the word after it
+QUOTES = ('"', "'")
+
+
+def separators(shown: Sequence[str]) -> list[str]:
+    """The space to write before each of a sentence's words when only their texts are known (a round's words, a
+    results file): none before closing punctuation or after an opening mark, a straight quote closing every
+    second time; one space everywhere else. With the text at hand, its own spacing is the truth."""
+    out, quotes = [], 0
+    for n, word in enumerate(shown):
+        previous = shown[n - 1] if n else ""
+        opened = bool(previous) and set(previous) <= OPENING or previous in QUOTES and quotes % 2 == 1
+        closing = bool(word) and word[0] in CLOSING and set(word) <= CLOSING | set(QUOTES)
+        out.append("" if n == 0 or opened or closing or word in QUOTES and quotes % 2 == 1 else " ")
+        quotes += sum(word.count(q) for q in QUOTES) if is_punctuation(word) else 0
+    return out
+
+
+def joined(shown: Sequence[str]) -> str:
+    """A sentence's words as one line (`separators`): "arrived" "." -> "arrived."."""
+    return "".join(gap + word for gap, word in zip(separators(shown), shown))

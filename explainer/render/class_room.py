@@ -22,6 +22,7 @@ from explainer.core.class_phases import LABELS
 from explainer.core.generators import label as forger
 from explainer.render.class_view import pretty_code, qr_svg
 from explainer.render.style import FONT, MLM_COLOUR, RTD_COLOUR, esc, p_colour, pct
+from training.words import separators
 
 if TYPE_CHECKING:
     from explainer.lesson.class_session import FakeStats, TeacherView
@@ -108,7 +109,8 @@ def _points(score: Score) -> str:
 
 def _sentence(words: tuple[str, ...], fakes: tuple[FakeStats, ...]) -> str:
     at = {f.word_index for f in fakes}
-    return " ".join(f'<span class="ee-fake">✗{esc(w)}</span>' if i in at else esc(w) for i, w in enumerate(words))
+    return "".join(gap + (f'<span class="ee-fake">✗{esc(w)}</span>' if i in at else esc(w))
+                   for i, (gap, w) in enumerate(zip(separators(words), words)))
 
 
 def _join_corner(view: TeacherView, link: str) -> str:
