@@ -14,6 +14,7 @@ from training import words
 
 NAMES = (words.WORD, words.PIECE, words.PUNCTUATION, words.SPECIAL)
 _KINDS: dict[tuple[int, int], tuple[str, ...]] = {}
+_NUMBERED: dict[tuple[int, int], torch.Tensor] = {}
 
 
 def token_kinds(tokenizer) -> tuple[str, ...]:
@@ -28,7 +29,10 @@ def other_kinds(tokenizer, sentences: list[tuple[torch.Tensor, torch.Tensor, boo
     """(M, V) bool over the rows of a draw, sentence after sentence; `sentences`: (original ids at its rows (M_i,),
     typed blanks at them (M_i,), whether it keeps to kinds). True at a token of another kind than the row's
     original (a typed blank takes a word) in a sentence that keeps to kinds; False everywhere else."""
-    vocabulary = torch.tensor([NAMES.index(k) for k in token_kinds(tokenizer)])  # (V,)
+    key = (id(tokenizer), len(tokenizer))
+    if key not in _NUMBERED:
+        _NUMBERED[key] = torch.tensor([NAMES.index(k) for k in token_kinds(tokenizer)])
+    vocabulary = _NUMBERED[key]  # (V,) each token's kind, as its index in NAMES
     rows = []
     for original, blank, same_kind in sentences:
         wanted = vocabulary[original].masked_fill(blank, NAMES.index(words.WORD))  # (M_i,)
