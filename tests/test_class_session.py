@@ -227,8 +227,9 @@ def test_nothing_anyone_reads_names_a_fake_before_the_reveal_and_each_sentence_a
 
     def truth_in(value) -> bool:  # a fake's original word, ELECTRA's P, or a verdict field, anywhere in it
         text = repr(value)
-        return any(f"'{item.originals[j]}'" in text for item in items for j, r in enumerate(item.replaced) if r
-                   ) or "FakeStats" in text or "SpotItem" in text or "p_replaced" in text
+        shown = {word for item in items for word in item.words}  # a "." that stands in a sentence names no fake
+        return any(f"'{item.originals[j]}'" in text for item in items for j, r in enumerate(item.replaced)
+                   if r and item.originals[j] not in shown) or "FakeStats" in text or "SpotItem" in text or "p_replaced" in text
 
     for stage in ("lobby", "round_a"):
         if stage == "round_a":

@@ -22,6 +22,7 @@ from explainer.render import efficiency
 from explainer.render import walkthrough as walk_view
 from training import paper
 from training.objectives import ELECTRA_MASKING, mask_tokens, masked_lm_logits
+from training.words import readable_ids
 from training.project import PROJECT as ROOT
 
 SENTENCE = "The chef cooked a delicious meal for the guests at the restaurant and they loved it."
@@ -95,7 +96,7 @@ def test_walkthrough_states_match_the_explore_pipeline(tiny_pair, vocab, seed):
         assert token == expected
     assert propose.proposals == reference.masked  # the same top-k and the same draws
     assert swap.tokens == tuple(t.corrupted for t in reference.tokens)
-    assert tiny_pair.tokenizer.convert_tokens_to_ids(list(swap.tokens)) == list(reference.corrupted_ids)
+    assert list(swap.tokens) == readable_ids(tiny_pair.tokenizer, reference.corrupted_ids)  # pieces read "-ing"
     assert swap.focus == tuple(m.position for m in reference.masked if m.replaced)
     assert swap.replaced == tuple(bool(t.replaced) for t in reference.tokens)
     assert detect.p_replaced == tuple(t.p_replaced for t in reference.tokens)
@@ -401,7 +402,7 @@ def test_a_drawn_back_position_is_counted_named_and_labelled_original(tiny_pair,
     """Figure 2's masking with a generator that always draws "the": "the" comes back, "cooked" (4 pieces here) changes."""
     explanation, (_, _, swap, detect) = _forced_walk(tiny_pair, vocab, "the", classroom.TOY_TEXT, (0, 2))
     the = explanation.words[0].tokens[0]
-    assert [explanation.tokens[p].original for p in explanation.words[2].tokens] == ["co", "##o", "##ke", "##d"]
+    assert [explanation.tokens[p].original for p in explanation.words[2].tokens] == ["co", "-o", "-ke", "-d"]
     assert len(explanation.masked) == 5 and explanation.tokens[the].masked
     assert swap.drawn_back == detect.drawn_back == walk.drawn_back(explanation) == (the,)
     assert explanation.tokens[the].replaced is False and detect.replaced[the] is False  # label 0
@@ -416,10 +417,10 @@ def test_a_drawn_back_position_is_counted_named_and_labelled_original(tiny_pair,
 
 
 def test_a_drawn_back_piece_is_named_with_its_word(tiny_pair, vocab):
-    explanation, (_, _, swap, detect) = _forced_walk(tiny_pair, vocab, "##d", classroom.TOY_TEXT, (2,))
+    explanation, (_, _, swap, detect) = _forced_walk(tiny_pair, vocab, "##d", classroom.TOY_TEXT, (2,))  # "-d" to people
     last = explanation.words[2].tokens[-1]
-    assert detect.drawn_back == (last,) and explanation.tokens[last].original == "##d"
-    assert ("4 tokens were masked; the generator drew the original token back at 1 of them (“##d” in “cooked”), so "
+    assert detect.drawn_back == (last,) and explanation.tokens[last].original == "-d"
+    assert ("4 tokens were masked; the generator drew the original token back at 1 of them (“-d” in “cooked”), so "
             "that position counts as original (label 0): 3 tokens are really replaced.") in detect.paragraph
 
 
@@ -466,14 +467,16 @@ def test_rendered_steps_mark_the_drawn_back_position(tiny_pair, vocab):
 
 
 def test_a_hostile_drawn_back_word_is_escaped(tiny_pair, vocab):
-    """“<b>x</b>” is one word of several pieces here; the generator draws "b", so its two "b" pieces come back."""
-    explanation, (_, _, swap, detect) = _forced_walk(tiny_pair, vocab, "b", "the <b>x</b> meal", (1,))
-    assert explanation.words[1].text == "<b>x</b>" and len(detect.drawn_back) == 2
-    assert all(explanation.tokens[p].original == "b" and not detect.replaced[p] for p in detect.drawn_back)
-    assert "(“b” in “<b>x</b>”, “b” in “<b>x</b>”)" in detect.paragraph
+    """“<i>x</i>” is seven words here (its marks are words of their own); all masked, the generator draws "i", so
+    its two "i" come back, and no mark reaches the page unescaped."""
+    explanation, (_, _, swap, detect) = _forced_walk(tiny_pair, vocab, "i", "the <i>x</i> meal", tuple(range(1, 8)))
+    assert [w.text for w in explanation.words] == ["the", "<", "i", ">", "x", "</", "i", ">", "meal"]
+    assert len(detect.drawn_back) == 2
+    assert all(explanation.tokens[p].original == "i" and not detect.replaced[p] for p in detect.drawn_back)
+    assert "(“i”, “i”)" in detect.paragraph
     markup = walk_view.walk_step_html(swap) + walk_view.walk_step_html(detect)
-    assert "“b” in “&lt;b&gt;x&lt;/b&gt;”" in markup and "“<b>x</b>”" not in markup
-    assert _drawn_back_chips(walk_view.walk_step_html(detect)) == ["b", "b"]
+    assert "<i>" not in markup and "</i>" not in markup
+    assert _drawn_back_chips(walk_view.walk_step_html(detect)) == ["i", "i"]
     parser = _Tags()
     parser.feed(markup)
     assert parser.tags <= {"div", "span", "bdi", "b", "p", "h3", "table", "tr", "th", "td", "br"}

@@ -154,7 +154,7 @@ def test_words_map_back_to_the_original_text_exactly(tiny_pair, text):
         assert word.tokens == tuple(t.position for t in result.tokens if t.word == word.index)
         assert word.corrupted == word.text  # detect-only: nothing replaced, the user's spelling kept
     assert all(c.isspace() or is_invisible(c) for c in text[previous_end:])
-    assert " ".join(w.text for w in result.words).split() == text.split() or any(map(is_invisible, text))
+    assert "".join(w.text for w in result.words) == "".join(text.split()) or any(map(is_invisible, text))
 
 
 @pytest.mark.parametrize("text, message", [("", "empty"), ("   \n\t ", "empty"), ("\u200b\u200d\ufeff", "invisible")])

@@ -81,7 +81,9 @@ def words_of(result: dict) -> list[str]:
 def test_odd_text_is_judged_word_for_word_with_a_notice(served, text, notice):
     result = api.explain(text, mode="detect")
     assert result["text"] == text  # nothing is rewritten or sanitised away: escaping is the renderer's job
-    assert words_of(result) == text.split()  # every typed word is one word, accents and joiners included
+    # every typed character is in one word, accents and joiners included; punctuation is a word of its own
+    assert "".join(words_of(result)) == "".join(text.split())
+    assert not any(c.isspace() for w in words_of(result) for c in w)
     assert all(w["corrupted"] == w["text"] for w in result["words"])  # detect only: shown as typed
     if notice:
         assert any(notice in n for n in result["notices"]), result["notices"]

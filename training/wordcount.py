@@ -18,6 +18,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from training import words as alignment
+
 
 def training_stream(corpus: str, tokenizer) -> np.ndarray:
     """The corpus's training documents as the trainer tokenizes them (its cached .npy stream)."""
@@ -27,12 +29,8 @@ def training_stream(corpus: str, tokenizer) -> np.ndarray:
 
 
 def continuation_mask(tokenizer) -> np.ndarray:
-    """(V,) True where a token id is a "##" continuation piece."""
-    vocab = tokenizer.get_vocab()
-    mask = np.zeros(max(vocab.values()) + 1, dtype=bool)
-    for token, index in vocab.items():
-        mask[index] = token.startswith("##")
-    return mask
+    """(V,) True where a token id is a piece that continues a word ("##s": training.words)."""
+    return np.array([kind == alignment.PIECE for kind in alignment.vocabulary_kinds(tokenizer)], dtype=bool)
 
 
 def count_pieces(stream: np.ndarray, pieces: list[int], continuation: np.ndarray) -> int:
@@ -70,6 +68,6 @@ def word_counts(stream: np.ndarray, tokenizer, words: Iterable[str]) -> list[dic
         if not pieces:
             raise ValueError(f"{word!r} has no token in this vocabulary")
         count = count_pieces(stream, pieces, continuation)
-        rows.append({"word": word.strip(), "pieces": tokenizer.convert_ids_to_tokens(pieces), "count": count,
+        rows.append({"word": word.strip(), "pieces": alignment.readable_ids(tokenizer, pieces), "count": count,
                      "per_million": count / max(len(stream), 1) * 1e6})
     return rows

@@ -33,7 +33,9 @@ from typing import Literal
 import torch
 
 from explainer.core import generators
-from explainer.core.text import Encoded, InputError, Word, blocked_ids, cased_like, encode, group_words
+from explainer.core.kinds import other_kinds, token_kinds
+from explainer.core.text import Encoded, InputError, Word, as_read, blocked_ids, encode
+from training.words import readable_ids
 from training.objectives import ELECTRA_MASKING, corrupt, detect, mask_tokens, masked_lm_logits, softmax
 
 Mode = Literal["auto", "manual", "detect"]
@@ -48,6 +50,8 @@ class Settings:
     top_k: int = 5  # proposals shown per masked position
     mask_words: tuple[int, ...] = ()  # manual mode: indices into `Explanation.words`
     generator: str = generators.ELECTRA  # who forges: "electra" (the pair's own) or "stronger"
+    same_kind: bool = False  # the game and the class: draw only a token of the original's kind (training.words):
+    # a word for a word, punctuation for punctuation, a piece for a piece; Explore keeps ELECTRA's exact draw
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,7 @@ class MaskedPosition:
 @dataclass(frozen=True)
 class Token:
     position: int
-    original: str  # token string before corruption ("##ing" for a word piece)
+    original: str  # token before corruption, as people read it (training.words.readable: "-ing" for a piece)
     corrupted: str  # token the discriminator read
     start: int  # character span in the text; (0, 0) for [CLS]/[SEP]
     end: int
@@ -207,7 +211,7 @@ def sentence_words(pair, text: str) -> tuple[Encoded, list[Word]]:
     truncation settings in the shared Rust object, set per call. InputError for a text that cannot be read."""
     with pair.lock:
         encoded = encode(pair.tokenizer, text, pair.max_tokens)
-    return encoded, group_words(encoded.text, encoded.offsets, encoded.special)
+    return encoded, list(encoded.words)
 
 
 def _check(pair, settings: Settings) -> None:
@@ -221,8 +225,8 @@ def _check(pair, settings: Settings) -> None:
 def _prepare(pair, text: str, settings: Settings) -> _Prepared:
     _check(pair, settings)
     tokenizer = pair.tokenizer
-    encoded = encode(tokenizer, text, pair.max_tokens)
-    words = group_words(encoded.text, encoded.offsets, encoded.special)
+    encoded = encode(tokenizer, text, pair.max_tokens)  # the caller holds pair.lock
+    words = encoded.words
     rng = torch.Generator().manual_seed(settings.seed)
     generator = None if settings.mode == "detect" else generators.generator_for(pair, settings.generator)
     generator_input, selected, notices = _select(encoded, words, settings, tokenizer.mask_token_id, len(tokenizer), rng)
@@ -257,6 +261,9 @@ def _logits(pair, model, batch: list[_Prepared], where: list[torch.Tensor]) -> l
     logits, _ = masked_lm_logits(model, inputs, attention, marked)  # (M, V), sentence by sentence
     logits[:, blocked_ids(tokenizer)] = float("-inf")  # no offensive word is proposed or drawn
     blank_rows = torch.cat([p.blank[w] for p, w in zip(batch, where)])  # (M,)
+    if any(p.settings.same_kind for p in batch):
+        chosen = [(p.original[w], p.blank[w], p.settings.same_kind) for p, w in zip(batch, where)]
+        logits[other_kinds(tokenizer, chosen)] = float("-inf")
     if blank_rows.any():
         specials = torch.tensor(tokenizer.all_special_ids)
         logits[blank_rows.nonzero()[:, :1], specials[None]] = float("-inf")
@@ -274,8 +281,9 @@ def _by_model(batch: list[_Prepared], model_of) -> dict[int, tuple[object, list[
 
 def _proposals(tokenizer, probs: torch.Tensor, k: int, original_id: int) -> tuple[Proposal, ...]:
     top = probs.topk(min(k, probs.shape[-1]))
-    return tuple(Proposal(tokenizer.convert_ids_to_tokens(t), t, q, t == original_id)
-                 for t, q in zip(top.indices.tolist(), top.values.tolist()))
+    ids = top.indices.tolist()
+    return tuple(Proposal(token, t, q, t == original_id)
+                 for token, t, q in zip(readable_ids(tokenizer, ids), ids, top.values.tolist()))
 
 
 def _generate(pair, batch: list[_Prepared]) -> list[tuple[torch.Tensor, list[MaskedPosition]]]:
@@ -305,10 +313,10 @@ def _generate(pair, batch: list[_Prepared]) -> list[tuple[torch.Tensor, list[Mas
             if typed and blank_probs is not None:
                 others = _proposals(tokenizer, next(blank_probs), p.settings.top_k, original_id)
             masked.append(MaskedPosition(
-                position, tokenizer.convert_ids_to_tokens(original_id),
+                position, readable_ids(tokenizer, [original_id])[0],
                 int(p.generator_input[position]) == tokenizer.mask_token_id,
                 _proposals(tokenizer, probs[row], p.settings.top_k, original_id),
-                tokenizer.convert_ids_to_tokens(sample_id), sample_id, float(probs[row, sample_id]),
+                readable_ids(tokenizer, [sample_id])[0], sample_id, float(probs[row, sample_id]),
                 sample_id != original_id, typed, others, other_key if others else "",
             ))
         out[i] = (corrupted, masked)
@@ -356,8 +364,10 @@ def _assemble(pair, p: _Prepared, corrupted: torch.Tensor, masked: list[MaskedPo
     p_replaced = torch.sigmoid(disc_logits).tolist()
     truth = None if p.settings.mode == "detect" else (corrupted != p.original).tolist()  # 1 = replaced (paper)
     word_of = {position: w.index for w in words for position in w.tokens}
-    original_tokens = tokenizer.convert_ids_to_tokens(encoded.input_ids)
-    corrupted_tokens = tokenizer.convert_ids_to_tokens(corrupted.tolist())
+    original_tokens = readable_ids(tokenizer, encoded.input_ids)
+    corrupted_tokens = readable_ids(tokenizer, corrupted.tolist())
+    kinds = token_kinds(tokenizer)
+    drawn_kinds = [kinds[i] for i in corrupted.tolist()]
     tokens = tuple(
         Token(i, original_tokens[i], corrupted_tokens[i], *encoded.offsets[i], encoded.special[i], bool(p.selected[i]),
               None if truth is None else bool(truth[i]), p_replaced[i], float(disc_logits[i]), word_of.get(i),
@@ -365,33 +375,17 @@ def _assemble(pair, p: _Prepared, corrupted: torch.Tensor, masked: list[MaskedPo
         for i in range(len(original_tokens))
     )
     return Explanation(
-        encoded.text, pair.name, p.settings, tokens, tuple(_word_result(w, tokens, encoded.text) for w in words),
+        encoded.text, pair.name, p.settings, tokens, tuple(_word_result(w, tokens, encoded.text, drawn_kinds) for w in words),
         tuple(masked), encoded.input_ids, tuple(corrupted.tolist()), encoded.truncated,
         encoded.notices + tuple(p.notices),
     )
 
 
-def _word_result(word: Word, tokens: tuple[Token, ...], text: str) -> WordResult:
+def _word_result(word: Word, tokens: tuple[Token, ...], text: str, drawn_kinds: list[str]) -> WordResult:
     pieces = [tokens[p] for p in word.tokens]
-    # Unchanged pieces keep the user's own spelling (case, accents), with the characters the tokenizer
-    # dropped around them (a trailing combining accent, a joiner); replaced ones show the new token.
-    # A replaced piece takes the capitals of the text it replaced (text.cased_like), a filled blank none.
-    parts, cursor, after_replaced = [], word.start, False
-    for t in pieces:
-        if not after_replaced:
-            parts.append(text[cursor:t.start])
-        changed = t.corrupted != t.original
-        drawn = t.corrupted.removeprefix("##")
-        at_start = not any(c.isalpha() for part in parts for c in part)  # no letter shown before this piece
-        parts.append((drawn if t.blank else cased_like(drawn, word.text, at_start)) if changed
-                     else text[t.start:t.end])
-        cursor, after_replaced = t.end, changed
-    if not after_replaced:
-        parts.append(text[cursor:word.end])
-    corrupted = "".join(parts)
     truth = [t.replaced for t in pieces]
     return WordResult(
-        word.index, word.start, word.end, word.text, corrupted, word.tokens,
+        word.index, word.start, word.end, word.text, as_read(word, pieces, text, drawn_kinds), word.tokens,
         max(t.p_replaced for t in pieces), any(t.masked for t in pieces),
         None if truth[0] is None else any(truth), any(t.blank for t in pieces),
     )

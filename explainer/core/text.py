@@ -4,11 +4,9 @@ The checks a user meets before any model runs live here: empty or whitespace-onl
 made only of invisible characters, text longer than the model reads (truncated, with a notice),
 characters the vocabulary does not know (emoji, some scripts: shown as [UNK], with a notice).
 
-A "word" is a maximal run of tokens with no whitespace between them in the original text, so
-"chef's" is one word of three tokens and `text[word.start:word.end] == word.text` always holds. Its
-span is the whole whitespace-free run around those tokens: characters the tokenizer drops but that
-touch the word (a combining accent after its last letter, as macOS types "é"; a zero-width joiner)
-stay part of it, so no typed character vanishes from the words shown.
+Words are training.words' (the one alignment of characters, words and tokens): "arrived." is two words,
+"arrived" and ".", "chef's" one of three tokens, and `text[word.start:word.end] == word.text` always holds; the
+characters the tokenizer drops (a combining accent, a zero-width joiner) stay in their word.
 A blank the user types, "[MASK]" in any case and with spaces inside the brackets or none around them
 ("[mask]", "[ Mask ]", "of[MASK]before"), is read as the vocabulary's mask token, a word of its own: the
 generator fills it (explainer/core/pipeline.py). `cased_like` gives a fake drawn from an uncased vocabulary the
@@ -24,7 +22,9 @@ from dataclasses import dataclass
 
 import torch
 
+from training import words
 from training.offensive import blocked_token_ids
+from training.words import Word
 
 MAX_CHARS = 20_000  # read at most this much text; far beyond any model's 512 tokens
 TYPED_BLANK = re.compile(r"\[\s*mask\s*\]", re.IGNORECASE)  # a blank as people type it
@@ -42,15 +42,8 @@ class Encoded:
     special: tuple[bool, ...]  # (T,) [CLS]/[SEP]
     truncated: bool  # the text had more tokens than the model reads
     notices: tuple[str, ...]  # what the user should know about how the text was read
-
-
-@dataclass(frozen=True)
-class Word:
-    index: int
-    start: int  # character span in the text
-    end: int
-    text: str  # == text[start:end]
-    tokens: tuple[int, ...]  # token positions, in order
+    kinds: tuple[str, ...] = ()  # (T,) training.words: special, word, piece or punctuation
+    words: tuple[Word, ...] = ()  # the text's words (training.words.group)
 
 
 def is_invisible(char: str) -> bool:
@@ -77,13 +70,9 @@ def encode(tokenizer, text: str, max_tokens: int) -> Encoded:
     text, rewritten = typed_blanks(text, tokenizer.mask_token)
     if rewritten:
         notices.append(f"Each blank you typed is read as {tokenizer.mask_token}, a word of its own.")
-    encoding = tokenizer(text, return_offsets_mapping=True, return_special_tokens_mask=True, truncation=True,
-                         max_length=max_tokens, return_overflowing_tokens=True)
-    # With overflowing tokens requested, a fast tokenizer returns one row per window; more than
-    # one row means the text did not fit.
-    truncated = len(encoding["input_ids"]) > 1
-    ids, offsets, special = encoding["input_ids"][0], encoding["offset_mapping"][0], encoding["special_tokens_mask"][0]
-    if all(special):
+    aligned = words.align(tokenizer, text, max_tokens)
+    ids, offsets, truncated = aligned.input_ids, aligned.offsets, aligned.truncated
+    if all(aligned.special):
         raise InputError("Nothing to judge: the tokenizer drops every character of this text (invisible "
                          "zero-width or control characters, lone accents, unreadable symbols).")
     if truncated:
@@ -96,8 +85,7 @@ def encode(tokenizer, text: str, max_tokens: int) -> Encoded:
                        f"are read as {tokenizer.unk_token}.")
     if any(is_invisible(c) for c in text):
         notices.append("Invisible characters (zero-width or direction marks) were ignored.")
-    return Encoded(text, tuple(ids), tuple(map(tuple, offsets)), tuple(bool(s) for s in special), truncated,
-                   tuple(notices))
+    return Encoded(text, ids, offsets, aligned.special, truncated, tuple(notices), aligned.kinds, aligned.words)
 
 
 def typed_blanks(text: str, mask_token: str | None) -> tuple[str, bool]:
@@ -130,29 +118,34 @@ def cased_like(drawn: str, word: str, at_start: bool) -> str:
     return drawn
 
 
-def group_words(text: str, offsets: tuple[tuple[int, int], ...], special: tuple[bool, ...]) -> tuple[Word, ...]:
-    """Merge subword tokens into whitespace-delimited words, keeping exact character spans."""
-    groups: list[list[int]] = []
-    previous_end = None
-    for position, ((start, end), is_special) in enumerate(zip(offsets, special)):
-        if is_special:
-            previous_end = None
-            continue
-        gap = text[previous_end:start] if previous_end is not None else " "
-        if not groups or any(c.isspace() for c in gap):
-            groups.append([])
-        groups[-1].append(position)
-        previous_end = end
-    words = []
-    for index, positions in enumerate(groups):
-        start, end = offsets[positions[0]][0], offsets[positions[-1]][1]
-        # Never past whitespace, so never into a neighbouring word (whitespace separates groups).
-        while start > 0 and not text[start - 1].isspace():
-            start -= 1
-        while end < len(text) and not text[end].isspace():
-            end += 1
-        words.append(Word(index, start, end, text[start:end], tuple(positions)))
-    return tuple(words)
+def as_read(word: Word, pieces, text: str, drawn_kinds) -> str:
+    """`word` as the discriminator read it, from its tokens (explainer.core.pipeline.Token) and the kind of each
+    token it read (by position). Unchanged tokens keep the user's own spelling (case, accents), with the
+    characters the tokenizer dropped around them; a replaced one shows its fake, with the capitals of the text it
+    replaced (`cased_like`; a filled blank none): a piece that stands first is written as one ("-hini"), a piece
+    after others joins them ("fisher" + "-s" = "fishers"), and a whole word drawn for a piece stands apart
+    ("fisher dog"): what the discriminator read, never two words glued."""
+    parts, cursor, after_replaced = [], word.start, False
+    for n, t in enumerate(pieces):
+        if not after_replaced:
+            parts.append(text[cursor:t.start])
+        changed = t.corrupted != t.original
+        kind = drawn_kinds[t.position]
+        if not changed:
+            parts.append(text[t.start:t.end])
+        elif t.blank:
+            parts.append(t.corrupted)
+        elif kind == words.PIECE and n == 0:
+            parts.append(cased_like(t.corrupted, word.text, at_start=False))
+        else:
+            drawn = t.corrupted.removeprefix(words.PIECE_MARK) if kind == words.PIECE else t.corrupted
+            at_start = not any(c.isalpha() for part in parts for c in part)  # no letter shown before this piece
+            apart = " " if kind == words.WORD and n > 0 and t.original.startswith(words.PIECE_MARK) else ""
+            parts.append(apart + cased_like(drawn, word.text, at_start))
+        cursor, after_replaced = t.end, changed
+    if not after_replaced:
+        parts.append(text[cursor:word.end])
+    return "".join(parts)
 
 
 _BLOCKED: dict[tuple[int, int], torch.Tensor] = {}
@@ -172,7 +165,8 @@ def follow_words(before: list[str] | tuple[str, ...], ticked, after: list[str] |
     "coffee" wherever it now stands, and goes when the word is gone. The k-th "the" ticked goes to the k-th "the"
     (or the last one left); case and the punctuation around a word are ignored ("Arrived." is "arrived")."""
     def key(word: str) -> str:
-        return visible(word).strip().strip(".,;:!?\"'()[]{}“”‘’«»…-—").lower()
+        shown = visible(word).strip()
+        return (shown.strip(".,;:!?\"'()[]{}“”‘’«»…-—") or shown).lower()  # punctuation alone is its own key
 
     places: dict[str, list[int]] = {}
     for i, word in enumerate(after):

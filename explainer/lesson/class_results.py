@@ -19,6 +19,7 @@ import json
 from explainer.core.class_store import ClassStore
 from explainer.lesson import class_session as session
 from explainer.lesson.class_match import match
+from training.words import joined
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 CSV_COLUMNS = ("kind", "sentence", "word_index", "word", "original", "caught_by", "answered", "class_share",
@@ -52,7 +53,7 @@ def class_results(pair, code, teacher_key, *, store: ClassStore | None = None) -
         "electra_round": view.electra_round.as_dict(),
         "students": [{"number": e.number, "nickname": spreadsheet_safe(e.name), "answered_a": e.answered_a,
                       "answered_b": e.answered_b, "points": e.points} for e in view.roster],
-        "sentences": [{"sentence": s.index + 1, "text": " ".join(s.words), "answered": s.answered,
+        "sentences": [{"sentence": s.index + 1, "text": joined(s.words), "answered": s.answered,
                        "class": s.class_score.as_dict(), "electra": s.electra.as_dict(),
                        "fakes": [{"word_index": f.word_index, "word": f.word, "original": f.original,
                                   "caught_by": f.caught_by, "answered": f.answered,

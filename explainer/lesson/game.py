@@ -10,7 +10,9 @@
   whether the discriminator will flag it; the discriminator reads the edited sentence as it is
   (detect-only mode) and gives every word its P(replaced).
 
-The harder level: a stronger generator forges round A's fakes (`spot_round(..., generator="stronger")`,
+Every fake is a whole word, and punctuation is replaced only by punctuation: the generator draws from its own
+softmax limited to tokens of the replaced token's kind (`fake_settings`, training.words), where Explore draws from
+the whole vocabulary as ELECTRA does. The harder level: a stronger generator forges round A's fakes (`spot_round(..., generator="stronger")`,
 explainer.core.generators); the same discriminator judges them.
 
 Everything is seeded: the same seed (and generator) gives the same sentences and the same corruptions, so a whole
@@ -74,6 +76,15 @@ def _item(explanation: Explanation) -> SpotItem:
                     tuple(w.p_replaced for w in words))
 
 
+FAKES_RULE = "Every fake is a whole word, and punctuation is only ever replaced by punctuation."
+
+
+def fake_settings(seed: int, generator: str = generators.ELECTRA) -> Settings:
+    """How round A corrupts a sentence: Explore's automatic 15%, each fake drawn from the generator's softmax limited
+    to tokens of the kind it replaces (a word for a word, punctuation for punctuation), so a student judges words."""
+    return Settings(seed=seed, generator=generator, same_kind=True)
+
+
 LEVELS = {generators.ELECTRA: "Normal: ELECTRA's generator forges the fakes",
           generators.STRONGER: "Harder: a stronger generator forges the fakes"}
 
@@ -92,7 +103,7 @@ def spot_round(pair, seed: int, n: int = ROUND_SENTENCES, sentences: tuple[str, 
     items = []
     for i, sentence in enumerate(chosen):
         for attempt in range(20):
-            explanation = explain(pair, sentence, Settings(seed=seed * 1000 + i * 37 + attempt, generator=generator))
+            explanation = explain(pair, sentence, fake_settings(seed * 1000 + i * 37 + attempt, generator))
             if any(w.replaced for w in explanation.words):
                 break
         items.append(_item(explanation))
@@ -167,8 +178,8 @@ class FoolResult:
 
 def fool_words(pair, sentence: str) -> tuple[str, ...]:
     """The words of `sentence` as round B numbers them (`fool`'s `word_index`)."""
-    encoded, words = sentence_words(pair, sentence)
-    return tuple(encoded.text[w.start:w.end] for w in words)
+    _, words = sentence_words(pair, sentence)
+    return tuple(w.text for w in words)
 
 
 def fool(pair, sentence: str, word_index: int, new_word: str, bet: bool) -> FoolResult:
@@ -182,7 +193,7 @@ def fool(pair, sentence: str, word_index: int, new_word: str, bet: bool) -> Fool
     if not 0 <= int(word_index) < len(words):
         raise InputError("Choose the word to change.")
     word = words[int(word_index)]
-    original = encoded.text[word.start:word.end]
+    original = word.text
     if new_word.lower() == original.lower():
         raise InputError(f"“{new_word}” is the word already there: type a different one.")
     edited = encoded.text[:word.start] + new_word + encoded.text[word.end:]

@@ -29,6 +29,7 @@ from explainer.core.generators import label as forger
 from explainer.render.class_view import pretty_code, qr_svg
 from explainer.lesson.class_match import RULE_A, RULE_B, match
 from explainer.render.style import FONT, MLM_COLOUR, RTD_COLOUR, esc, p_colour, verdict_pct
+from training.words import separators
 
 if TYPE_CHECKING:
     from explainer.lesson.class_session import FakeStats, TeacherView
@@ -127,9 +128,9 @@ def _sentence(words: tuple[str, ...], fakes: tuple[FakeStats, ...], alarms: tupl
     """The sentence with its fakes marked ✗ and the original words ELECTRA flagged (its false alarms) marked ⚑."""
     at = {f.word_index for f in fakes}
     flagged = {a.word_index for a in alarms if a.electra_flagged}
-    return " ".join(f'<span class="ee-fake">✗{esc(w)}</span>' if i in at else
-                    f'<span class="ee-alarm-word">{esc(w)}<sup>⚑</sup></span>' if i in flagged else esc(w)
-                    for i, w in enumerate(words))
+    return "".join(gap + (f'<span class="ee-fake">✗{esc(w)}</span>' if i in at else
+                          f'<span class="ee-alarm-word">{esc(w)}<sup>⚑</sup></span>' if i in flagged else esc(w))
+                   for i, (gap, w) in enumerate(zip(separators(words), words)))
 
 
 def _join_corner(view: TeacherView, link: str) -> str:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import plotly.graph_objects as go
 
 from explainer.render import figures
+from training.words import is_piece
 from explainer.render.style import (
     DEFAULT_PALETTE,
     FLAG_THRESHOLD,
@@ -102,7 +103,10 @@ def generator_input_html(explanation: Explanation, merged: bool = True) -> str:
     kept = {m.position for m in explanation.masked if not m.shown_as_mask}
     pieces = []
     units = explanation.words if merged else [t for t in explanation.tokens if not t.special]
-    for unit in units:
+    for n, unit in enumerate(units):
+        # Words as typed: no space where none was ("arrived" [MASK] for "arrived."), one where any was.
+        touching = merged and n > 0 and not any(c.isspace() for c in explanation.text[units[n - 1].end:unit.start])
+        pieces.append("" if n == 0 or touching else " ")
         positions = unit.tokens if merged else (unit.position,)
         text = unit.text if merged else unit.original
         if any(p in shown_as_mask for p in positions):
@@ -117,7 +121,7 @@ def generator_input_html(explanation: Explanation, merged: bool = True) -> str:
     if kept:
         legend = (f'<div style="{FONT}; font-size: 0.85em; color: #444">Dotted underline: chosen, but left '
                   "visible (ELECTRA leaves 15% of the chosen words unmasked); the generator still guesses it.</div>")
-    return f'<div class="ee-masked" style="{FONT}; font-size: 1.15em; line-height: 2">{" ".join(pieces)}</div>{legend}'
+    return f'<div class="ee-masked" style="{FONT}; font-size: 1.15em; line-height: 2">{"".join(pieces)}</div>{legend}'
 
 
 def score_html(explanation: Explanation) -> str:
@@ -193,7 +197,7 @@ def attribution_html(attribution: Attribution, explanation: Explanation, merged:
     chips = attribution_chips(attribution, explanation, merged, chosen)
     target = explanation.tokens[attribution.target]
     word = explanation.words[target.word]
-    name = f"“{esc(target.corrupted)}”"
+    name = f"“{esc(target.corrupted)}”" + (" (a piece of a word)" if is_piece(target.corrupted) else "")
     if merged and len(word.tokens) > 1:
         name = f"“{esc(word.corrupted)}” (its piece “{esc(target.corrupted)}”)"
     delta = "" if attribution.delta is None else (

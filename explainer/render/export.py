@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from explainer.core.generators import label
 from explainer.render import explore
 from explainer.render.export_text import clean, fit, shorten, text_width, wrap, xml_text
+from training.words import is_piece
 from explainer.render.style import (
     DEFAULT_PALETTE,
     FLAG_THRESHOLD,
@@ -95,7 +96,7 @@ def _target_name(attribution: Attribution, explanation: Explanation, merged: boo
     word = explanation.words[target.word] if target.word is not None else None
     if merged and word is not None and len(word.tokens) > 1:
         return f"“{shorten(clean(word.corrupted))}” (its piece “{shorten(clean(target.corrupted))}”)"
-    return f"“{shorten(clean(target.corrupted))}”"
+    return f"“{shorten(clean(target.corrupted))}”" + (" (a piece of a word)" if is_piece(target.corrupted) else "")
 
 
 # --- SVG -------------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from explainer.render.style import FLAG_THRESHOLD, FONT, MLM_COLOUR, RTD_COLOUR, chip, esc, p_colour, verdict_pct
+from training.words import joined
 
 if TYPE_CHECKING:
     from explainer.lesson.game import FoolResult, Score, SpotItem, SpotResult
@@ -52,7 +53,7 @@ def words_prompt_html(words: tuple[str, ...], index: int, total: int, button: st
                       ) -> str:
     """Round A's prompt for a sentence's words (the single-browser game's, and a live class's with its own
     button and label)."""
-    shown = " ".join(esc(w) for w in words)
+    shown = esc(joined(words))
     return _wrap(
         f'<p style="color:#555;margin:0">{esc(label)} {index + 1} of {total}. The generator changed some of these words '
         f"(at least one). Tick the words you think are fakes, then press <b>{esc(button)}</b>.</p>"

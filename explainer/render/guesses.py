@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from explainer.core.generators import ELECTRA, label
 from explainer.render.style import FONT, esc, pct
+from training.words import as_guess
 
 if TYPE_CHECKING:
     from explainer.core.pipeline import Explanation, MaskedPosition
@@ -32,18 +33,19 @@ COLUMNS = "minmax(min-content, max-content) minmax(3em, 1fr) auto"
 
 def card_title(m: MaskedPosition) -> str:
     if m.typed:
-        return f"your blank: drew “<bdi>{esc(m.sampled)}</bdi>” → label REPLACED (nobody wrote a word there)"
+        return f"your blank: drew “<bdi>{esc(as_guess(m.sampled))}</bdi>” → label REPLACED (nobody wrote a word there)"
     verdict = "= the original → label ORIGINAL" if not m.replaced else "→ label REPLACED"
-    return f"was “<bdi>{esc(m.original)}</bdi>”, drew “<bdi>{esc(m.sampled)}</bdi>” {verdict}"
+    return (f"was “<bdi>{esc(as_guess(m.original))}</bdi>”, drew “<bdi>{esc(as_guess(m.sampled))}</bdi>” "
+            f"{verdict}")
 
 
 def rows(m: MaskedPosition) -> list[tuple[str, float, str]]:
     """(label, probability, note) per bar: the top-k, and the draw when it came from outside them. The
     note is "" or says the bar is the draw ("← drawn", "← drawn, not in the top k")."""
-    bars = [(p.token + (" (original)" if p.is_original else ""), p.probability,
+    bars = [(as_guess(p.token) + (" (original)" if p.is_original else ""), p.probability,
              "← drawn" if p.token_id == m.sampled_id else "") for p in m.proposals]
     if not any(note for _, _, note in bars):
-        bars.append((m.sampled + (" (original)" if not m.replaced else ""), m.sampled_probability,
+        bars.append((as_guess(m.sampled) + (" (original)" if not m.replaced else ""), m.sampled_probability,
                      f"← drawn, not in the top {len(m.proposals)}"))
     return bars
 
@@ -79,7 +81,7 @@ def card(m: MaskedPosition, forger: str = ELECTRA) -> str:
 
 def blank_card(m: MaskedPosition, forger: str) -> str:
     """A typed blank: both generators' top guesses side by side, ELECTRA's own first; the forger's draw marked."""
-    columns = {forger: rows(m), m.others_generator: [(p.token, p.probability, "") for p in m.others]}
+    columns = {forger: rows(m), m.others_generator: [(as_guess(p.token), p.probability, "") for p in m.others]}
     halves = "".join(
         f'<div class="ee-guess-half" style="flex: 1 1 200px; min-width: 0">'
         f'<div style="font-weight: 700; font-size: 0.9em; margin-bottom: 2px">{esc(label(key))}'

@@ -52,7 +52,7 @@ Start a class on your own laptop or phone, open its view-only link on the projec
 from their phones with the QR code or the code. You move the class on: the lobby, **round A** (they tick the
 words the generator faked), the reveal of each sentence, **round B** (they change one word and bet whether
 ELECTRA's discriminator will flag it), the results. The server scores every answer and keeps it.
-"""
+""" + game.FAKES_RULE + "\n"
 BETS = [("ELECTRA will flag my word", True), ("ELECTRA will be fooled", False)]
 REFRESH_S = 2.0
 FOLLOW_S = 3.0  # a phone checks the phase this often: 40 phones, 13 cheap reads a second

@@ -137,9 +137,9 @@ def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_wor
 
 
 def _target_label(explanation: Explanation, token) -> str:
-    """'wonderbest' for a one-piece word; 'wonderbest › ##best' for a piece of a longer word."""
+    """'wonderbest' for a one-piece word; 'wonderbest, its piece -best' for a piece of a longer word."""
     word = explanation.words[token.word]
-    name = visible(word.corrupted) if len(word.tokens) == 1 else f"{visible(word.corrupted)} › {token.corrupted}"
+    name = visible(word.corrupted) if len(word.tokens) == 1 else f"{visible(word.corrupted)}, its piece {token.corrupted}"
     return f"{name}  ({token.p_replaced:.0%} replaced)"
 
 

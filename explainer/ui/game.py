@@ -22,11 +22,11 @@ RULES = """
 **Round A — spot the fakes.** The app's generator rewrites a few words of each sentence, exactly as in ELECTRA's
 pretraining. Tick the words you think are fakes; then see what really changed, and what ELECTRA's
 discriminator flagged, on the same sentence. One point per fake caught, minus one per false alarm, for you and
-for ELECTRA. **Round B — fool the discriminator.** Change one word of a sentence so that it still sounds right,
+for ELECTRA. {fakes} **Round B — fool the discriminator.** Change one word of a sentence so that it still sounds right,
 and bet on whether ELECTRA will flag it. The same class code gives everyone the same round.
 **A whole class at once?** Open the [live class page](class): students join from their phones with a code or a QR
 code, the server keeps their answers, and the projector shows the class against ELECTRA.
-"""
+""".format(fakes=game.FAKES_RULE)
 PREDICTIONS = [("ELECTRA will flag my word", True), ("ELECTRA will be fooled", False)]
 HARDER = "harder"  # a link's level for the stronger generator: ?game=CODE&level=harder
 

@@ -5,13 +5,11 @@ guesses and its draw. Over the content words of a list of sentences, it reports:
 - `top1`, `top5`: the original word is the generator's best guess / among its five best;
 - `outside_top5`: the share of draws at temperature T (1 unless given) that are none of its own five best
   guesses, the long tail a user sees as an arbitrary word;
-- `piece_draws`: the share of draws that are a word piece (`##...`, glued onto the word before it: a made-up
-  word on screen) or a special token ([CLS], [SEP], [MASK], [PAD], [UNK], [unused..]); the hidden word is a
+- `piece_draws`: the share of draws that are a word piece (`##...`, which stands for no word of its own) or a special token ([CLS], [SEP], [MASK], [PAD], [UNK], [unused..]); the hidden word is a
   whole word, so a piece is always wrong there.
 
-A content word is a whitespace-separated word, its leading and trailing punctuation stripped, made only of
-letters, that the tokenizer keeps as one token, and not one of scikit-learn's English stop words. A word of
-several pieces is left out: its first piece alone is no whole-word guess.
+A content word is a word as training.words reads it (punctuation is a word of its own), made only of letters,
+that the tokenizer keeps as one token, and not one of scikit-learn's English stop words. A word of several pieces is left out: its first piece alone is no whole-word guess.
 
 As in the app, offensive tokens are never proposed or drawn (`training.offensive`), unless `block_offensive`
 is off. The logits are float32 whatever the weights' dtype; each draw uses its own seeded generator, so the
@@ -31,7 +29,6 @@ from __future__ import annotations
 
 import json
 import random
-import string
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -39,9 +36,9 @@ from pathlib import Path
 import torch
 
 from training.objectives import draw, softmax
+from training import words
 from training.offensive import blocked_token_ids
 
-PUNCTUATION = string.punctuation + "“”‘’«»—–…"  # stripped from both ends of a word
 HELDOUT_MIN_WORDS, HELDOUT_MAX_WORDS = 6, 40  # sentences people type: not headings, not run-on paragraphs
 
 
@@ -74,36 +71,25 @@ class ClozeResult:
 
 
 def content_words(tokenizer, sentences: list[str], max_length: int = 512) -> list[Blank]:
-    """Every content word of every sentence (see the module's docstring), in order."""
-    if not getattr(tokenizer, "is_fast", False):
-        raise TypeError("the cloze needs a fast tokenizer: only those report character offsets")
+    """Every content word of every sentence (see the module's docstring), in order: its words as training.words
+    reads them, kept where the word is letters only, no stop word, and one token spanning exactly the word."""
     stop = _stop_words()
     blanks = []
     for index, sentence in enumerate(sentences):
-        encoded = tokenizer(sentence, return_offsets_mapping=True, truncation=True, max_length=max_length)
-        offsets = encoded["offset_mapping"]
-        at = 0
-        for raw in sentence.split():
-            start = sentence.index(raw, at)
-            at = start + len(raw)
-            word = raw.strip(PUNCTUATION)
-            if not word or not word.isalpha() or word.lower() in stop:
+        aligned = words.align(tokenizer, sentence, max_length)
+        for word in aligned.words:
+            if len(word.tokens) != 1 or not word.text.isalpha() or word.text.lower() in stop:
                 continue
-            begin = start + raw.index(word)
-            end = begin + len(word)
-            inside = [i for i, (a, b) in enumerate(offsets) if b > a and a < end and b > begin]
-            if len(inside) == 1 and offsets[inside[0]] == (begin, end):  # one token, exactly the word
-                blanks.append(Blank(index, word, inside[0], encoded["input_ids"][inside[0]]))
+            (position,) = word.tokens
+            if aligned.offsets[position] == (word.start, word.end):  # one token, exactly the word
+                blanks.append(Blank(index, word.text, position, aligned.input_ids[position]))
     return blanks
 
 
 def _unwanted_draw_ids(tokenizer) -> torch.Tensor:
     """Token ids a whole word's draw must not be: word pieces and special tokens ([unused..] included)."""
-    vocab = tokenizer.get_vocab()
-    special = set(tokenizer.all_special_ids)
-    return torch.tensor(sorted(i for token, i in vocab.items()
-                               if token.startswith("##") or i in special
-                               or (token.startswith("[") and token.endswith("]"))), dtype=torch.long)
+    kinds = words.vocabulary_kinds(tokenizer)
+    return torch.tensor([i for i, kind in enumerate(kinds) if kind in (words.PIECE, words.SPECIAL)], dtype=torch.long)
 
 
 def cloze_rows(generator, tokenizer, sentences: list[str], temperature: float = 1.0, seed: int = 0,

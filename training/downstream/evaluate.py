@@ -22,6 +22,7 @@ from typing import NamedTuple
 import torch
 
 from training import data as data_lib
+from training import words
 from training.downstream import cloze
 from training.metrics import binary_metrics, token_cosine
 from training.models import load_pair
@@ -133,19 +134,19 @@ def over_seeds(run, seeds) -> dict:
 
 def word_scores(discriminator, tokenizer, text: str) -> list[tuple[str, float]]:
     """(word, max P(replaced) over its tokens) for each whitespace-separated word of `text`."""
-    encoded = tokenizer(text, return_offsets_mapping=True, return_tensors="pt", truncation=True,
-                        max_length=discriminator.config.max_position_embeddings)
-    offsets = encoded.pop("offset_mapping")[0]
+    aligned = words.align(tokenizer, text, discriminator.config.max_position_embeddings)
+    input_ids = torch.tensor([aligned.input_ids])
     with torch.no_grad():
-        probs = torch.sigmoid(discriminator(**{k: v for k, v in encoded.items() if k != "token_type_ids"}).logits[0])
-    words, start = [], 0
+        probs = torch.sigmoid(discriminator(input_ids=input_ids, attention_mask=torch.ones_like(input_ids)).logits[0])
+    scores, start = [], 0
     for word in text.split():
         start = text.index(word, start)
         end = start + len(word)
-        inside = [p.item() for p, (a, b) in zip(probs, offsets.tolist()) if b > a and a >= start and b <= end]
-        words.append((word, max(inside) if inside else 0.0))
+        inside = [probs[p].item() for p in aligned.tokens_in(start, end)
+                  if start <= aligned.offsets[p][0] and aligned.offsets[p][1] <= end]
+        scores.append((word, max(inside) if inside else 0.0))
         start = end
-    return words
+    return scores
 
 
 def swap_pairs(discriminator, tokenizer, pairs: list[dict] | None = None) -> dict:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import torch
 
+from training import words
 from training.project import ASSETS
 
 EVERYDAY = ASSETS / "everyday_sentences.json"
@@ -57,15 +58,11 @@ def mask_word(tokenizer, sentence: str, word: str, max_length: int | None = None
     Tokens are matched by their character offsets, so a word the tokenizer splits into pieces
     ("un", "##bel", ...) is hidden whole: leaving a piece visible would give the answer away.
     """
-    if not getattr(tokenizer, "is_fast", False):
-        raise TypeError("mask_word needs a fast tokenizer: only those report character offsets")
     start, end = _word_span(sentence, word)
-    encoded = tokenizer(sentence, return_offsets_mapping=True, return_tensors="pt",
-                        truncation=max_length is not None, max_length=max_length)
-    input_ids = encoded["input_ids"].clone()
+    aligned = words.align(tokenizer, sentence, max_length)  # TypeError for a tokenizer without offsets
+    input_ids = torch.tensor([aligned.input_ids])
     # Overlap, not containment: a token that runs past the word's edge still carries part of it.
-    # Special tokens have empty (0, 0) offsets and are never matched.
-    positions = [i for i, (a, b) in enumerate(encoded["offset_mapping"][0].tolist()) if b > a and a < end and b > start]
+    positions = aligned.tokens_in(start, end)
     if not positions:
         # Truncated away, or made only of characters the tokenizer drops (control characters).
         raise ValueError(f"the word {word!r} has no token in the tokenized sentence {sentence!r}"
@@ -89,7 +86,7 @@ def _probs_at(generator, input_ids: torch.Tensor, position: int) -> torch.Tensor
 
 def _top(tokenizer, probs: torch.Tensor, k: int) -> list[tuple[str, float]]:
     top = torch.topk(probs, k)
-    return list(zip(tokenizer.convert_ids_to_tokens(top.indices.tolist()), top.values.tolist()))
+    return list(zip(words.readable_ids(tokenizer, top.indices.tolist()), top.values.tolist()))
 
 
 def top_guesses(generator, tokenizer, sentence: str, word: str, k: int = 3) -> list[tuple[str, float]]:
@@ -117,7 +114,7 @@ def everyday_table(generator, tokenizer, items: Iterable[Mapping[str, str]]) -> 
             "sentence": sentence,
             "word": word,
             # The guesses are for the first piece only: name the pieces so that a reader can tell.
-            "pieces": tokenizer.convert_ids_to_tokens([original[p] for p in positions]),
+            "pieces": words.readable_ids(tokenizer, [original[p] for p in positions]),
             "guesses": [{"token": token, "probability": p} for token, p in _top(tokenizer, probs, 3)],
             "rank": int((probs > probs[original[positions[0]]]).sum()) + 1,
         })

@@ -1,0 +1,225 @@
+"""Characters, words and tokens mapped to each other, from the tokenizer's own character offsets.
+
+The one place that asks a tokenizer for offsets (`align`) and decides what a word is (`group`); the
+Explorer, the game, the live class, the API, the command line and the cloze, guesses and rarity
+measures all read words from here.
+
+A token is of one of four kinds (`kind_of`): a special token ([CLS], [SEP], [PAD]), a *piece* that
+continues the word before it (WordPiece's "##ing"), *punctuation* (every character a punctuation mark,
+or an ASCII symbol, as BERT's pre-tokenizer splits them), or a *word* (it starts a word: "the", "3",
+an emoji read as [UNK]).
+
+A word, as people read it, is a run of tokens with no whitespace between them, cut where
+punctuation meets letters: "arrived." is two words, "arrived" and ".", so a fake that replaced the
+full stop is a word of its own and masking the stop never hides "arrived". Punctuation *inside* a
+word stays in it: an apostrophe or a hyphen between letters ("chef's", "well-known"), a point, comma,
+colon or slash between digits ("3.5", "1,000", "9:30"). Every character that is not whitespace
+belongs to exactly one word, the characters the tokenizer drops included (a combining accent after a
+letter, a zero-width joiner): `text[word.start:word.end] == word.text`.
+
+`readable` writes a token for people: a piece as "-ing" (never "##ing"), everything else as it is.
+Left out: tokenizers without character offsets (slow ones), and pair inputs (token type 1).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+SPECIAL, WORD, PIECE, PUNCTUATION = "special", "word", "piece", "punctuation"
+PIECE_MARK = "-"  # how a piece is written for people: "-ing", "-s"
+JOINERS = frozenset("'’‘-‐‑–")  # punctuation that stays inside a word between letters: chef's, well-known
+NUMBER_JOINERS = frozenset(".,:/")  # ... and between digits: 3.5, 1,000, 9:30, 24/7
+
+
+@dataclass(frozen=True)
+class Word:
+    index: int
+    start: int  # character span in the text
+    end: int
+    text: str  # == text[start:end]
+    tokens: tuple[int, ...]  # token positions, in order
+    punctuation: bool = False  # made only of punctuation ("." or "?!")
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """A text as a tokenizer read it: its tokens' spans and kinds, and its words."""
+
+    text: str
+    input_ids: tuple[int, ...]  # (T,) with [CLS] ... [SEP]
+    offsets: tuple[tuple[int, int], ...]  # (T,) character span of each token; (0, 0) for specials
+    kinds: tuple[str, ...]  # (T,) SPECIAL, WORD, PIECE or PUNCTUATION
+    words: tuple[Word, ...]
+    truncated: bool  # the text had more tokens than `max_length`
+
+    @property
+    def special(self) -> tuple[bool, ...]:
+        return tuple(k == SPECIAL for k in self.kinds)
+
+    def word_of(self) -> dict[int, int]:
+        """{token position: index of its word}; specials have none."""
+        return {position: word.index for word in self.words for position in word.tokens}
+
+    def tokens_in(self, start: int, end: int) -> list[int]:
+        """Positions of the tokens that overlap the characters [start, end) (a token that runs past an edge
+        still carries part of the span)."""
+        return [i for i, (a, b) in enumerate(self.offsets) if b > a and a < end and b > start]
+
+
+def piece_prefix(tokenizer) -> str:
+    """The mark the vocabulary puts before a piece that continues a word ("##" for WordPiece)."""
+    model = getattr(getattr(tokenizer, "backend_tokenizer", None), "model", None)
+    return getattr(model, "continuing_subword_prefix", None) or "##"
+
+
+def is_punctuation(text: str) -> bool:
+    """Every character a punctuation mark (Unicode P*) or an ASCII symbol ("$", "+"): what BERT's
+    pre-tokenizer splits off as a token of its own. Emoji and other symbols are not."""
+    return bool(text) and all(unicodedata.category(c).startswith("P") or (c.isascii() and not c.isalnum()
+                                                                          and not c.isspace()) for c in text)
+
+
+def kind_of(token: str, prefix: str = "##", special: bool = False) -> str:
+    """SPECIAL, PIECE, PUNCTUATION or WORD for one vocabulary token."""
+    if special:
+        return SPECIAL
+    if prefix and token.startswith(prefix) and len(token) > len(prefix):
+        return PIECE
+    return PUNCTUATION if is_punctuation(token) else WORD
+
+
+def readable(token: str, prefix: str = "##") -> str:
+    """A token as people read it: "##ing" -> "-ing"; a word, punctuation or [MASK] as it is."""
+    if prefix and token.startswith(prefix) and len(token) > len(prefix):
+        return PIECE_MARK + token[len(prefix):]
+    return token
+
+
+def vocabulary_kinds(tokenizer) -> list[str]:
+    """The kind of every token id of the vocabulary (`kind_of`), in id order."""
+    prefix, specials = piece_prefix(tokenizer), set(tokenizer.all_special_ids)
+    kinds = [WORD] * len(tokenizer)
+    for token, index in tokenizer.get_vocab().items():
+        bracketed = token.startswith("[") and token.endswith("]") and len(token) > 2  # [unused3] and the like
+        kinds[index] = kind_of(token, prefix, index in specials or bracketed)
+    return kinds
+
+
+def kind_mask(tokenizer, kind: str) -> torch.Tensor:
+    """(V,) bool: True where a vocabulary token is of `kind`."""
+    return torch.tensor([k == kind for k in vocabulary_kinds(tokenizer)], dtype=torch.bool)
+
+
+def align(tokenizer, text: str, max_length: int | None = None) -> Alignment:
+    """`text` through `tokenizer` (a fast one: it reports offsets), truncated to `max_length` tokens when given.
+    A fast tokenizer keeps its truncation settings in its shared Rust object, set per call: a caller that shares
+    it between threads holds its lock around this call (and only this one)."""
+    if not getattr(tokenizer, "is_fast", False):
+        raise TypeError("words need a fast tokenizer: only those report character offsets")
+    encoding = tokenizer(text, return_offsets_mapping=True, return_special_tokens_mask=True,
+                         truncation=max_length is not None, max_length=max_length,
+                         return_overflowing_tokens=max_length is not None)
+    rows = encoding["input_ids"]
+    nested = bool(rows) and isinstance(rows[0], list)  # one row per window when overflow was asked for
+    ids = rows[0] if nested else rows
+    offsets = encoding["offset_mapping"][0] if nested else encoding["offset_mapping"]
+    special = encoding["special_tokens_mask"][0] if nested else encoding["special_tokens_mask"]
+    prefix = piece_prefix(tokenizer)
+    tokens = tokenizer.convert_ids_to_tokens(ids)
+    kinds = tuple(kind_of(token, prefix, bool(s)) if not (not s and token == tokenizer.unk_token)
+                  else _unknown_kind(text[a:b]) for token, s, (a, b) in zip(tokens, special, offsets))
+    offsets = tuple((int(a), int(b)) for a, b in offsets)
+    return Alignment(text, tuple(ids), offsets, kinds, group(text, offsets, kinds), nested and len(rows) > 1)
+
+
+def _unknown_kind(span: str) -> str:
+    return PUNCTUATION if is_punctuation(span) else WORD
+
+
+def _joins(text: str, offsets, kinds, real: list[int], n: int) -> bool:
+    """Whether the token `real[n]` continues the word of the token `real[n - 1]` (no whitespace between them)."""
+    previous, position = real[n - 1], real[n]
+    if kinds[position] == PIECE or (kinds[previous] == PUNCTUATION) == (kinds[position] == PUNCTUATION):
+        return True  # a piece, a run of letters ("I😀you") or a run of marks ("?!")
+    # Punctuation meets a word: the mark joins only as a joiner between two word tokens ("chef's", "3.5").
+    mark = n if kinds[position] == PUNCTUATION else n - 1
+    if mark == 0 or mark + 1 >= len(real):
+        return False
+    before, sign_at, after = real[mark - 1], real[mark], real[mark + 1]
+    if kinds[before] == PUNCTUATION or kinds[after] != WORD:
+        return False
+    if offsets[before][1] != offsets[sign_at][0] or offsets[sign_at][1] != offsets[after][0]:
+        return False
+    sign, left, right = text[slice(*offsets[sign_at])], text[offsets[sign_at][0] - 1], text[offsets[after][0]]
+    return sign in JOINERS or (sign in NUMBER_JOINERS and left.isdigit() and right.isdigit())
+
+
+def group(text: str, offsets: tuple[tuple[int, int], ...], kinds: tuple[str, ...]) -> tuple[Word, ...]:
+    """The words of `text` from its tokens' spans and kinds (see the module's docstring)."""
+    real = [i for i, k in enumerate(kinds) if k != SPECIAL and offsets[i][1] > offsets[i][0]]
+    groups: list[list[int]] = []
+    for n, position in enumerate(real):
+        touching = n > 0 and not any(c.isspace() for c in text[offsets[real[n - 1]][1]:offsets[position][0]])
+        if touching and _joins(text, offsets, kinds, real, n):
+            groups[-1].append(position)
+        else:
+            groups.append([position])
+    words = []
+    for index, positions in enumerate(groups):
+        start, end = offsets[positions[0]][0], offsets[positions[-1]][1]
+        # The characters the tokenizer dropped around a word stay with it, never past whitespace or into the
+        # next word's first token; those before a word go to it only where no word touches them on the left.
+        floor = words[-1].end if words else 0
+        while start > floor and not text[start - 1].isspace():
+            start -= 1
+        following = groups[index + 1][0] if index + 1 < len(groups) else None
+        ceiling = offsets[following][0] if following is not None else len(text)
+        while end < ceiling and not text[end].isspace():
+            end += 1
+        punctuation = all(kinds[p] == PUNCTUATION for p in positions)
+        words.append(Word(index, start, end, text[start:end], tuple(positions), punctuation))
+    return tuple(words)
+
+
+def is_piece(shown: str) -> bool:
+    """Whether a token written by `readable` is a piece ("-ing"): the mark, then a letter or digit."""
+    return len(shown) > 1 and shown.startswith(PIECE_MARK) and shown[1].isalnum()
+
+
+def as_guess(shown: str) -> str:
+    """A guess as people read it: a piece reads as one, "-s (an ending)"; a word or a mark as it is."""
+    return f"{shown} (an ending)" if is_piece(shown) else shown
+
+
+def readable_ids(tokenizer, ids) -> list[str]:
+    """The tokens of `ids` as people read them (`readable`)."""
+    prefix = piece_prefix(tokenizer)
+    return [readable(token, prefix) for token in tokenizer.convert_ids_to_tokens(list(ids))]
+
+
+CLOSING = frozenset(".,;:!?)]}”’»…%")  # a word made of these hugs the word before it
+OPENING = frozenset("([{“‘«¿¡$£€#")  # ... and of these, the word after it
+QUOTES = ('"', "'")
+
+
+def separators(shown: Sequence[str]) -> list[str]:
+    """The space to write before each of a sentence's words when only their texts are known (a round's words, a
+    results file): none before closing punctuation or after an opening mark, a straight quote closing every
+    second time; one space everywhere else. With the text at hand, its own spacing is the truth."""
+    out, quotes = [], 0
+    for n, word in enumerate(shown):
+        previous = shown[n - 1] if n else ""
+        opened = bool(previous) and set(previous) <= OPENING or previous in QUOTES and quotes % 2 == 1
+        closing = bool(word) and word[0] in CLOSING and set(word) <= CLOSING | set(QUOTES)
+        out.append("" if n == 0 or opened or closing or word in QUOTES and quotes % 2 == 1 else " ")
+        quotes += sum(word.count(q) for q in QUOTES) if is_punctuation(word) else 0
+    return out
+
+
+def joined(shown: Sequence[str]) -> str:
+    """A sentence's words as one line (`separators`): "arrived" "." -> "arrived."."""
+    return "".join(gap + word for gap, word in zip(separators(shown), shown))
