@@ -40,9 +40,17 @@ _views_lock = threading.Lock()
 _views_cache: dict = {}
 
 
+def _version(race) -> str:
+    """What a page has drawn: the race's version, and while a trainer loads (no step moves the version) the
+    loading clock's second, so the page shows it ticking."""
+    if race is None:
+        return "-1"
+    return f"{race.version}" + (f"+{int(race.loading_for())}" if race.loading() else "")
+
+
 def _views(race, x_axis: str) -> tuple:
     """Status, figures and files of the race's current snapshot, built once per (race, version, axis)."""
-    key = (id(race), race.version if race else -1, x_axis)
+    key = (id(race), _version(race), x_axis)
     with _views_lock:
         if key not in _views_cache:
             snapshot = race.snapshot() if race else None
@@ -59,14 +67,15 @@ def _views(race, x_axis: str) -> tuple:
 def refresh(x_axis: str, shown: str | None):
     """The timer's handler: redraw only when the race moved since this page last drew it."""
     race = races.MANAGER.race
-    key = f"{id(race)}:{race.version if race else -1}:{x_axis}"
+    key = f"{id(race)}:{_version(race)}:{x_axis}"
     if key == shown:
-        return (gr.skip(),) * 10
+        return (gr.skip(),) * 11
     status, curves, supervised, payoff, csv_file, zip_file, finetune, ended, idle = _views(race, x_axis)
     return (status, curves, supervised, payoff,
             gr.update(value=csv_file, interactive=csv_file is not None),
             gr.update(value=zip_file, interactive=zip_file is not None),
-            gr.update(interactive=ended), gr.update(interactive=idle), finetune, key)
+            gr.update(interactive=ended), gr.update(interactive=idle), finetune, key,
+            "" if ended else gr.skip())  # once the race has ended, its status line says what was kept
 
 
 NO_LIVE = ("This server does not run live races (a race would hold its CPU for minutes for every visitor): "
@@ -126,6 +135,39 @@ def parse_amount(text) -> float:
         raise ValueError(f"The budget must be a number, like 300, 8 or 1.4e13, not “{str(text)[:40]}”.") from None
 
 
+# The budget box's starting value in each unit. For the mini preset, one race measured three ways: 1.4e13 FLOPs each
+# took 8 minutes with 2 threads on a 2-core CPU and about 500 ELECTRA steps (the 5e13 records: 1,735 steps), so a
+# value there converts; other presets start each unit afresh (their own default for their own unit).
+UNIT_STARTS = {"tiny": {"minutes": 1, "flops": 1e12}, "mini": {"minutes": CPU_RACE_MINUTES, "steps": 500},
+               "small": {"steps": 1000, "flops": 1e15}}
+CONVERTS = ("mini",)  # the presets whose UNIT_STARTS are the same race (measured), not just starting values
+
+
+def unit_starts(preset: str) -> dict[str, float]:
+    """The budget box's starting value per unit ("minutes", "steps", "flops") for `preset`."""
+    own = default_settings(preset)
+    return {"minutes": CPU_RACE_MINUTES, "steps": 500, "flops": CPU_RACE_FLOPS, **UNIT_STARTS.get(preset, {}),
+            own.budget: own.amount}
+
+
+def unit_changed(unit: str, amount, previous: str | None, preset: str):
+    """The budget box after "Budget in" changed from `previous` to `unit`: the same race in the new unit where the
+    preset's measurements say so (`CONVERTS`), else the new unit's starting value; never over the server's limit.
+    Returns the box's text and the unit it is now in."""
+    starts, limits = unit_starts(preset), races.MANAGER.limits
+    value = starts[unit]
+    if preset in CONVERTS and previous in starts and previous != unit:
+        try:
+            typed = parse_amount(amount)
+        except (TypeError, ValueError):
+            typed = 0.0
+        if typed > 0:
+            value = starts[unit] * typed / starts[previous]
+    value = min(value, {"minutes": limits.max_minutes, "steps": limits.max_steps, "flops": limits.max_flops}[unit])
+    value = {"minutes": round(value, 1) or 0.1, "steps": max(1, round(value))}.get(unit, float(f"{value:.2g}"))
+    return view.amount_text(value), unit
+
+
 def stop_race() -> str:
     if races.MANAGER.stop():
         return '<p id="race-stopping">Stopping after the current step; both models are saved as they are.</p>'
@@ -143,13 +185,14 @@ def corpus_check(upload) -> str:
 
 
 def preset_changed(preset: str):
+    """The preset's defaults for every box, its note, and the budget's unit (last: the unit the box is in)."""
     values = default_settings(preset)
     note = PRESETS[preset]
     size = f"{note.discriminator.layers} layers × {note.discriminator.hidden} wide (generator {note.generator.hidden} wide)"
     return (values.budget, view.amount_text(values.amount), values.seq_len, values.batch_size, values.lr, values.probe_every,
             values.temperature, f"*{note.note}: {size}*" + (
                 f" Default budget: {values.amount:.1e} training FLOPs per objective, about {CPU_RACE_MINUTES} minutes on a 2-core "
-                f"CPU.".replace("e+", "e") if preset == "mini" else ""))
+                f"CPU.".replace("e+", "e") if preset == "mini" else ""), values.budget)
 
 
 def start_finetune(epochs) -> str:
@@ -220,7 +263,7 @@ def _build_settings(defaults) -> SimpleNamespace:
                             label=f"Budget (at most {limits.max_minutes:g} min, {limits.max_steps:,} steps or "
                             f"{limits.max_flops:.0e} FLOPs; 1.4e13 is 1.4 × 10¹³)".replace("e+", "e"))
         seed = gr.Number(0, precision=0, label="Seed", scale=0, min_width=90)
-    preset_note = gr.Markdown(preset_changed(defaults.preset)[-1])
+    preset_note = gr.Markdown(preset_changed(defaults.preset)[-2])
     with gr.Row():  # the two folded sections side by side: Start stays in the first screen at 1280x720
         with gr.Accordion(f"Text and device: IMDB reviews or your own; {describe_device('auto')}", open=False,
                           elem_id="race-text-device"):
@@ -242,7 +285,8 @@ def _build_settings(defaults) -> SimpleNamespace:
                                         "surprising replacements, easier to spot)", elem_id="race-temperature")
                 probe_every = gr.Number(defaults.probe_every, precision=0, label="Probe every N steps (0: at the end)")
     corpus_note = gr.HTML(elem_id="race-corpus-note")
-    return SimpleNamespace(preset=preset, budget=budget, amount=amount, seed=seed, preset_note=preset_note,
+    unit = gr.State(defaults.budget)  # the unit the budget box's value is in (for unit_changed)
+    return SimpleNamespace(preset=preset, budget=budget, amount=amount, seed=seed, preset_note=preset_note, unit=unit,
                            corpus=corpus, upload=upload, device=device, corpus_note=corpus_note, pace=pace,
                            seq_len=seq_len, batch_size=batch_size, lr=lr, temperature=temperature,
                            probe_every=probe_every)
@@ -284,7 +328,8 @@ def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, shown, explor
     """The live race's events: `s` the settings (_build_settings), `r` the race view (_build_race_view)."""
     private = dict(api_visibility="private")
     s.preset.change(preset_changed, [s.preset], [s.budget, s.amount, s.seq_len, s.batch_size, s.lr, s.probe_every,
-                                                 s.temperature, s.preset_note], **private)
+                                                 s.temperature, s.preset_note, s.unit], **private)
+    s.budget.input(unit_changed, [s.budget, s.amount, s.unit, s.preset], [s.amount, s.unit], **private)
     s.upload.change(corpus_check, [s.upload], [s.corpus_note], **private)
     s.upload.upload(lambda: "upload", None, [s.corpus], **private)
     r.start.click(start_race, [s.preset, s.budget, s.amount, s.corpus, s.upload, s.seed, s.device, s.pace, s.seq_len,
@@ -292,7 +337,7 @@ def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, shown, explor
     r.stop.click(stop_race, None, [r.message], **private)
     r.finetune.click(start_finetune, [r.epochs], [r.message], **private)
     outputs = [r.status, r.curves, r.supervised, r.payoff, r.csv_button, r.zip_button, r.explore_button, r.finetune,
-               r.finetune_view, shown]
+               r.finetune_view, shown, r.message]
     timer = gr.Timer(TICK_SECONDS)
     timer.tick(refresh, [r.x_axis, shown], outputs, show_progress="hidden", concurrency_limit=None, **private)
     r.x_axis.change(refresh, [r.x_axis, shown], outputs, show_progress="hidden", **private)
