@@ -6,6 +6,7 @@ FIRST_MINUTE_SHOTS=folder keeps a screenshot of each."""
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -27,10 +28,12 @@ def test_a_press_brings_the_verdict_into_view_and_another_forger_redraws(new_pag
     page.set_viewport_size({"width": width, "height": height})
     page.wait_for_function(DRAWN, timeout=60_000)  # the first example, judged on load
     assert not page.evaluate(IN_VIEW, "#explore-verdict")  # below the fold: a press must bring it up
-    seed = page.locator("#explore-seed input").input_value()
+    first = page.locator("#explore-verdict").inner_text()
     page.locator("#explore-run").click()
-    page.wait_for_function(f"() => document.querySelector('#explore-seed input').value !== {seed!r}", timeout=30_000)
+    page.wait_for_function(f"() => {{ const v = document.querySelector('#explore-verdict').innerText;"
+                           f" return v !== {first!r} && /Draw \\d+/.test(v); }}", timeout=30_000)  # a new draw
     page.wait_for_function(f"() => ({IN_VIEW})('#explore-verdict')", timeout=30_000)
+    draw = re.search(r"Draw \d+", page.locator("#explore-verdict").inner_text()).group()
     _shot(page, f"explore-{width}x{height}")
 
     drawn = page.locator("#explore-proposals").inner_text()
@@ -38,7 +41,7 @@ def test_a_press_brings_the_verdict_into_view_and_another_forger_redraws(new_pag
     page.locator("#explore-generator").get_by_text("A stronger generator").click()  # no press: it redraws
     page.wait_for_function("() => document.querySelector('#explore-proposals')?.innerText"
                            ".startsWith(\"The stronger generator's top guesses\")", timeout=30_000)
-    assert page.locator("#explore-seed input").input_value() != seed  # the same draw's seed, another forger
+    assert draw in page.locator("#explore-verdict").inner_text()  # the same draw's seed, another forger
 
 
 @pytest.mark.parametrize("width, height", SIZES)
