@@ -370,11 +370,12 @@ def build_explore(demo: gr.Blocks) -> ModelControls:
     # The user's own sentence wins: a run they start cancels the first example's if that is still going.
     # Every press is a new draw (press_seed): the seed box shows it, and the copied link carries it. Then the
     # page brings the verdict into view (SHOW_RESULT_JS), else a press above the fold would seem to do nothing.
+    # Another forger redraws the same masking with the same seed: the result on screen is always the chosen
+    # forger's (a user's choice only: a link's forger arrives with the first run). A press then wins over it.
+    switched = c.generator.input(_named(run_explain, c), inputs, results, cancels=[first], **private,
+                                 **queues.EXPLAIN)
     for trigger in (c.run.click, c.text.submit):
-        trigger(press_seed, [c.seed, c.explanation], [c.seed], cancels=[first], show_progress="hidden",
+        trigger(press_seed, [c.seed, c.explanation], [c.seed], cancels=[first, switched], show_progress="hidden",
                 **private).then(_named(run_explain, c), inputs, results, **private, **queues.EXPLAIN).then(
             None, js=SHOW_RESULT_JS, **private)
-    # Another forger redraws the same masking with the same seed: the result on screen is always the chosen
-    # forger's (a user's choice only: a link's forger arrives with the first run).
-    c.generator.input(_named(run_explain, c), inputs, results, cancels=[first], **private, **queues.EXPLAIN)
     return ModelControls(c.model, c.status, c.active_model)
