@@ -4,13 +4,14 @@ on a fake clock (no model, no sleeping), so the figures are exact."""
 
 from __future__ import annotations
 
+import os
 from types import SimpleNamespace
 
 import pytest
 
 import training.race.run as race_module
 from explainer.render.training import payoff_figure, status_html
-from explainer.ui import training_tab
+from explainer.ui import race_budget, training_tab
 from training.race.run import Race
 from training.race.settings import RaceSettings
 
@@ -95,4 +96,19 @@ def test_after_a_stop_the_page_says_what_was_kept_and_promises_no_probe(tmp_path
     ("steps", "1", "minutes", "tiny", "300"),  # the preset's own default in its own unit
 ])
 def test_the_budget_box_follows_its_unit(unit, amount, previous, preset, expected):
-    assert training_tab.unit_changed(unit, amount, previous, preset) == (expected, unit)
+    assert race_budget.unit_changed(unit, amount, previous, preset) == (expected, unit)
+
+
+def test_a_finished_races_files_are_handed_to_gradio_from_the_temp_folder(tmp_path):
+    """Races live in the cache folder, where gradio serves no file: a redraw handing it such a path failed, and
+    the page froze on "Stopping…". The files go out from the temp folder instead, fresh when they change."""
+    race = tmp_path / "race-1"
+    race.mkdir()
+    (race / "metrics.csv").write_text("step\n1\n")
+    served = training_tab.servable(race / "metrics.csv")
+    assert served.startswith(str(training_tab.DOWNLOADS)) and served.endswith("race-1/metrics.csv")
+    assert open(served).read() == "step\n1\n"
+    (race / "metrics.csv").unlink()
+    (race / "metrics.csv").write_text("step\n1\n2\n")
+    os.utime(race / "metrics.csv", (2e9, 2e9))
+    assert open(training_tab.servable(race / "metrics.csv")).read() == "step\n1\n2\n"

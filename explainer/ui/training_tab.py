@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
+import tempfile
 import threading
+from pathlib import Path
 from types import SimpleNamespace
 
 import gradio as gr
@@ -20,6 +23,7 @@ from explainer.render import race_headline, style, verdict
 from explainer.render import training as view
 from explainer.render.style import message_html
 from explainer.ui import queues, races
+from explainer.ui.race_budget import parse_amount, unit_changed
 from explainer.ui.races import CURVES_HELP, PAYOFF_HELP, X_AXES
 from explainer.ui.replay import build_replay, measured_gaps, recorded_races
 from training.models import PRESETS
@@ -40,6 +44,28 @@ _views_lock = threading.Lock()
 _views_cache: dict = {}
 
 
+DOWNLOADS = Path(tempfile.gettempdir()) / "electra-explainer-downloads"  # a finished race's files, as gradio serves them
+
+
+def servable(path: Path) -> str:
+    """`path`, where gradio may serve it. Races live in the cache folder (training.corpus.races_dir), outside the
+    folders gradio serves files from (the work tree, the temp folder): handed over as they are, every redraw after
+    the race failed and the page froze on "Stopping…". So a finished race's files are linked (or copied) into the
+    temp folder once. Widening gradio's allowed_paths to the races folder instead would serve every race's files,
+    other visitors' uploaded texts included."""
+    target = DOWNLOADS / path.parent.name / path.name
+    if not target.exists() or target.stat().st_mtime < path.stat().st_mtime:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        part = target.with_name(target.name + ".part")
+        part.unlink(missing_ok=True)
+        try:
+            os.link(path, part)  # the same file system: no copy
+        except OSError:
+            shutil.copy2(path, part)
+        os.replace(part, target)
+    return str(target)
+
+
 def _version(race) -> str:
     """What a page has drawn: the race's version, and while a trainer loads (no step moves the version) the
     loading clock's second, so the page shows it ticking."""
@@ -55,7 +81,7 @@ def _views(race, x_axis: str) -> tuple:
         if key not in _views_cache:
             snapshot = race.snapshot() if race else None
             ended = race is not None and not race.running and races.MANAGER.job != "race"  # files written
-            files = [str(race.folder / name) if ended and (race.folder / name).exists() else None
+            files = [servable(race.folder / name) if ended and (race.folder / name).exists() else None
                      for name in ("metrics.csv", "models.zip")]
             _views_cache.clear()  # one snapshot at a time: the cache never grows
             _views_cache[key] = (view.status_html(snapshot), view.curves_figure(snapshot, x_axis),
@@ -122,50 +148,6 @@ def start_race(preset, budget, amount, corpus, upload, seed, device, pace, seq_l
     except (TypeError, ValueError) as error:  # an emptied number box arrives as None
         return message_html(str(error) if isinstance(error, ValueError) else "Fill in every number (More settings too).")
     return f'<p id="race-started">Started in {race.folder.name}; the charts below update every second.</p>'
-
-
-def parse_amount(text) -> float:
-    """The budget box's text as a number: 300, 8, 1.4e13, 20,000 (TypeError when empty, as an emptied number box;
-    ValueError with a message otherwise)."""
-    if text is None or not str(text).strip():
-        raise TypeError("the budget box is empty")
-    try:
-        return float(str(text).strip().replace(",", "").replace("_", "").replace(" ", ""))
-    except ValueError:
-        raise ValueError(f"The budget must be a number, like 300, 8 or 1.4e13, not “{str(text)[:40]}”.") from None
-
-
-# The budget box's starting value in each unit. For the mini preset, one race measured three ways: 1.4e13 FLOPs each
-# took 8 minutes with 2 threads on a 2-core CPU and about 500 ELECTRA steps (the 5e13 records: 1,735 steps), so a
-# value there converts; other presets start each unit afresh (their own default for their own unit).
-UNIT_STARTS = {"tiny": {"minutes": 1, "flops": 1e12}, "mini": {"minutes": CPU_RACE_MINUTES, "steps": 500},
-               "small": {"steps": 1000, "flops": 1e15}}
-CONVERTS = ("mini",)  # the presets whose UNIT_STARTS are the same race (measured), not just starting values
-
-
-def unit_starts(preset: str) -> dict[str, float]:
-    """The budget box's starting value per unit ("minutes", "steps", "flops") for `preset`."""
-    own = default_settings(preset)
-    return {"minutes": CPU_RACE_MINUTES, "steps": 500, "flops": CPU_RACE_FLOPS, **UNIT_STARTS.get(preset, {}),
-            own.budget: own.amount}
-
-
-def unit_changed(unit: str, amount, previous: str | None, preset: str):
-    """The budget box after "Budget in" changed from `previous` to `unit`: the same race in the new unit where the
-    preset's measurements say so (`CONVERTS`), else the new unit's starting value; never over the server's limit.
-    Returns the box's text and the unit it is now in."""
-    starts, limits = unit_starts(preset), races.MANAGER.limits
-    value = starts[unit]
-    if preset in CONVERTS and previous in starts and previous != unit:
-        try:
-            typed = parse_amount(amount)
-        except (TypeError, ValueError):
-            typed = 0.0
-        if typed > 0:
-            value = starts[unit] * typed / starts[previous]
-    value = min(value, {"minutes": limits.max_minutes, "steps": limits.max_steps, "flops": limits.max_flops}[unit])
-    value = {"minutes": round(value, 1) or 0.1, "steps": max(1, round(value))}.get(unit, float(f"{value:.2g}"))
-    return view.amount_text(value), unit
 
 
 def stop_race() -> str:
