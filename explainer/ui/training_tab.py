@@ -9,6 +9,7 @@ built once and shared by every viewer (`_views`). Replays of recorded races: exp
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import shutil
@@ -53,8 +54,9 @@ def servable(path: Path) -> str:
     the race failed and the page froze on "Stopping…". So a finished race's files are linked (or copied) into the
     temp folder once. Widening gradio's allowed_paths to the races folder instead would serve every race's files,
     other visitors' uploaded texts included."""
-    target = DOWNLOADS / path.parent.name / path.name
-    if not target.exists() or target.stat().st_mtime < path.stat().st_mtime:
+    folder = f"{path.parent.name}-{hashlib.sha256(str(path.parent.resolve()).encode()).hexdigest()[:8]}"
+    target, stamp = DOWNLOADS / folder / path.name, lambda p: (p.stat().st_mtime, p.stat().st_size)
+    if not target.exists() or stamp(target) != stamp(path):  # a link, or a copy2 keeping the time: the same stamp
         target.parent.mkdir(parents=True, exist_ok=True)
         part = target.with_name(target.name + ".part")
         part.unlink(missing_ok=True)
