@@ -27,10 +27,15 @@ def test_a_typed_blank_shows_both_generators_and_a_link_restores_the_choice(new_
     assert halves.nth(0).inner_text().startswith("ELECTRA's generator (drew this one)")
     assert halves.nth(1).inner_text().startswith("A stronger generator")
 
-    page.locator("#explore-generator").get_by_text("A stronger generator").click()
-    page.locator("#explore-run").click()
+    page.locator("#explore-generator").get_by_text("A stronger generator").click()  # redraws with it at once
     wait_for_text(page, "#explore-proposals", "A stronger generator (drew this one)")
     page.wait_for_function(SETTLED, timeout=30_000)  # the verdict as drawn, not under gradio's progress timer
+    redrawn = page.locator("#explore-verdict").inner_text()
+    page.locator("#explore-run").click()  # a new draw, still the stronger generator's
+    page.wait_for_function(f"() => document.querySelector('#explore-verdict').innerText !== {redrawn!r}",
+                           timeout=30_000)
+    page.wait_for_function(SETTLED, timeout=30_000)
+    assert "A stronger generator (drew this one)" in page.locator("#explore-proposals").inner_text()
     verdict = page.locator("#explore-verdict").inner_text()
     page.locator("#explore-copy-link").click()
     page.wait_for_function("() => document.querySelector('#explore-link textarea, #explore-link input')?.value"

@@ -149,6 +149,7 @@ def test_a_finished_race_reloads_as_finished_with_its_downloads(tmp_path, monkey
         assert [e["step"] for e in again.runners[objective].events] == [1, 2, 3, 4]
     assert abs(again.elapsed() - race.elapsed()) < 2  # from race.json's start and end
     monkeypatch.setattr(races, "MANAGER", restarted)
-    status, *_, csv_file, zip_file, explore, finetune, _, _ = training_tab.refresh("step", None)
+    status, *_, csv_file, zip_file, explore, finetune, _, _, message = training_tab.refresh("step", None)
     assert "Finished" in status and csv_file["value"].endswith("metrics.csv") and zip_file["value"].endswith("models.zip")
     assert explore["interactive"] and finetune["interactive"]  # the pair opens in Explore; fine-tuning may start
+    assert message == ""  # an ended race's status line says what happened: no "Stopping…" message stays

@@ -394,7 +394,7 @@ def test_the_tab_says_busy_and_reattaches_to_the_managers_race(tmp_path, monkeyp
     too_long = training_tab.corpus_check(str(tmp_path))  # a folder is no corpus
     assert "ee-error" in too_long
     first = training_tab.refresh("step", None)  # a fresh page (or a reload) draws the race at once
-    assert "Running" in first[0] and first[-1]
+    assert ("Running" in first[0] or "Getting ready" in first[0]) and first[-2]
     race = races.MANAGER.race
     _wait_for(lambda: all(race.runners[o].events for o in OBJECTIVES))
     assert all(value is not None for value in training_tab.refresh("step", None)[:4])
@@ -405,6 +405,9 @@ def test_the_tab_says_busy_and_reattaches_to_the_managers_race(tmp_path, monkeyp
     assert training_tab.latest_race() is None
     final = training_tab.refresh("step", None)
     assert "Stopped" in final[0] and final[4]["interactive"] and final[5]["value"].endswith("models.zip")
+    assert "kept: both models as trained so far" in final[0] and "none runs after a Stop" in final[0]
+    assert final[-1] == ""  # the "Stopping after the current step…" message is gone
+    assert any("none runs after a Stop" in a.text for a in final[3].layout.annotations)  # no probe is promised
     assert "No race is running" in training_tab.stop_race()
     # "Open the ELECTRA pair in Explore": the race folder's rtd/ pair, through Explore's own loader
     monkeypatch.setenv("ELECTRA_MODEL_ROOTS", str(tmp_path))

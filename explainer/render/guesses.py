@@ -1,8 +1,10 @@
 """The generator's guesses at each masked position, as HTML bars (no chart library).
 
 One card per masked word: what was there, what was drawn and the label that makes, then the top-k
-guesses as bars scaled to the card's largest, the drawn one in orange, bold and marked "← drawn"
-(a cue without colour). Plain HTML because this view is drawn for every sentence: as a plotly
+guesses as bars, the drawn one in orange, bold and marked "← drawn" (a cue without colour). Every bar of
+the view is drawn to one scale (the view's largest probability is a full bar), so 2.5% never looks as
+likely as 56%. A draw from outside the top k gets one line saying why: the generator samples from its
+whole distribution, and its top k may hold only a few percent of it (`tail_line`). Plain HTML because this view is drawn for every sentence: as a plotly
 chart it cost the page several seconds of the browser's time on a slow machine before anything
 else could update (plotly's script loads and draws on first use), and text bars read on a
 projector and to a screen reader as they are.
@@ -50,6 +52,18 @@ def rows(m: MaskedPosition) -> list[tuple[str, float, str]]:
     return bars
 
 
+def tail_line(m: MaskedPosition, forger: str, temperature: float) -> str:
+    """Why a draw from outside the top k happens, with the share the top k hold ("" for a draw inside them)."""
+    if any(p.token_id == m.sampled_id for p in m.proposals):
+        return ""
+    k, share = len(m.proposals), sum(p.probability for p in m.proposals)
+    at = "at temperature 1, as in ELECTRA's pretraining" if temperature == 1 else f"at temperature {temperature:g}"
+    text = (f"Why so unlikely a word? {label(forger)} draws at random from all its guesses in proportion to their "
+            f"probability ({at}); its top {k} here hold {pct(share)}, so "
+            f"{'most draws come' if share < 0.5 else 'a draw can come'} from the long tail of unlikely words.")
+    return f'<p class="ee-tail-line" style="font-size: 0.85em; color: #444; margin: 4px 0 0">{esc(text)}</p>'
+
+
 def _bar(label: str, probability: float, note: str, peak: float) -> str:
     width = 100 * probability / peak if peak > 0 else 0
     drawn = bool(note)
@@ -63,29 +77,38 @@ def _bar(label: str, probability: float, note: str, peak: float) -> str:
             f'<span class="ee-guess-number" style="{weight}white-space: normal">{number}</span>')
 
 
-def _grid(bars: list[tuple[str, float, str]]) -> str:
-    peak = max(probability for _, probability, _ in bars)
+def _grid(bars: list[tuple[str, float, str]], peak: float) -> str:
+    """The bars of one card (or one half of a blank's card), `peak` the probability drawn as a full bar."""
     body = "".join(_bar(word, probability, note, peak) for word, probability, note in bars)
     return (f'<div style="display: grid; grid-template-columns: {COLUMNS}; gap: 3px 8px; '
             f'align-items: center; font-size: 0.95em">{body}</div>')
 
 
-def card(m: MaskedPosition, forger: str = ELECTRA) -> str:
-    """One masked position's card; `forger`: the key of the generator that drew (explainer.core.generators)."""
+def peak_of(masked) -> float:
+    """The largest probability the view draws (a full bar): one scale for every card and column."""
+    return max((p for m in masked for p in [b[1] for b in rows(m)] + [o.probability for o in m.others]), default=0.0)
+
+
+def card(m: MaskedPosition, forger: str = ELECTRA, peak: float | None = None, temperature: float = 1.0) -> str:
+    """One masked position's card; `forger`: the key of the generator that drew (explainer.core.generators);
+    `peak`: the probability of a full bar (the view's, `peak_of`; this card's largest when None)."""
+    peak = peak_of([m]) if peak is None else peak
     if m.typed and m.others:
-        return blank_card(m, forger)
+        return blank_card(m, forger, peak, temperature)
     return (f'<div class="ee-guess-card" style="flex: 1 1 250px; max-width: 420px; min-width: 0; overflow-x: auto; '
             f'border: 1px solid #ccc; border-radius: 6px; padding: 6px 10px">'
-            f'<div style="font-size: 0.9em; margin-bottom: 4px">{card_title(m)}</div>{_grid(rows(m))}</div>')
+            f'<div style="font-size: 0.9em; margin-bottom: 4px">{card_title(m)}</div>{_grid(rows(m), peak)}'
+            f"{tail_line(m, forger, temperature)}</div>")
 
 
-def blank_card(m: MaskedPosition, forger: str) -> str:
+def blank_card(m: MaskedPosition, forger: str, peak: float, temperature: float = 1.0) -> str:
     """A typed blank: both generators' top guesses side by side, ELECTRA's own first; the forger's draw marked."""
     columns = {forger: rows(m), m.others_generator: [(as_guess(p.token), p.probability, "") for p in m.others]}
     halves = "".join(
         f'<div class="ee-guess-half" style="flex: 1 1 200px; min-width: 0">'
         f'<div style="font-weight: 700; font-size: 0.9em; margin-bottom: 2px">{esc(label(key))}'
-        f'{" (drew this one)" if key == forger else ""}</div>{_grid(columns[key])}</div>'
+        f'{" (drew this one)" if key == forger else ""}</div>{_grid(columns[key], peak)}'
+        f'{tail_line(m, forger, temperature) if key == forger else ""}</div>'
         for key in sorted(columns, key=lambda k: k != ELECTRA))
     return (f'<div class="ee-guess-card ee-blank-card" style="flex: 1 1 460px; max-width: 820px; min-width: 0; '
             f'overflow-x: auto; border: 2px solid #333; border-radius: 6px; padding: 6px 10px">'
@@ -101,8 +124,11 @@ def guesses_html(explanation: Explanation) -> str:
                 "chosen).</p>")
     more = len(explanation.masked) - len(shown)
     note = f'<p style="font-size: 0.9em">{more} more masked positions are in the JSON download.</p>' if more else ""
-    cards = "".join(card(m, explanation.settings.generator) for m in shown)
+    peak, settings = peak_of(shown), explanation.settings
+    cards = "".join(card(m, settings.generator, peak, settings.temperature) for m in shown)
     title = TITLE if explanation.settings.generator == ELECTRA else TITLE.replace("The generator",
                                                                                    "The stronger generator")
-    return (f'<div class="ee-guesses" style="{FONT}"><p style="margin: 0 0 6px 0"><b>{esc(title)}</b></p>'
+    return (f'<div class="ee-guesses" style="{FONT}"><p style="margin: 0 0 6px 0"><b>{esc(title)}</b> '
+            f'<span class="ee-guess-scale" style="font-size: 0.9em">(every bar to one scale: a full bar is '
+            f"{pct(peak)})</span></p>"
             f'<div style="display: flex; flex-wrap: wrap; gap: 10px">{cards}</div>{note}</div>')

@@ -35,6 +35,10 @@ X_AXES = {  # x-axis choice -> (event key, axis title)
 }
 MAX_POINTS = 400  # per curve: enough for the eye, small enough to send every second
 SMOOTH = 10  # steps in the moving average
+NO_PROBE_AFTER_STOP = ("No probe: the race ended before its first one,<br>and none runs after a Stop. "
+                       "Both models are saved:<br>score them with the full fine-tune below.")
+LOADING = {"rtd": "loading the text and building ELECTRA's generator and discriminator",
+           "mlm": "building the BERT-style model"}  # what a trainer does before its first step
 
 
 def _thin(xs: list, ys: list) -> tuple[list, list]:
@@ -164,8 +168,10 @@ def payoff_figure(snapshot: dict | None) -> go.Figure:
         # plotly.js draws no axes, and no annotation on them, for a panel without a trace: an empty one keeps both
         figure.add_trace(go.Scatter(x=[], y=[], showlegend=False, hoverinfo="skip"), 1, 1)
         lead = "No probe yet." if any((snapshot.get("events") or {}).values()) else "No race yet: start one above."
-        figure.add_annotation(text=f"{lead}<br>Each encoder's probe accuracy appears "
-                              f"here<br>{when} of the race.", xref="x domain", yref="y domain",
+        text = f"{lead}<br>Each encoder's probe accuracy appears here<br>{when} of the race."
+        if snapshot.get("stopping") or snapshot.get("status") in ("stopped", "interrupted", "failed"):
+            text = NO_PROBE_AFTER_STOP  # nothing here may promise a probe that will not run
+        figure.add_annotation(text=text, xref="x domain", yref="y domain",
                               x=0.5, y=0.5, showarrow=False, font=dict(size=14))
         figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=1, range=[11.8, 16],
                             exponentformat="power")  # 10^12 clear of the y-axis's lowest label
@@ -234,10 +240,13 @@ def status_html(snapshot: dict | None) -> str:
         if last:
             rate = _rate(events[objective])
             parts.append(f"{objective.upper()} step {last['step']:,}" + (f" ({rate:,.0f} tokens/s)" if rate else ""))
-    where = " · ".join(parts) or "loading data and building the models…"
+    where = " · ".join(parts) or "getting ready…"
     elapsed, progress = snapshot["elapsed"], snapshot.get("progress") or 0.0
-    status = snapshot["status"]
-    if status in ("waiting", "running"):
+    status, loading = snapshot["status"], snapshot.get("loading")
+    if status in ("waiting", "running") and loading and not snapshot["stopping"]:
+        text = (f"● Getting ready: {LOADING.get(loading, 'loading')}… {_clock(snapshot.get('loading_for') or 0)}"
+                f" (not on the race's clock)" + (f" · {where}" if parts else ""))
+    elif status in ("waiting", "running"):
         head = "⏹ Stopping after the current step…" if snapshot["stopping"] else "● Running"
         eta = f" · about {_clock(elapsed * (1 - progress) / progress)} left" if progress > 0.02 else ""
         text = f"{head} · {where} · elapsed {_clock(elapsed)}{eta}"
@@ -246,9 +255,14 @@ def status_html(snapshot: dict | None) -> str:
     elif status == "interrupted":  # the server restarted mid-race: what reached the disk, read-only
         text = (f"⚠ Interrupted: the server stopped during this race · {where} (as saved) · "
                 f"models as last checkpointed in {esc(_shown_folder(snapshot['folder']))}")
+    elif status == "stopped":  # what was kept, and nothing that will not come
+        probes = len(snapshot.get("probes") or [])
+        kept = f"the {probes} probe{'s' if probes != 1 else ''} made before it" if probes else "no probe had run yet"
+        text = (f"■ Stopped after {_clock(elapsed)} · {where} · kept: both models as trained so far, in "
+                f"{esc(_shown_folder(snapshot['folder']))}, and {kept} (none runs after a Stop)")
     else:
-        head = "■ Stopped" if status == "stopped" else "✓ Finished"
-        text = f"{head} after {_clock(elapsed)} · {where} · models saved in {esc(_shown_folder(snapshot['folder']))}"
+        text = (f"✓ Finished after {_clock(elapsed)} · {where} · models saved in "
+                f"{esc(_shown_folder(snapshot['folder']))}")
     budget = f"{settings['amount']:g} {settings['budget']}" + (" per objective" if settings["budget"] != "minutes" else "")
     detail = f"{esc(settings['preset'])} preset, seed {settings['seed']}, budget {budget}, on {esc(snapshot['device'])}"
     return (f'<div style="{FONT}" id="race-status"><p id="race-status-line" style="font-size: 1.05em; margin: 0">'

@@ -46,10 +46,25 @@ EXAMPLES = [
     "She opened the door and saw her old friend standing in the rain.",
     "The movie was long, but the acting was wonderful and the music was great.",
 ]
-DETECT_EXAMPLE = "The chef ate the meal and then he drank the car."  # for detect-only mode
+# For "Detect only": the first example with one word swapped by hand. The bundled pair flags "banana" (78%) and
+# nothing else (tests/test_explore_examples.py checks every example against the bundled pair).
+DETECT_EXAMPLE = "The old fisherman repaired his banana before the storm arrived."
+EXAMPLES_LABEL = "Examples (the last has a wrong word in it: try it with “Detect only”, and see it flagged)"
 MODELS = ["bundled", *models.HUB_PAIRS]
 MODES = [("Automatic: mask 15% at random", "auto"), ("I choose the words to mask", "manual"),
          ("Detect only: judge my sentence as it is", "detect")]
+
+
+# Scrolls the page just enough to show the verdict (or, when a message took its place, the message): nothing moves
+# when it is already in view. Gradio 6's own `scroll_to_output=True` is sent to the page but not acted on (6.31's
+# frontend never hands it to a component's status tracker), and it is switched off on Spaces.
+SHOW_RESULT_JS = """
+() => {
+  const verdict = document.getElementById("explore-verdict");
+  const shown = verdict && verdict.innerText.trim() ? verdict : document.getElementById("explore-notices");
+  shown?.scrollIntoView({block: "nearest", behavior: "smooth"});
+}
+"""
 
 
 def _settings(mode, mask_rate, seed, temperature, top_k, mask_words, generator=None) -> Settings:
@@ -248,7 +263,7 @@ def _layout() -> SimpleNamespace:
         text = gr.Textbox(value=EXAMPLES[0], label="① Your sentence", lines=2, max_lines=8, scale=5,
                           elem_id="explore-text")
         run = gr.Button("Corrupt it and judge every word", variant="primary", scale=1, elem_id="explore-run")
-    gr.Examples([[e] for e in EXAMPLES + [DETECT_EXAMPLE]], [text], label="Examples (try the last one with “Detect only”)")
+    gr.Examples([[e] for e in EXAMPLES + [DETECT_EXAMPLE]], [text], label=EXAMPLES_LABEL)
     with gr.Row():
         mode = gr.Radio(MODES, value="auto", label="What gets corrupted", scale=3)
         merged = gr.Checkbox(value=True, label="Show whole words (untick to see subword tokens)", scale=1)
@@ -353,8 +368,14 @@ def build_explore(demo: gr.Blocks) -> ModelControls:
         lambda m: m, [c.active_model], [c.model], **private).then(
         _named(run_explain, c), inputs, results, **private, **queues.EXPLAIN)
     # The user's own sentence wins: a run they start cancels the first example's if that is still going.
-    # Every press is a new draw (press_seed): the seed box shows it, and the copied link carries it.
+    # Every press is a new draw (press_seed): the seed box shows it, and the copied link carries it. Then the
+    # page brings the verdict into view (SHOW_RESULT_JS), else a press above the fold would seem to do nothing.
+    # Another forger redraws the same masking with the same seed: the result on screen is always the chosen
+    # forger's (a user's choice only: a link's forger arrives with the first run). A press then wins over it.
+    switched = c.generator.input(_named(run_explain, c), inputs, results, cancels=[first], **private,
+                                 **queues.EXPLAIN)
     for trigger in (c.run.click, c.text.submit):
-        trigger(press_seed, [c.seed, c.explanation], [c.seed], cancels=[first], show_progress="hidden",
-                **private).then(_named(run_explain, c), inputs, results, **private, **queues.EXPLAIN)
+        trigger(press_seed, [c.seed, c.explanation], [c.seed], cancels=[first, switched], show_progress="hidden",
+                **private).then(_named(run_explain, c), inputs, results, **private, **queues.EXPLAIN).then(
+            None, js=SHOW_RESULT_JS, **private)
     return ModelControls(c.model, c.status, c.active_model)

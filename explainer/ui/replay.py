@@ -15,6 +15,7 @@ from pathlib import Path
 
 import gradio as gr
 
+from explainer.render import race_headline
 from explainer.render import training as view
 from explainer.render.style import message_html
 from explainer.ui import races
@@ -31,9 +32,23 @@ SPEEDS = [("the whole race in 10 s", 10), ("in 30 s", 30), ("in 1 minute", 60), 
 LAST_RACE = "this server's last race"
 
 
+def _shipped() -> list[tuple[str, Path, dict]]:
+    """(title, path, record) of every shipped record, the race the Training tab leads with first
+    (explainer.render.race_headline: the most trained, seeds together), then by training FLOPs."""
+    found = [(title, path, get_record_at(path)) for title, path in list_records(RECORDS_DIR, load=get_record_at)]
+    leaders = race_headline.leading_races([record for _, _, record in found])
+    return sorted(found, key=lambda item: race_headline.record_order(item[2], leaders))
+
+
+def recorded_races() -> list[dict]:
+    """Every shipped record, parsed (once: `get_record_at` caches them)."""
+    return [record for _, _, record in _shipped()]
+
+
 def record_choices() -> list[tuple[str, str]]:
-    """(title, value) of every replayable record: the shipped ones, then this server's last race."""
-    choices = [(title, path.name) for title, path in list_records(RECORDS_DIR, load=get_record_at)]
+    """(title, value) of every replayable record: the shipped ones (the leading race first), then this server's
+    last race."""
+    choices = [(title, path.name) for title, path, _ in _shipped()]
     race = races.MANAGER.race
     if race is not None and not race.running and (race.folder / RECORD_NAME).exists():
         choices.append((f"{LAST_RACE.capitalize()} ({race.folder.name})", LAST_RACE))
@@ -42,8 +57,7 @@ def record_choices() -> list[tuple[str, str]]:
 
 def measured_gaps() -> list[dict]:
     """ELECTRA − BERT-style per budget from the shipped measurements: the campaign and the recorded races."""
-    records = [get_record_at(path) for _, path in list_records(RECORDS_DIR, load=get_record_at)]  # parsed once
-    return campaign_stats.gaps_by_budget(load_campaign(), records)
+    return campaign_stats.gaps_by_budget(load_campaign(), recorded_races())
 
 
 def record_path(name: str) -> Path:

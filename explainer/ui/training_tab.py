@@ -9,32 +9,35 @@ built once and shared by every viewer (`_views`). Replays of recorded races: exp
 
 from __future__ import annotations
 
+import hashlib
+import math
 import os
+import shutil
+import tempfile
 import threading
+from pathlib import Path
 from types import SimpleNamespace
 
 import gradio as gr
 
-from explainer.render import style, verdict
+from explainer.render import race_headline, style, verdict
 from explainer.render import training as view
 from explainer.render.style import message_html
 from explainer.ui import queues, races
+from explainer.ui.race_budget import parse_amount, unit_changed
 from explainer.ui.races import CURVES_HELP, PAYOFF_HELP, X_AXES
-from explainer.ui.replay import build_replay, measured_gaps
+from explainer.ui.replay import build_replay, measured_gaps, recorded_races
 from training.models import PRESETS
 from training.race.campaign import load_campaign
 from training.race.manager import RaceBusy, check_corpus
-from training.race.settings import CPU_RACE_MINUTES, default_settings, describe_device
+from training.race.settings import CPU_RACE_FLOPS, CPU_RACE_MINUTES, default_settings, describe_device
 
 TICK_SECONDS = 1.0
 
 INTRO = """
 ## Race the two objectives on the same compute
-Both models have the same encoder size and read the same text. **ELECTRA** (orange) learns by spotting
-replaced words, a judgement on *every* token; the **BERT-style baseline** (blue) learns by guessing the
-~15% of words it hid. The race gives each the same budget (by default the same number of training FLOPs:
-whichever is behind takes the next step), and every so often scores what each encoder has learned with a
-quick test on movie-review sentiment.
+**ELECTRA** (orange) learns by spotting replaced words, on *every* token; the **BERT-style baseline** (blue) by
+guessing the ~15% it hid. Same size, text and FLOPs; a quick sentiment test (a *probe*) scores them.
 """
 
 
@@ -42,14 +45,45 @@ _views_lock = threading.Lock()
 _views_cache: dict = {}
 
 
+DOWNLOADS = Path(tempfile.gettempdir()) / "electra-explainer-downloads"  # a finished race's files, as gradio serves them
+
+
+def servable(path: Path) -> str:
+    """`path`, where gradio may serve it. Races live in the cache folder (training.corpus.races_dir), outside the
+    folders gradio serves files from (the work tree, the temp folder): handed over as they are, every redraw after
+    the race failed and the page froze on "Stopping…". So a finished race's files are linked (or copied) into the
+    temp folder once. Widening gradio's allowed_paths to the races folder instead would serve every race's files,
+    other visitors' uploaded texts included."""
+    folder = f"{path.parent.name}-{hashlib.sha256(str(path.parent.resolve()).encode()).hexdigest()[:8]}"
+    target, stamp = DOWNLOADS / folder / path.name, lambda p: (p.stat().st_mtime, p.stat().st_size)
+    if not target.exists() or stamp(target) != stamp(path):  # a link, or a copy2 keeping the time: the same stamp
+        target.parent.mkdir(parents=True, exist_ok=True)
+        part = target.with_name(target.name + ".part")
+        part.unlink(missing_ok=True)
+        try:
+            os.link(path, part)  # the same file system: no copy
+        except OSError:
+            shutil.copy2(path, part)
+        os.replace(part, target)
+    return str(target)
+
+
+def _version(race) -> str:
+    """What a page has drawn: the race's version, and while a trainer loads (no step moves the version) the
+    loading clock's second, so the page shows it ticking."""
+    if race is None:
+        return "-1"
+    return f"{race.version}" + (f"+{int(race.loading_for())}" if race.loading() else "")
+
+
 def _views(race, x_axis: str) -> tuple:
     """Status, figures and files of the race's current snapshot, built once per (race, version, axis)."""
-    key = (id(race), race.version if race else -1, x_axis)
+    key = (id(race), _version(race), x_axis)
     with _views_lock:
         if key not in _views_cache:
             snapshot = race.snapshot() if race else None
             ended = race is not None and not race.running and races.MANAGER.job != "race"  # files written
-            files = [str(race.folder / name) if ended and (race.folder / name).exists() else None
+            files = [servable(race.folder / name) if ended and (race.folder / name).exists() else None
                      for name in ("metrics.csv", "models.zip")]
             _views_cache.clear()  # one snapshot at a time: the cache never grows
             _views_cache[key] = (view.status_html(snapshot), view.curves_figure(snapshot, x_axis),
@@ -61,14 +95,15 @@ def _views(race, x_axis: str) -> tuple:
 def refresh(x_axis: str, shown: str | None):
     """The timer's handler: redraw only when the race moved since this page last drew it."""
     race = races.MANAGER.race
-    key = f"{id(race)}:{race.version if race else -1}:{x_axis}"
+    key = f"{id(race)}:{_version(race)}:{x_axis}"
     if key == shown:
-        return (gr.skip(),) * 10
+        return (gr.skip(),) * 11
     status, curves, supervised, payoff, csv_file, zip_file, finetune, ended, idle = _views(race, x_axis)
     return (status, curves, supervised, payoff,
             gr.update(value=csv_file, interactive=csv_file is not None),
             gr.update(value=zip_file, interactive=zip_file is not None),
-            gr.update(interactive=ended), gr.update(interactive=idle), finetune, key)
+            gr.update(interactive=ended), gr.update(interactive=idle), finetune, key,
+            "" if ended else gr.skip())  # once the race has ended, its status line says what was kept
 
 
 NO_LIVE = ("This server does not run live races (a race would hold its CPU for minutes for every visitor): "
@@ -117,17 +152,6 @@ def start_race(preset, budget, amount, corpus, upload, seed, device, pace, seq_l
     return f'<p id="race-started">Started in {race.folder.name}; the charts below update every second.</p>'
 
 
-def parse_amount(text) -> float:
-    """The budget box's text as a number: 300, 8, 1.4e13, 20,000 (TypeError when empty, as an emptied number box;
-    ValueError with a message otherwise)."""
-    if text is None or not str(text).strip():
-        raise TypeError("the budget box is empty")
-    try:
-        return float(str(text).strip().replace(",", "").replace("_", "").replace(" ", ""))
-    except ValueError:
-        raise ValueError(f"The budget must be a number, like 300, 8 or 1.4e13, not “{str(text)[:40]}”.") from None
-
-
 def stop_race() -> str:
     if races.MANAGER.stop():
         return '<p id="race-stopping">Stopping after the current step; both models are saved as they are.</p>'
@@ -145,13 +169,14 @@ def corpus_check(upload) -> str:
 
 
 def preset_changed(preset: str):
+    """The preset's defaults for every box, its note, and the budget's unit (last: the unit the box is in)."""
     values = default_settings(preset)
     note = PRESETS[preset]
     size = f"{note.discriminator.layers} layers × {note.discriminator.hidden} wide (generator {note.generator.hidden} wide)"
     return (values.budget, view.amount_text(values.amount), values.seq_len, values.batch_size, values.lr, values.probe_every,
             values.temperature, f"*{note.note}: {size}*" + (
                 f" Default budget: {values.amount:.1e} training FLOPs per objective, about {CPU_RACE_MINUTES} minutes on a 2-core "
-                f"CPU.".replace("e+", "e") if preset == "mini" else ""))
+                f"CPU.".replace("e+", "e") if preset == "mini" else ""), values.budget)
 
 
 def start_finetune(epochs) -> str:
@@ -184,17 +209,22 @@ def open_in_explore():
 
 
 
+def headline() -> str:
+    """The tab's first lines: the recorded race that trained the most, then why the default race is too short
+    to tell the two apart (explainer.render.race_headline; the order is its rule, not a file name)."""
+    short = next((g for g in measured_gaps() if math.isclose(g["flops"], CPU_RACE_FLOPS, rel_tol=0.01)), None)
+    return race_headline.headline_markdown(recorded_races(), short, CPU_RACE_MINUTES, CPU_RACE_FLOPS)
+
+
 def _build_verdict() -> None:
-    """What the shipped measurements say: the verdict's headline in sight; its findings, the gap across budgets
-    and every setting tried folded below it (the page leads with results, not with their explanations)."""
+    """What the shipped measurements say: the recorded race where ELECTRA pulls ahead and the short race's
+    limits in sight; the campaign's verdict, the gap across budgets and every setting tried folded below."""
     campaign = load_campaign()
-    headline, _, findings = verdict.verdict_markdown(campaign).strip().partition("\n")
-    gr.Markdown(headline, elem_id="race-verdict")
+    gr.Markdown(headline() or verdict.verdict_markdown(campaign).strip().partition("\n")[0], elem_id="race-verdict")
     groups = measured_gaps()
-    with gr.Accordion("Why: the findings behind this verdict, the gap at each budget, every setting tried",
+    with gr.Accordion("Why: what the measurements found, the gap at each budget, every setting tried",
                       open=False, elem_id="race-why"):
-        if findings.strip():
-            gr.Markdown(findings, elem_id="race-findings")
+        gr.Markdown(verdict.verdict_markdown(campaign), elem_id="race-findings")
         if groups:
             gr.Plot(verdict.gap_figure(groups), show_label=False, elem_id="race-gaps")
             gr.HTML(f'<p style="{style.FONT};color:#555">{verdict.gaps_caption(groups)} Each dot is one race; the bar is '
@@ -217,28 +247,30 @@ def _build_settings(defaults) -> SimpleNamespace:
                             label=f"Budget (at most {limits.max_minutes:g} min, {limits.max_steps:,} steps or "
                             f"{limits.max_flops:.0e} FLOPs; 1.4e13 is 1.4 × 10¹³)".replace("e+", "e"))
         seed = gr.Number(0, precision=0, label="Seed", scale=0, min_width=90)
-    preset_note = gr.Markdown(preset_changed(defaults.preset)[-1])
-    with gr.Accordion(f"Text and device: built-in IMDB movie reviews, or your own text; {describe_device('auto')}",
-                      open=False, elem_id="race-text-device"):
-        with gr.Row():
-            corpus = gr.Radio(CORPORA, value="imdb", label="Text to pretrain on", scale=2)
-            upload = gr.File(file_types=[".txt", ".jsonl"], type="filepath", scale=2,
+    preset_note = gr.Markdown(preset_changed(defaults.preset)[-2])
+    with gr.Row():  # the two folded sections side by side: Start stays in the first screen at 1280x720
+        with gr.Accordion(f"Text and device: IMDB reviews or your own; {describe_device('auto')}", open=False,
+                          elem_id="race-text-device"):
+            corpus = gr.Radio(CORPORA, value="imdb", label="Text to pretrain on")
+            upload = gr.File(file_types=[".txt", ".jsonl"], type="filepath",
                              label=f"Your corpus: one document per line (up to {races.MANAGER.max_upload_bytes / 2**20:g} MB)")
-            device = gr.Dropdown([("auto", "auto"), ("CPU", "cpu"), ("CUDA GPU", "cuda")], value="auto", scale=1,
+            device = gr.Dropdown([("auto", "auto"), ("CPU", "cpu"), ("CUDA GPU", "cuda")], value="auto",
                                  label="Device", info=f"auto = {describe_device('auto')}")
-    corpus_note = gr.HTML(elem_id="race-corpus-note")
-    with gr.Accordion("More settings: pace, block length, batch, learning rate, probe interval, generator temperature",
-                      open=False):
-        with gr.Row():
+        with gr.Accordion("More settings: pace, block length, batch, learning rate, probes, temperature", open=False,
+                          elem_id="race-more-settings"):
             pace = gr.Radio([("equal FLOPs (fair)", "flops"), ("equal steps", "steps"), ("equal time", "time")],
                             value="flops", label="Keep the two level on")
-            seq_len = gr.Number(defaults.seq_len, precision=0, label="Tokens per block")
-            batch_size = gr.Number(defaults.batch_size, precision=0, label="Blocks per step")
-            lr = gr.Number(defaults.lr, label="Peak learning rate")
-            temperature = gr.Number(defaults.temperature, label="Generator temperature (above 1: more surprising "
-                                    "replacements, easier to spot)", elem_id="race-temperature")
-            probe_every = gr.Number(defaults.probe_every, precision=0, label="Probe every N steps (0: at the end)")
-    return SimpleNamespace(preset=preset, budget=budget, amount=amount, seed=seed, preset_note=preset_note,
+            with gr.Row():
+                seq_len = gr.Number(defaults.seq_len, precision=0, label="Tokens per block")
+                batch_size = gr.Number(defaults.batch_size, precision=0, label="Blocks per step")
+                lr = gr.Number(defaults.lr, label="Peak learning rate")
+            with gr.Row():
+                temperature = gr.Number(defaults.temperature, label="Generator temperature (above 1: more "
+                                        "surprising replacements, easier to spot)", elem_id="race-temperature")
+                probe_every = gr.Number(defaults.probe_every, precision=0, label="Probe every N steps (0: at the end)")
+    corpus_note = gr.HTML(elem_id="race-corpus-note")
+    unit = gr.State(defaults.budget)  # the unit the budget box's value is in (for unit_changed)
+    return SimpleNamespace(preset=preset, budget=budget, amount=amount, seed=seed, preset_note=preset_note, unit=unit,
                            corpus=corpus, upload=upload, device=device, corpus_note=corpus_note, pace=pace,
                            seq_len=seq_len, batch_size=batch_size, lr=lr, temperature=temperature,
                            probe_every=probe_every)
@@ -280,7 +312,8 @@ def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, shown, explor
     """The live race's events: `s` the settings (_build_settings), `r` the race view (_build_race_view)."""
     private = dict(api_visibility="private")
     s.preset.change(preset_changed, [s.preset], [s.budget, s.amount, s.seq_len, s.batch_size, s.lr, s.probe_every,
-                                                 s.temperature, s.preset_note], **private)
+                                                 s.temperature, s.preset_note, s.unit], **private)
+    s.budget.input(unit_changed, [s.budget, s.amount, s.unit, s.preset], [s.amount, s.unit], **private)
     s.upload.change(corpus_check, [s.upload], [s.corpus_note], **private)
     s.upload.upload(lambda: "upload", None, [s.corpus], **private)
     r.start.click(start_race, [s.preset, s.budget, s.amount, s.corpus, s.upload, s.seed, s.device, s.pace, s.seq_len,
@@ -288,7 +321,7 @@ def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, shown, explor
     r.stop.click(stop_race, None, [r.message], **private)
     r.finetune.click(start_finetune, [r.epochs], [r.message], **private)
     outputs = [r.status, r.curves, r.supervised, r.payoff, r.csv_button, r.zip_button, r.explore_button, r.finetune,
-               r.finetune_view, shown]
+               r.finetune_view, shown, r.message]
     timer = gr.Timer(TICK_SECONDS)
     timer.tick(refresh, [r.x_axis, shown], outputs, show_progress="hidden", concurrency_limit=None, **private)
     r.x_axis.change(refresh, [r.x_axis, shown], outputs, show_progress="hidden", **private)

@@ -51,6 +51,8 @@ class _Runner:
         self.started = self.done = False
         self.events: list[dict] = []
         self.compute_seconds = 0.0  # time spent inside this objective's steps (the other's excluded)
+        self.loading_since: float | None = None  # while the trainer loads the text and builds the model: since when
+        self.loading_seconds = 0.0  # how long that took (kept off the race's clock)
 
     def level(self, pace: str) -> float:
         """The pace counter: the race advances the objective that is behind on it."""
@@ -61,13 +63,17 @@ class _Runner:
 
     def advance(self) -> dict | None:
         """One training step; None when the budget is spent (the trainer has saved everything)."""
-        self.started = True
         began = time.perf_counter()
+        if not self.started:  # the first call also loads the text and builds the model
+            self.started, self.loading_since = True, began
         event = next(self.generator, None)
+        if self.loading_since is not None:  # the trainer's clock starts after its set-up: the rest was loading
+            self.loading_seconds = max(0.0, time.perf_counter() - began - (event["wall_time"] if event else 0.0))
+            self.loading_since = None
         if event is None:
             self.done = True
             return None
-        # The first call also loads data and builds the model: count only the step (the trainer's clock).
+        # The first call's step alone (the trainer's clock), not the loading before it.
         seconds = event["wall_time"] if not self.events else time.perf_counter() - began
         self.compute_seconds += seconds
         previous = self.events[-1] if self.events else {"tokens": 0, "step": 0}
@@ -222,11 +228,26 @@ class Race:
 
     # --- reading --------------------------------------------------------------------------------
 
+    def loading(self) -> str | None:
+        """The objective whose trainer is loading the text and building its model right now, or None."""
+        return next((o for o, r in self.runners.items() if r.loading_since is not None), None)
+
+    def loading_for(self) -> float:
+        """Seconds the trainer that is loading now has been at it (0 when none is)."""
+        since = [r.loading_since for r in self.runners.values() if r.loading_since is not None]
+        return time.perf_counter() - since[0] if since else 0.0
+
+    def loading_seconds(self) -> float:
+        """Seconds spent loading so far (both objectives): off the race's clock, so not against a minutes budget."""
+        now = time.perf_counter()
+        return sum(r.loading_seconds + (now - r.loading_since if r.loading_since is not None else 0.0)
+                   for r in self.runners.values())
+
     def elapsed(self) -> float:
-        """Seconds since the race started, frozen when it ended."""
+        """Seconds of racing since the race started, loading left out, frozen when it ended."""
         if self._clock_start is None:
             return 0.0
-        return (self._clock_end or time.perf_counter()) - self._clock_start
+        return max(0.0, (self._clock_end or time.perf_counter()) - self._clock_start - self.loading_seconds())
 
     def snapshot(self) -> dict:
         """A consistent copy of everything a viewer shows (cheap: lists are copied, not events)."""
@@ -237,7 +258,7 @@ class Race:
                 "started": self.started_at, "ended": self.ended_at, "elapsed": self.elapsed(),
                 "events": {o: list(r.events) for o, r in self.runners.items()},
                 "probes": list(self.probes), "floor": self.floor, "extras": dict(self.extras),
-                "progress": self.progress(),
+                "progress": self.progress(), "loading": self.loading(), "loading_for": self.loading_for(),
             }
 
     def progress(self) -> float:
