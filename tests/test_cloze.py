@@ -14,6 +14,7 @@ from transformers import ElectraConfig, ElectraForMaskedLM
 from explainer.lesson import targets
 from training.downstream import cloze, guesses
 from training.offensive import blocked_token_ids
+from training.__main__ import main
 from training.tokenizer import PACKAGED, load_tokenizer
 
 
@@ -161,12 +162,19 @@ def test_the_command_line_takes_a_pair_or_a_generator_folder_and_several_seeds(t
     sentences = tmp_path / "sentences.json"
     sentences.write_text(json.dumps({"sentences": ["the movie was good and the story was great",
                                                    "this film is a bad movie with a good cast"]}))
-    cloze.main([str(tiny_pair_dir), str(sentences)])
+    main(["cloze", str(tiny_pair_dir), str(sentences)])
     one = json.loads(capsys.readouterr().out)
-    cloze.main([str(tiny_pair_dir / "generator"), str(sentences), "--seeds", "2"])
+    main(["cloze", str(tiny_pair_dir / "generator"), str(sentences), "--seeds", "2"])
     two = json.loads(capsys.readouterr().out)
     assert one["blanks"] == two["blanks"] > 0 and two["seeds"] == [0, 1] and len(two["per_seed"]) == 2
     assert two["per_seed"][0]["top5"] == one["top5"] == two["top5"]  # the guesses do not depend on the seed
     assert two["per_seed"][0]["outside_top5"] == one["outside_top5"]  # seed 0's draws, either way
-    with pytest.raises(SystemExit):
-        cloze.main([str(tiny_pair_dir), str(sentences), "--seeds", "0"])
+    with pytest.raises(SystemExit, match="--seeds must be 1 or more"):
+        main(["cloze", str(tiny_pair_dir), str(sentences), "--seeds", "0"])
+    with pytest.raises(SystemExit, match="sentence 1 is blank"):  # the one reader's checks, before the model
+        main(["cloze", str(tiny_pair_dir), str(_write(tmp_path / "blank.json", ["  "]))])
+
+
+def _write(path, data):
+    path.write_text(json.dumps(data))
+    return path

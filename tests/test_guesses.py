@@ -129,14 +129,15 @@ def test_the_rank_of_a_word_the_generator_is_made_to_guess(tokenizer):
 def test_the_command_line_prints_json_and_the_count(tiny_pair_dir, tmp_path, capsys):
     import json
 
-    from training.downstream.guesses import main
+    from training.__main__ import main
 
     sentences = tmp_path / "s.json"
     sentences.write_text(json.dumps([{"sentence": "The cat sat on the mat.", "word": "cat"}]))
-    main([str(tiny_pair_dir), "--sentences", str(sentences)])
+    main(["guesses", str(tiny_pair_dir), "--sentences", str(sentences)])
     out = capsys.readouterr()
     rows = json.loads(out.out)
     assert len(rows) == 1 and rows[0]["word"] == "cat" and rows[0]["rank"] >= 1
     assert out.err.strip().endswith(f"the hidden word in the top 3: {int(rows[0]['rank'] <= 3)} of 1")
-    with pytest.raises(SystemExit):
-        main(["--help"])
+    with pytest.raises(SystemExit) as exit_info:
+        main(["guesses", "--help"])
+    assert exit_info.value.code == 0

@@ -1,4 +1,4 @@
-"""The classroom measure (explainer.lesson.measure) and its CLI (`python -m explainer --sentences`)."""
+"""The classroom measure (explainer.lesson.measure) and its CLI (`python -m explainer measure FILE`)."""
 
 from __future__ import annotations
 
@@ -87,41 +87,50 @@ def test_the_cli_prints_the_measure_and_json(tiny_pair_dir, tmp_path, capsys):
     assert main(["--sentences", str(path), "--seeds", "2", "--model", str(tiny_pair_dir)]) == 0
     out = capsys.readouterr().out
     assert "3 sentences x 2 seeds = 6 scenes" in out and "replaced words flagged (P > 50%)" in out
-    assert main(["--sentences", str(path), "--seeds", "2", "--model", str(tiny_pair_dir), "--json"]) == 0
+    assert main(["measure", str(path), "--seeds", "2", "--model", str(tiny_pair_dir), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["scenes"] == 6 and data["seeds"] == [0, 1] and "misses" not in data
-    assert main(["--sentences", str(path), "--seeds", "2", "--model", str(tiny_pair_dir), "--json", "--misses"]) == 0
+    assert main(["measure", str(path), "--seeds", "2", "--model", str(tiny_pair_dir), "--json", "--misses"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert len(data["misses"]) == round(data["scenes_with_fakes"] * (1 - data["top_word_replaced"]))
-    assert main(["--sentences", str(path), "--seeds", "2", "--model", str(tiny_pair_dir), "--misses"]) == 0
+    assert main(["measure", "--seeds", "2", "--model", str(tiny_pair_dir), "--misses", str(path)]) == 0
     out = capsys.readouterr().out
     assert f"{len(data['misses'])} scenes rate an original word highest" in out
     assert out.count("blamed ") == len(data["misses"])
 
 
 @pytest.mark.parametrize("content, message", [
-    (None, "cannot read"),
+    (None, "s.json: no such file"),
     ("not json", "is not JSON"),
-    ("[]", "non-empty list of sentences"),
-    ('{"sentences": [1, 2]}', "non-empty list of sentences"),
+    ("[]", "holds no sentence"),
+    ('{"sentences": [1, 2]}', "sentence 1 is not a string of text"),
 ])
 def test_the_cli_explains_a_bad_sentences_file(tiny_pair_dir, tmp_path, capsys, content, message):
     path = tmp_path / "s.json"
     if content is not None:
         path.write_text(content)
-    assert main(["--sentences", str(path), "--model", str(tiny_pair_dir)]) == 2
+    assert main(["measure", str(path), "--model", str(tiny_pair_dir)]) == 2
     assert message in capsys.readouterr().err
 
 
-def test_the_cli_wants_a_text_or_a_sentences_file_not_both(tiny_pair_dir, tmp_path, capsys):
-    with pytest.raises(SystemExit):
-        main(["a text", "--sentences", str(tmp_path / "s.json")])
-    with pytest.raises(SystemExit):
+def test_the_older_spelling_is_the_measure_and_a_first_word_not_a_command_is_the_sentence():
+    from explainer.__main__ import route
+
+    assert route(["--sentences", "a.json", "--seeds", "2"]) == ["measure", "a.json", "--seeds", "2"]
+    assert route(["--seeds", "2", "--sentences=a.json"]) == ["measure", "--seeds", "2", "a.json"]
+    assert route(["the chef cooked", "--json"]) == ["explain", "the chef cooked", "--json"]
+    assert route(["--detect", "the chef"]) == ["explain", "--detect", "the chef"]
+    assert route(["measure", "a.json"]) == ["measure", "a.json"] and route(["--help"]) == ["--help"] and route([]) == []
+    assert route(["explain", "measure"]) == ["explain", "measure"]  # a sentence that is a command's name
+
+
+def test_the_cli_wants_a_command_or_a_text(capsys):
+    with pytest.raises(SystemExit) as exit_info:
         main([])
-    assert "give one text, or --sentences FILE" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main(["a text", "--misses"])
-    assert "--misses goes with --sentences FILE" in capsys.readouterr().err
+    assert exit_info.value.code == 2 and "required: {explain,measure,strength,targets}" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["a text", "--misses"])  # --misses belongs to measure
+    assert exit_info.value.code == 2 and "unrecognized arguments: --misses" in capsys.readouterr().err
 
 
 def test_the_check_sentences_are_40_new_everyday_sentences():

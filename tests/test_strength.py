@@ -11,6 +11,7 @@ import shutil
 import pytest
 import torch
 
+from explainer.__main__ import main
 from explainer.core.models import ROOTS_ENV, ModelPair
 from explainer.lesson import strength
 from explainer.lesson.measure import classroom_measure
@@ -136,14 +137,14 @@ def test_strength_summary_escapes_names_and_notes_another_model():
         assert "Here too" in html  # the AUC falls from the weakest (0.93) to the strongest (0.85)
     assert "not the model in use" in other and "not the model in use" not in matching
     missing = view.strength_summary_html(None, True)
-    assert "has not been measured" in missing and "python -m explainer.lesson.strength" in missing
+    assert "has not been measured" in missing and "python -m explainer strength" in missing
 
 
 # --- the command line ------------------------------------------------------------------------------
 
 def test_cli_help_works(capsys):
     with pytest.raises(SystemExit) as exit_:
-        strength.main(["--help"])
+        main(["strength", "--help"])
     assert exit_.value.code == 0 and "--cut" in capsys.readouterr().out
 
 
@@ -172,7 +173,7 @@ def test_cli_measures_the_pair_and_its_cut(sharp_pair_dir, imdb_texts, tmp_path,
     sentences = tmp_path / "sentences.json"
     sentences.write_text(json.dumps({"sentences": SENTENCES}))
     out = tmp_path / "study.json"
-    assert strength.main(["--pair", str(sharp_pair_dir), "--cut", "1", "--blocks", "2", "--seeds", "1",
+    assert main(["strength", "--pair", str(sharp_pair_dir), "--cut", "1", "--blocks", "2", "--seeds", "1",
                           "--sentences", str(sentences), "--threads", "1", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     study = strength.load_study(out)
@@ -191,7 +192,7 @@ def test_cli_adds_a_generator_folder_and_prints_the_study(tiny_pair_dir, imdb_te
     monkeypatch.setattr(strength, "heldout_texts", lambda: imdb_texts[:20])
     sentences = tmp_path / "sentences.json"
     sentences.write_text(json.dumps(SENTENCES))  # a bare list is read too
-    assert strength.main(["--pair", str(tiny_pair_dir), "--generator", f"again={tiny_pair_dir}",  # a run folder
+    assert main(["strength", "--pair", str(tiny_pair_dir), "--generator", f"again={tiny_pair_dir}",  # a run folder
                           "--generator", f"alone={tiny_pair_dir / 'generator'}", "--blocks", "1", "--seeds", "1",
                           "--sentences", str(sentences), "--threads", "1"]) == 0
     captured = capsys.readouterr()
@@ -207,7 +208,7 @@ def test_cli_marks_the_stronger_generator_and_an_older_study_without_the_mark_st
     monkeypatch.setattr(strength, "heldout_texts", lambda: imdb_texts[:20])
     sentences = tmp_path / "sentences.json"
     sentences.write_text(json.dumps(SENTENCES))
-    assert strength.main(["--pair", str(tiny_pair_dir), "--stronger", str(tiny_pair_dir / "generator"),
+    assert main(["strength", "--pair", str(tiny_pair_dir), "--stronger", str(tiny_pair_dir / "generator"),
                           "--blocks", "1", "--seeds", "1", "--sentences", str(sentences), "--threads", "1"]) == 0
     study = strength.StrengthStudy.from_dict(json.loads(capsys.readouterr().out))
     assert [(p.name, p.shipped, p.stronger) for p in study.points] == [
@@ -250,25 +251,25 @@ def test_cli_keeps_an_earlier_study_s_points(sharp_pair_dir, imdb_texts, tmp_pat
     first, second = tmp_path / "first.json", tmp_path / "second.json"
     common = ["--pair", str(sharp_pair_dir), "--blocks", "1", "--seeds", "1", "--sentences", str(sentences),
               "--threads", "1"]
-    assert strength.main([*common, "--cut", "1", "--out", str(first)]) == 0
-    assert strength.main([*common, "--generator", f"again={sharp_pair_dir}", "--keep", str(first),
+    assert main(["strength", *common, "--cut", "1", "--out", str(first)]) == 0
+    assert main(["strength", *common, "--generator", f"again={sharp_pair_dir}", "--keep", str(first),
                           "--out", str(second)]) == 0
     study, earlier = strength.load_study(second), strength.load_study(first)
     assert [p.name for p in study.points] == ["2 layers x 16 (shipped)", "again", "cut after 1 layer"]
     assert study.points[0] == earlier.points[0] and study.points[2] == earlier.points[1]  # kept as measured
     assert "kept 1 point(s)" in capsys.readouterr().out
     monkeypatch.setattr(strength, "measure_generator", None)  # refused before anything is measured
-    assert strength.main([*common, "--blocks", "2", "--keep", str(first)]) == 2  # measured otherwise
+    assert main(["strength", *common, "--blocks", "2", "--keep", str(first)]) == 2  # measured otherwise
     assert "number of blocks" in capsys.readouterr().err
-    assert strength.main([*common, "--seeds", "2", "--keep", str(first)]) == 2
+    assert main(["strength", *common, "--seeds", "2", "--keep", str(first)]) == 2
     assert "seeds" in capsys.readouterr().err
-    assert strength.main([*common, "--keep", str(tmp_path / "none.json")]) == 2
+    assert main(["strength", *common, "--keep", str(tmp_path / "none.json")]) == 2
     assert "no study at" in capsys.readouterr().err
 
 
 def test_cli_refuses_a_bad_generator_spec(tiny_pair_dir):
     with pytest.raises(SystemExit) as exit_:
-        strength.main(["--pair", str(tiny_pair_dir), "--generator", "no-equals-sign"])
+        main(["strength", "--pair", str(tiny_pair_dir), "--generator", "no-equals-sign"])
     assert exit_.value.code == 2
 
 

@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from explainer.__main__ import main
 from explainer.lesson import targets
 from explainer.lesson.measure import ClassroomMeasure
 
@@ -47,7 +48,7 @@ def test_the_whole_check_runs_on_a_pair_folder(tiny_pair_dir, tmp_path, capsys, 
     monkeypatch.setattr(english, "load_english", lambda names=english.SOURCE_NAMES: real(("bbc-news",)))
     out = tmp_path / "targets.json"
     evaluation = tmp_path / "evaluate.json"
-    status = targets.main([str(tiny_pair_dir), "--blocks", "2", "--classroom-seeds", "1", "--json", str(out),
+    status = main(["targets", str(tiny_pair_dir), "--blocks", "2", "--classroom-seeds", "1", "--json", str(out),
                            "--evaluation", str(evaluation)])
     found = json.loads(out.read_text())
     held_out = json.loads(evaluation.read_text())  # the evaluation the targets were read from, as `evaluate --out` writes it
@@ -68,6 +69,5 @@ def test_the_whole_check_runs_on_a_pair_folder(tiny_pair_dir, tmp_path, capsys, 
 
 def test_an_output_path_that_cannot_be_written_is_refused_before_measuring(tmp_path, capsys):
     for flag in ("--json", "--evaluation"):
-        with pytest.raises(SystemExit) as exit_:
-            targets.main(["no-such-pair", flag, str(tmp_path / "missing" / "out.json")])
-        assert exit_.value.code == 2 and f"{flag}: the folder of" in capsys.readouterr().err
+        assert main(["targets", "no-such-pair", flag, str(tmp_path / "missing" / "out.json")]) == 2
+        assert f"{flag}: the folder of" in capsys.readouterr().err

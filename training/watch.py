@@ -22,7 +22,7 @@ What it measures, per point (`training.downstream.evaluate.detection`, seed 0, 1
 by; the others are recorded beside it. A run that trains the generator (`--best-by generator`) keeps instead
 the checkpoint with the best cloze top-5 on held-out text.
 
-Left out: the Explore pipeline's word-level classroom measure (`python -m explainer --sentences`): the
+Left out: the Explore pipeline's word-level classroom measure (`python -m explainer measure FILE`): the
 training library never imports the app, and the sentences it uses are for the final check, not for picking.
 """
 

@@ -21,7 +21,6 @@ class plays the same round. Nothing is stored: a round is a value the page keeps
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass
 
@@ -30,6 +29,7 @@ from explainer.core.user_text import quote
 from explainer.core.pipeline import Explanation, Settings, explain, sentence_words
 from explainer.core.text import TYPED_BLANK, InputError
 from training.project import ASSETS
+from training.sentences import read_sentences
 
 SENTENCES_FILE = ASSETS / "game_sentences.json"
 THRESHOLD = 0.5  # the discriminator "flags" a word when P(replaced) > 50%
@@ -39,7 +39,7 @@ MAX_SEED = 10**9  # a class code: a whole number people can read out
 
 
 def load_sentences(path=SENTENCES_FILE) -> tuple[str, ...]:
-    return tuple(json.loads(path.read_text(encoding="utf-8"))["sentences"])
+    return tuple(read_sentences(path))
 
 
 def check_seed(seed) -> int:

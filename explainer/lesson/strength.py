@@ -13,7 +13,7 @@ A generator plays on its own embeddings, as it is stored: in a pair trained with
 discriminator's; a pair trained with untied ones (`--untie-embeddings`) keeps each network's own. The study
 ships beside the bundled model (`STRENGTH_FILE`) and is measured once, on a CPU:
 
-    python -m explainer.lesson.strength --pair assets/model --cut 1 --cut 2 --out assets/generator_strength.json
+    python -m explainer strength --pair assets/model --cut 1 --cut 2 --out assets/generator_strength.json
 
 A generator's folder may be gone when the study is extended (a training run's intermediate): `--keep STUDY` keeps
 an earlier study's points for the generators not measured again, provided it belongs to the same discriminator
@@ -25,11 +25,9 @@ Left out: training generators of other sizes here (a `--generator` folder brings
 
 from __future__ import annotations
 
-import argparse
 import copy
 import hashlib
 import json
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from pathlib import Path
@@ -43,7 +41,7 @@ SENTENCE_FILES = (ASSETS / "game_sentences.json", ASSETS / "check_sentences.json
 SEQ_LEN = 128  # tokens per held-out block
 KEEP_TOLERANCE = 0.002  # how far the shipped generator's figures may move for an earlier study's points to be kept
 STRONGER_NAME = "a stronger generator (ships beside the pair)"
-MEASURE_COMMAND = ("python -m explainer.lesson.strength --pair assets/model --cut 1 --cut 2 "
+MEASURE_COMMAND = ("python -m explainer strength --pair assets/model --cut 1 --cut 2 "
                    "--out assets/generator_strength.json")
 
 
@@ -227,23 +225,6 @@ def measure_generator(name: str, generator, discriminator, tokenizer, texts: Seq
     )
 
 
-# --- the command line ----------------------------------------------------------------------------
-
-def read_sentences(paths: Iterable[str | Path]) -> list[str]:
-    """The sentences of each file (a JSON object with a "sentences" list, or a bare list), pooled in order."""
-    pooled = []
-    for path in paths:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as error:
-            raise ValueError(f"cannot read sentences from {path}: {error}") from None
-        sentences = data.get("sentences") if isinstance(data, dict) else data
-        if not isinstance(sentences, list) or not sentences or not all(isinstance(s, str) for s in sentences):
-            raise ValueError(f"{path} must hold a non-empty 'sentences' list of strings")
-        pooled.extend(sentences)
-    return pooled
-
-
 def heldout_texts() -> tuple[str, ...]:
     """The broad English corpus's held-out documents (fetched into the cache on first use)."""
     from training.english import load_english
@@ -251,107 +232,14 @@ def heldout_texts() -> tuple[str, ...]:
     return load_english().heldout
 
 
-def _layers(n: int) -> str:
+def layers_text(n: int) -> str:
+    """"1 layer", "3 layers": a generator's depth in words."""
     return f"{n} layer" if n == 1 else f"{n} layers"
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m explainer.lesson.strength",
-                                     description="Measure several generators against one discriminator (the paper's "
-                                                 "Figure 3 trade-off) and write the study the Classroom draws.")
-    parser.add_argument("--pair", required=True, type=Path, metavar="DIR",
-                        help="a folder with generator/ and discriminator/: the discriminator, and its shipped generator")
-    parser.add_argument("--generator", action="append", default=[], metavar="NAME=DIR",
-                        help="another generator: a generator folder, or a run folder holding generator/ (repeatable)")
-    parser.add_argument("--stronger", type=Path, default=None, metavar="DIR",
-                        help=f"the stronger generator that ships beside the pair, as the point {STRONGER_NAME!r}")
-    parser.add_argument("--cut", action="extend", nargs="+", type=int, default=[], metavar="N",
-                        help="also the pair's generator cut after its first N layers (repeatable)")
-    parser.add_argument("--blocks", type=int, default=200, help=f"held-out {SEQ_LEN}-token blocks (default 200)")
-    parser.add_argument("--seeds", type=int, default=5, help="classroom seeds 0..N-1 (default 5)")
-    parser.add_argument("--sentences", action="extend", nargs="+", default=None, metavar="FILE",
-                        help="classroom sentence files, pooled (default: assets/game_sentences.json and "
-                             "assets/check_sentences.json)")
-    parser.add_argument("--threads", type=int, default=2, help="torch CPU threads (default 2)")
-    parser.add_argument("--keep", type=Path, default=None, metavar="STUDY",
-                        help="keep this earlier study's points for generators not measured again (same discriminator, "
-                             "blocks, seeds and sentences; its shipped point must come out the same)")
-    parser.add_argument("--out", type=Path, default=None, help="write the JSON study here (default: print it)")
-    args = parser.parse_args(argv)
-    for spec in args.generator:
-        if "=" not in spec or not spec.split("=", 1)[0].strip() or not spec.split("=", 1)[1].strip():
-            parser.error(f"--generator takes NAME=DIR, not {spec!r}")
-    if args.blocks < 1 or args.seeds < 1 or args.threads < 1:
-        parser.error("--blocks, --seeds and --threads must be at least 1")
-    return args
+if __name__ == "__main__":  # the older spelling, handed to the one parser: python -m explainer strength ...
+    import runpy
+    import sys
 
-
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    torch.set_num_threads(args.threads)
-    from transformers import AutoTokenizer, ElectraForMaskedLM
-
-    from training.models import generator_folder, load_pair
-
-    folder = args.pair
-    weights = folder / "discriminator" / "model.safetensors"
-    if not weights.exists():
-        print(f"error: {weights} is missing (--pair needs a folder with generator/ and discriminator/)", file=sys.stderr)
-        return 2
-    generator, discriminator = load_pair(folder)
-    tokenizer = AutoTokenizer.from_pretrained(folder / "discriminator")
-    layers = generator.config.num_hidden_layers
-    try:
-        cuts = [cut_generator(generator, n) for n in args.cut]
-        sentences = read_sentences(args.sentences or SENTENCE_FILES)
-        kept = None
-        if args.keep is not None:
-            kept = load_study(args.keep)
-            if kept is None:
-                raise ValueError(f"no study at {args.keep} to keep points from")
-            check_keepable(kept, file_sha256(weights), args.blocks, tuple(range(args.seeds)), len(sentences))
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    players = [(f"{_layers(layers)} x {generator.config.hidden_size} (shipped)", generator, "shipped")]
-    if args.stronger is not None:
-        players.append((STRONGER_NAME, ElectraForMaskedLM.from_pretrained(generator_folder(args.stronger)), "stronger"))
-    players += [(f"cut after {_layers(n)}", cut, "") for n, cut in zip(args.cut, cuts)]
-    for spec in args.generator:
-        name, path = (part.strip() for part in spec.split("=", 1))
-        players.append((name, ElectraForMaskedLM.from_pretrained(generator_folder(Path(path))), ""))
-    texts, seeds = heldout_texts(), tuple(range(args.seeds))
-    log = sys.stdout if args.out else sys.stderr  # printed JSON stays clean on stdout
-    points = []
-    for name, model, role in players:
-        point = measure_generator(name, model, discriminator, tokenizer, texts, sentences, seeds=seeds,
-                                  blocks=args.blocks, shipped=role == "shipped", stronger=role == "stronger")
-        points.append(point)
-        print(f"{name}: top-1 at [MASK] {point.top1_at_mask:.1%}, top-5 {point.top5_at_mask:.1%} | AUC "
-              f"{point.auc:.3f}, recall {point.recall:.1%}, false alarms {point.false_alarm_rate:.1%} | classroom: "
-              f"recall {point.classroom_recall:.1%}, false alarms {point.classroom_false_alarms:.1%}, top word "
-              f"{point.classroom_top_word:.1%}", file=log, flush=True)
-    d = discriminator.config
-    owner = "the bundled pair's discriminator" if folder.resolve() == (ASSETS / "model").resolve() else folder.resolve().name
-    study = StrengthStudy(f"{owner}, {_layers(d.num_hidden_layers)} x {d.hidden_size}",
-                          file_sha256(weights), args.blocks, seeds, len(sentences), tuple(points))
-    if kept is not None:
-        try:
-            moved = shipped_drift(study, kept)[0]
-            study = merge_studies(study, kept)
-        except ValueError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
-        print(f"kept {len(study.points) - len(points)} point(s) from {args.keep} (the shipped generator's figures "
-              f"within {moved:.5f} of the kept ones)", file=log)
-    text = json.dumps(study.to_dict(), indent=1)
-    if args.out:
-        args.out.write_text(text + "\n", encoding="utf-8")
-        print(f"wrote {args.out}", file=log)
-    else:
-        print(text)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    sys.argv[1:1] = ["strength"]
+    runpy.run_module("explainer", run_name="__main__", alter_sys=True)

@@ -1,8 +1,8 @@
 """Does a pair meet the targets a class needs? One command checks every figure the bundled pair is held to.
 
-    python -m explainer.lesson.targets assets/model                       # quick: 200 blocks, 1 seed
-    python -m explainer.lesson.targets RUN/best --blocks 0 --seeds 3      # the card's figures: whole splits
-    python -m explainer.lesson.targets assets/model --blocks 0 --seeds 3 --json T.json --evaluation E.json
+    python -m explainer targets assets/model                       # quick: 200 blocks, 1 seed
+    python -m explainer targets RUN/best --blocks 0 --seeds 3      # the card's figures: whole splits
+    python -m explainer targets assets/model --blocks 0 --seeds 3 --json T.json --evaluation E.json
 
 Each target is a figure, its threshold and where it comes from:
 - the classroom measure (`explainer.lesson.measure`, Explore's own pipeline at its defaults, seeds 0-4), on the
@@ -27,15 +27,13 @@ when every target passes, 1 otherwise.
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import operator
-import sys
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from training.project import ASSETS
+from training.sentences import read_sentences
 
 SENTENCE_SETS = {"game": ASSETS / "game_sentences.json", "check": ASSETS / "check_sentences.json"}
 MAX_MB = 100.0
@@ -127,7 +125,7 @@ def check(folder: str | Path, *, blocks: int | None = 200, seeds: int = 1,
     pair = models.load(str(folder))  # roots=None: any local folder (the user's own machine)
     targets, everything = [], []
     for name, path in SENTENCE_SETS.items():
-        sentences = json.loads(path.read_text(encoding="utf-8"))["sentences"]
+        sentences = read_sentences(path)
         everything += sentences
         targets += classroom_targets(name, classroom_measure(pair, sentences, range(classroom_seeds)))
     targets += cloze_targets(cloze.over_seeds(pair.generator, pair.tokenizer, everything, range(CLOZE_SEEDS)))
@@ -146,33 +144,9 @@ def report(targets: list[Target]) -> str:
     return "\n".join([*lines, f"{met} of {len(targets)} targets met"])
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m explainer.lesson.targets", description=__doc__.split("\n\n")[0])
-    parser.add_argument("pair", help="a folder with generator/ and discriminator/")
-    parser.add_argument("--blocks", type=int, default=200, help="held-out blocks per text (0: the whole split)")
-    parser.add_argument("--seeds", type=int, default=1, help="held-out seeds (figures are their mean)")
-    parser.add_argument("--classroom-seeds", type=int, default=5)
-    parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--json", metavar="FILE", help="also write the targets here")
-    parser.add_argument("--evaluation", metavar="FILE",
-                        help="also write the held-out evaluation here (what `python -m training evaluate --out` writes)")
-    args = parser.parse_args(argv)
-    for flag, path in (("--json", args.json), ("--evaluation", args.evaluation)):
-        if path and not Path(path).resolve().parent.is_dir():  # say so now, not after the measuring
-            parser.error(f"{flag}: the folder of {path[:80]!r} does not exist")
-    if args.threads:
-        import torch
+if __name__ == "__main__":  # the older spelling, handed to the one parser: python -m explainer targets ...
+    import runpy
+    import sys
 
-        torch.set_num_threads(args.threads)
-    targets, evaluation = check(args.pair, blocks=args.blocks or None, seeds=args.seeds,
-                                classroom_seeds=args.classroom_seeds)
-    print(report(targets))
-    if args.json:
-        Path(args.json).write_text(json.dumps([{**asdict(t), "met": t.met} for t in targets], indent=1) + "\n")
-    if args.evaluation:
-        Path(args.evaluation).write_text(json.dumps(evaluation, indent=2))
-    return 0 if all(t.met for t in targets) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    sys.argv[1:1] = ["targets"]
+    runpy.run_module("explainer", run_name="__main__", alter_sys=True)

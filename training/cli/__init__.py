@@ -6,4 +6,5 @@
 - trained.py: `finetune`, `evaluate`, `watch` and `export` (what a trained pair is worth, a long run's
   learning curve, and shipping it)
 - corpus.py: `corpus fetch` and `corpus stats` (the broad English corpus's sources)
+- measure.py: `cloze`, `guesses` and `rarity` (what a generator guesses for a hidden word)
 """

@@ -21,17 +21,15 @@ trains without looking at any sentence the app shows.
 Left out: words of several pieces; proper names are not told apart from other words (they are lowercased by
 the bundled vocabulary like everything else).
 
-    python -m training.downstream.cloze assets/model assets/game_sentences.json   # the figures, as JSON
-    python -m training.downstream.cloze assets/stronger-generator assets/game_sentences.json --seeds 3
+    python -m training cloze assets/model assets/game_sentences.json   # the figures, as JSON
+    python -m training cloze assets/stronger-generator assets/game_sentences.json --seeds 3
 """
 
 from __future__ import annotations
 
-import json
 import random
 import sys
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 import torch
 
@@ -198,39 +196,7 @@ def heldout_sentences(documents: tuple[str, ...] | list[str], n: int = 400, seed
     return random.Random(seed).sample(pool, min(n, len(pool)))
 
 
-def load_sentences(path: str | Path) -> list[str]:
-    """A JSON list of sentences, or an object with a "sentences" list (the app's fixtures)."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    sentences = data["sentences"] if isinstance(data, dict) else data
-    if not isinstance(sentences, list) or not all(isinstance(s, str) for s in sentences):
-        raise ValueError(f"{path}: expected a JSON list of sentences or {{\"sentences\": [...]}}")
-    return sentences
+if __name__ == "__main__":  # the older spelling, handed to the one parser: python -m training cloze ...
+    from training.__main__ import main
 
-
-def main(argv: list[str]) -> None:
-    import argparse
-
-    from transformers import AutoTokenizer, ElectraForMaskedLM
-
-    from training.models import generator_folder
-
-    parser = argparse.ArgumentParser(prog="python -m training.downstream.cloze",
-                                     description="The generator's cloze on sentence files, as JSON.")
-    parser.add_argument("model", type=Path, help="a pair folder (its generator/) or a generator folder")
-    parser.add_argument("sentences", nargs="+", help="JSON files: a list of sentences or {\"sentences\": [...]}")
-    parser.add_argument("--seeds", type=int, default=1, help="draws under seeds 0..N-1: the mean and each seed's "
-                        "figures (the guesses are the same for every seed)")
-    args = parser.parse_args(argv)
-    if args.seeds < 1:
-        parser.error("--seeds must be 1 or more")
-    generator = ElectraForMaskedLM.from_pretrained(generator_folder(args.model))  # a pair's, or one saved alone
-    tokenizer = AutoTokenizer.from_pretrained(generator_folder(args.model))
-    sentences = [s for path in args.sentences for s in load_sentences(path)]
-    if args.seeds == 1:
-        print(json.dumps(asdict(cloze(generator, tokenizer, sentences)), indent=2))
-    else:
-        print(json.dumps(over_seeds(generator, tokenizer, sentences, range(args.seeds)), indent=2))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
+    main(["cloze", *sys.argv[1:]])

@@ -15,8 +15,8 @@ training step draws from the distribution; here only its top is read), case-sens
 (the bundled vocabulary is lowercase, so the word is found regardless of case) and slow
 (pure-Python) tokenizers, which give no character offsets.
 
-    python -m training.downstream.guesses assets/model        # the table for a run folder, as JSON
-    python -m training.downstream.guesses assets/stronger-generator   # a generator saved alone
+    python -m training guesses assets/model        # the table for a run folder, as JSON
+    python -m training guesses assets/stronger-generator   # a generator saved alone
 """
 
 from __future__ import annotations
@@ -126,27 +126,7 @@ def everyday_hits(rows: list[dict]) -> int:
     return sum(row["pieces"][0] in {g["token"] for g in row["guesses"]} for row in rows)
 
 
-def main(argv: list[str]) -> None:
-    import argparse
+if __name__ == "__main__":  # the older spelling, handed to the one parser: python -m training guesses ...
+    from training.__main__ import main
 
-    from transformers import AutoTokenizer, ElectraForMaskedLM
-
-    from training.models import generator_folder
-
-    parser = argparse.ArgumentParser(prog="python -m training.downstream.guesses",
-                                     description="A generator's top 3 guesses for a hidden word of each everyday "
-                                     "sentence, as JSON; the count of hits on standard error.")
-    parser.add_argument("model", type=Path, nargs="?", default=ASSETS / "model",
-                        help="a pair folder (its generator/) or a generator folder (default: the bundled pair)")
-    parser.add_argument("--sentences", type=Path, default=EVERYDAY,
-                        help='a JSON list of {"sentence": ..., "word": ...} (default: the everyday sentences)')
-    args = parser.parse_args(argv)
-    generator = ElectraForMaskedLM.from_pretrained(generator_folder(args.model))  # a pair's, or one saved alone
-    tokenizer = AutoTokenizer.from_pretrained(generator_folder(args.model))
-    rows = everyday_table(generator, tokenizer, load_everyday(args.sentences))
-    print(json.dumps(rows, indent=2, ensure_ascii=False))
-    print(f"the hidden word in the top 3: {everyday_hits(rows)} of {len(rows)}", file=sys.stderr)
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
+    main(["guesses", *sys.argv[1:]])

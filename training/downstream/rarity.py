@@ -9,15 +9,13 @@ generator's best guess, its five best, and its three best (the everyday table's 
 Left out: draws (the figures here are the generator's guesses only, the same for every seed), and words of
 several pieces (the cloze leaves them out).
 
-    python -m training.downstream.rarity assets/stronger-generator assets/model   # one table per generator
+    python -m training rarity assets/stronger-generator assets/model   # one table per generator
 """
 
 from __future__ import annotations
 
 import bisect
-import json
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -66,40 +64,7 @@ def table(groups: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str]) -> None:
-    import argparse
+if __name__ == "__main__":  # the older spelling, handed to the one parser: python -m training rarity ...
+    from training.__main__ import main
 
-    from transformers import AutoTokenizer, ElectraForMaskedLM
-
-    from training.downstream import cloze
-    from training.downstream.evaluate import CLOZE_SENTENCES
-    from training.english import load_english
-    from training.models import generator_folder
-    from training.wordcount import continuation_mask, single_token_counts, training_stream
-
-    parser = argparse.ArgumentParser(prog="python -m training.downstream.rarity", description=__doc__.split("\n\n")[0])
-    parser.add_argument("models", nargs="+", type=Path, help="pair folders (their generator/) or generator folders")
-    parser.add_argument("--corpus", default="english+imdb", help="the training text whose words are counted")
-    parser.add_argument("--json", metavar="OUT", help="also write the groups as JSON here")
-    args = parser.parse_args(argv)
-    tokenizer = AutoTokenizer.from_pretrained(generator_folder(args.models[0]))
-    stream = training_stream(args.corpus, tokenizer)
-    counts = single_token_counts(stream, continuation_mask(tokenizer))
-    sentences = cloze.heldout_sentences(load_english().heldout, CLOZE_SENTENCES)
-    result = {}
-    for folder in args.models:
-        generator = ElectraForMaskedLM.from_pretrained(generator_folder(folder))
-        if AutoTokenizer.from_pretrained(generator_folder(folder)).get_vocab() != tokenizer.get_vocab():
-            parser.error(f"{folder} has another vocabulary than {args.models[0]}")
-        groups = by_rarity(guessed_rows(generator, tokenizer, sentences), counts)
-        result[str(folder)] = groups
-        print(f"{folder}: the held-out cloze ({len(sentences)} sentences) by the hidden word's count in "
-              f"{args.corpus}'s {len(stream):,} training tokens")
-        print(table(groups), end="\n\n", flush=True)
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2))
-        print(f"wrote {args.json}")
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
+    main(["rarity", *sys.argv[1:]])
