@@ -82,7 +82,7 @@ FAKES_RULE = "Every fake is a whole word, and punctuation is only ever replaced 
 def fake_settings(seed: int, generator: str = generators.ELECTRA) -> Settings:
     """How round A corrupts a sentence: Explore's automatic 15%, each fake drawn from the generator's softmax limited
     to tokens of the kind it replaces (a word for a word, punctuation for punctuation), so a student judges words."""
-    return Settings(seed=seed, generator=generator, same_kind=True)
+    return Settings(seed=seed, generator=generator, same_kind=True, whole_words=True)
 
 
 LEVELS = {generators.ELECTRA: "Normal: ELECTRA's generator forges the fakes",
