@@ -9,6 +9,7 @@ import pytest
 from explainer.core.class_store import ClassStore
 from explainer.lesson import class_session as session
 from explainer.lesson.class_sentences import check_sentences
+from training import words
 
 OWN = ["The river flooded the old town after the rain.", "Bees make honey from the flowers in our garden.",
        "Our teacher reads a story to the class every day."]
@@ -42,4 +43,4 @@ def test_a_class_on_own_sentences_plays_them_in_order_forged_by_the_generator(ti
     items = session.class_items(tiny_pair, start.code, store=store)
     assert [item.explanation.text for item in items] == OWN
     assert all(any(item.replaced) for item in items)  # each has a fake to find
-    assert all(" ".join(item.originals) == text for item, text in zip(items, OWN))
+    assert all(words.joined(item.originals) == text for item, text in zip(items, OWN))
