@@ -138,7 +138,8 @@ def test_the_games_fakes_are_whole_words_of_the_kind_they_replace(tiny_pair, tin
         return found
 
     for generator in (generators.ELECTRA, generators.STRONGER):
-        played = [(s, game.fake_settings(seed * 1000 + i, generator)) for seed in range(3) for i, s in enumerate(sentences)]
+        played = [(s, game.fake_settings(seed * 1000 + i, generator))
+                  for seed in range(3) for i, s in enumerate(sentences)]
         found = counts(played, whole_words=True)
         assert (found["other kind"], found["piece"], found["inside a word"]) == (0, 0, 0), (generator, found)
         assert found["masked"] > 1800 and found["fewer"] == 0, found  # every game sentence has enough whole words

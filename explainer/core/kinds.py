@@ -2,9 +2,10 @@
 found once per tokenizer, the rows of a draw limited to the original's kind, and the tokens that stand alone.
 
 The game and the live class draw each fake from the generator's own softmax limited to tokens of the kind it
-replaces (a word for a word, punctuation for punctuation, a piece for a piece), so a student judges a word, never
-"," for "opens"; Explore draws from the whole vocabulary, as ELECTRA does. They also mask only tokens that are a word by themselves
-(`standing_alone`), so a fake is never glued to the rest of a longer word ("w" of "windowsill" -> "throughindowsill").
+replaces (a word for a word, punctuation for punctuation), so a student judges a word, never
+"," for "opens"; Explore draws from the whole vocabulary, as ELECTRA does. They also mask only tokens that are a
+word by themselves (`standing_alone`), so a fake is never glued to the rest of a longer word ("w" of "windowsill"
+-> "throughindowsill").
 """
 
 from __future__ import annotations
