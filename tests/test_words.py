@@ -1,16 +1,18 @@
 """training.words: one alignment of characters, words and tokens; pieces and punctuation told apart; the bundled
 pair's two cases that showed glued and "##" words (the fisherman at seed 9122, "##hini" at seed 488); the game's and
-the class's fakes keep to the kind of the token they replace."""
+the class's fakes keep to the kind of the token they replace, and stand for a whole word, never a piece of one."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
+import torch
 
 from explainer.core.pipeline import Settings, explain, explain_many
 from explainer.lesson import game
 from training import words
+from training.objectives import selected_count
 
 FISHERMAN = "The old fisherman repaired his boat before the storm arrived."  # Explore's default sentence
 
@@ -107,9 +109,11 @@ def test_a_piece_drawn_for_the_is_written_as_a_piece_everywhere(bundled):
 
 
 @pytest.mark.slow  # 1,400 sentences through the tiny models: 4-15 s on a shared 2-core machine
-def test_the_games_fakes_keep_the_kind_they_replace(tiny_pair, tiny_stronger_dir, monkeypatch):
+def test_the_games_fakes_are_whole_words_of_the_kind_they_replace(tiny_pair, tiny_stronger_dir, monkeypatch):
     """200 class sentences x 3 seeds with each generator, as the game and the class draw them: no fake is a piece
-    or punctuation standing for a word (nor a word for punctuation); Explore's own draw does put some there."""
+    or punctuation standing for a word (nor a word for punctuation), no masked position is a piece of a longer word,
+    and as many are masked as Explore masks unless the sentence has fewer words of one token. Explore's own draw
+    does put pieces and other kinds there."""
     from explainer.core import generators
     from explainer.core.kinds import token_kinds
 
@@ -118,15 +122,64 @@ def test_the_games_fakes_keep_the_kind_they_replace(tiny_pair, tiny_stronger_dir
     sentences = [pool[i % len(pool)] for i in range(200)]
     kinds = token_kinds(tiny_pair.tokenizer)
 
-    def mismatches(requests) -> int:
-        return sum(kinds[m.sampled_id] != kinds[result.original_ids[m.position]]
-                   for result in explain_many(tiny_pair, requests) for m in result.masked)
+    def counts(requests, whole_words: bool) -> dict[str, int]:
+        found = {"other kind": 0, "piece": 0, "inside a word": 0, "masked": 0, "fewer": 0}
+        for result in explain_many(tiny_pair, requests):
+            size = {t: len(w.tokens) for w in result.words for t in w.tokens}
+            alone = sum(n == 1 and kinds[result.original_ids[t]] != words.PIECE for t, n in size.items())
+            explore = int(selected_count(torch.tensor(len(size)), 0.15)) or 1  # 15% of the tokens, at least one
+            assert len(result.masked) == (min(explore, alone) if whole_words else explore)
+            found["fewer"] += len(result.masked) < explore
+            for m in result.masked:
+                found["masked"] += 1
+                found["inside a word"] += size[m.position] > 1
+                found["other kind"] += kinds[m.sampled_id] != kinds[result.original_ids[m.position]]
+                found["piece"] += m.replaced and kinds[m.sampled_id] == words.PIECE
+        return found
 
     for generator in (generators.ELECTRA, generators.STRONGER):
-        played = [(s, game.fake_settings(seed * 1000 + i, generator)) for seed in range(3) for i, s in enumerate(sentences)]
-        assert mismatches(played) == 0, generator
-    # A tiny random generator draws any kind: the limit is what holds above.
-    assert mismatches([(s, Settings(seed=i)) for i, s in enumerate(sentences)]) > 50
+        played = [(s, game.fake_settings(seed * 1000 + i, generator))
+                  for seed in range(3) for i, s in enumerate(sentences)]
+        found = counts(played, whole_words=True)
+        assert (found["other kind"], found["piece"], found["inside a word"]) == (0, 0, 0), (generator, found)
+        assert found["masked"] > 1800 and found["fewer"] == 0, found  # every game sentence has enough whole words
+    # A tiny random generator draws any kind, anywhere: the limits are what hold above.
+    explore = counts([(s, Settings(seed=i)) for i, s in enumerate(sentences)], whole_words=False)
+    assert explore["other kind"] > 50 and explore["piece"] > 20 and explore["inside a word"] > 100, explore
+
+
+WINDOWSILL = "The cat sleeps on the warm windowsill all afternoon."  # a game sentence; "w ##ind ##ow ##s ##ill" here
+
+
+def test_the_game_never_masks_a_piece_of_a_longer_word(tiny_pair):
+    """The tiny pair reads "windowsill" as five pieces: over 40 seeds the game masks none of them (Explore masks
+    them often), and masks as many tokens as Explore does with the same seed."""
+    from explainer.core.kinds import standing_alone
+
+    aligned = words.align(tiny_pair.tokenizer, WINDOWSILL, 128)
+    sill = next(w for w in aligned.words if w.text == "windowsill")
+    assert len(sill.tokens) == 5 and not standing_alone(aligned.kinds, aligned.words)[list(sill.tokens)].any()
+    seeds = range(40)
+    played = explain_many(tiny_pair, [(WINDOWSILL, game.fake_settings(seed)) for seed in seeds])
+    explored = explain_many(tiny_pair, [(WINDOWSILL, Settings(seed=seed)) for seed in seeds])
+    assert not any(m.position in sill.tokens for result in played for m in result.masked)
+    assert sum(any(m.position in sill.tokens for m in result.masked) for result in explored) > 10
+    assert [len(r.masked) for r in played] == [len(r.masked) for r in explored]
+    assert all(not r.notices for r in played)
+    shown = [game._item(r).words for r in played if any(m.replaced for m in r.masked)]
+    assert shown and all(len(s) == len(aligned.words) and s[6] == "windowsill" for s in shown)
+
+
+def test_a_sentence_with_too_few_whole_words_masks_fewer(tiny_pair):
+    """Every word here is several pieces but the full stop: the game masks only the stop, says so, and a round on it
+    still plays (nothing to find is not an error)."""
+    text = "fisherman windowsill repaired."
+    result = explain(tiny_pair, text, game.fake_settings(3))
+    assert [m.original for m in result.masked] == ["."]
+    assert result.notices == ("1 masked, not 2: too few words of one token here.",)
+    assert len(explain(tiny_pair, text, Settings(seed=3)).masked) == 2
+    item, = game.spot_round(tiny_pair, 3, 1, (text,), in_order=True)
+    assert item.originals == ("fisherman", "windowsill", "repaired", ".") and sum(item.replaced) <= 1
 
 
 @pytest.mark.parametrize("shown, line", [

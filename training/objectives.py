@@ -49,6 +49,11 @@ class MaskedBatch:
     attention_mask: torch.Tensor  # (B, T) 1 for real tokens, 0 for padding
 
 
+def selected_count(n_candidates: torch.Tensor, rate: float) -> torch.Tensor:
+    """How many positions `mask_tokens` selects out of `n_candidates` (any shape): round(rate x n), half to even."""
+    return torch.round(n_candidates.float() * rate).long()
+
+
 def mask_tokens(
     input_ids: torch.Tensor,  # (B, T)
     special_tokens_mask: torch.Tensor,  # (B, T) 1 at [CLS]/[SEP]/[PAD]: never selected
@@ -57,11 +62,15 @@ def mask_tokens(
     vocab_size: int,
     config: MaskingConfig,
     rng: torch.Generator,
+    n_selected: torch.Tensor | None = None,  # (B,) how many to select; default `selected_count` of the candidates
 ) -> MaskedBatch:
-    """Select exactly round(rate x n) non-special positions per sequence and corrupt them."""
+    """Select exactly round(rate x n) non-special positions per sequence (or `n_selected`, at most all the
+    candidates) and corrupt them. The random draws do not depend on the count: the same rng, the same scores."""
     special = special_tokens_mask.bool() | ~attention_mask.bool()
     n_candidates = (~special).sum(dim=1)  # (B,)
-    n_selected = torch.round(n_candidates.float() * config.rate).long()  # half-to-even, as Python's round
+    if n_selected is None:
+        n_selected = selected_count(n_candidates, config.rate)
+    n_selected = torch.minimum(n_selected.to(n_candidates.device), n_candidates)
     # A random score per position, specials pushed to the end; the k lowest scores are selected.
     scores = torch.rand(input_ids.shape, generator=rng, device=input_ids.device)
     scores = scores.masked_fill(special, 2.0)

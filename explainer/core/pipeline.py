@@ -33,10 +33,10 @@ from typing import Literal
 import torch
 
 from explainer.core import generators
-from explainer.core.kinds import other_kinds, token_kinds
+from explainer.core.kinds import other_kinds, standing_alone, token_kinds
 from explainer.core.text import Encoded, InputError, Word, as_read, blocked_ids, encode
 from training.words import readable_ids
-from training.objectives import ELECTRA_MASKING, corrupt, detect, mask_tokens, masked_lm_logits, softmax
+from training.objectives import ELECTRA_MASKING, corrupt, detect, mask_tokens, masked_lm_logits, selected_count, softmax
 
 Mode = Literal["auto", "manual", "detect"]
 
@@ -52,6 +52,8 @@ class Settings:
     generator: str = generators.ELECTRA  # who forges: "electra" (the pair's own) or "stronger"
     same_kind: bool = False  # the game and the class: draw only a token of the original's kind (training.words):
     # a word for a word, punctuation for punctuation, a piece for a piece; Explore keeps ELECTRA's exact draw
+    whole_words: bool = False  # the game and the class (auto mode): mask only a word that is one token by itself or
+    # a punctuation mark, never a piece of a longer word; as many as before (fewer if the sentence has too few)
 
 
 @dataclass(frozen=True)
@@ -183,8 +185,14 @@ def _select(encoded: Encoded, words: tuple[Word, ...], settings: Settings, mask_
         notices.append(f"{rate:.0%} of {n} tokens rounds to none; one token was masked instead.")
         rate = 1 / n
     config = dataclasses.replace(ELECTRA_MASKING, rate=min(max(rate, 0.0), 1.0))
+    count = None  # Explore: round(rate x n) of all the candidates, as ELECTRA
+    if settings.whole_words:  # as many, from the words that stand alone; the same rng, so the same seed rule
+        count = selected_count(torch.tensor([n]), config.rate)
+        candidates &= standing_alone(encoded.kinds, words)
+        if int(candidates.sum()) < int(count):
+            notices.append(f"{int(candidates.sum())} masked, not {int(count)}: too few words of one token here.")
     batch = mask_tokens(ids[None], (~candidates)[None].long(), torch.ones_like(ids)[None], mask_id, vocab_size, config,
-                        rng)
+                        rng, count)
     return batch.masked[0], batch.is_masked[0] | blank, notices
 
 

@@ -1,7 +1,7 @@
 """Can you beat ELECTRA? Students do the discriminator's job, on the same sentences, and compare scores.
 
 - Round A, *spot the fakes* (`spot_round`, `score_spot`, `round_score`): the bundled generator corrupts
-  a sentence the models never saw (assets/game_sentences.json) exactly as Explore does (15% of the
+  a sentence the models never saw (assets/game_sentences.json) as Explore does (15% of the
   tokens masked, one draw each from the generator's softmax); the student ticks the words they think
   were replaced; the reveal shows the truth beside the discriminator's verdict (P(replaced) > 50%),
   and scores both the same way: caught, missed, false alarms. A position where the generator drew the
@@ -10,9 +10,11 @@
   whether the discriminator will flag it; the discriminator reads the edited sentence as it is
   (detect-only mode) and gives every word its P(replaced).
 
-Every fake is a whole word, and punctuation is replaced only by punctuation: the generator draws from its own
-softmax limited to tokens of the replaced token's kind (`fake_settings`, training.words), where Explore draws from
-the whole vocabulary as ELECTRA does. The harder level: a stronger generator forges round A's fakes (`spot_round(..., generator="stronger")`,
+Every fake is a whole word in place of a whole word, and punctuation is replaced only by punctuation: only tokens that
+are a word by themselves or a punctuation mark are masked (never a piece of a longer word, which a fake would be glued
+to), and the generator draws from its own softmax limited to tokens of the replaced token's kind (`fake_settings`,
+training.words), where Explore masks any token and draws from the whole vocabulary as ELECTRA does.
+The harder level: a stronger generator forges round A's fakes (`spot_round(..., generator="stronger")`,
 explainer.core.generators); the same discriminator judges them.
 
 Everything is seeded: the same seed (and generator) gives the same sentences and the same corruptions, so a whole
@@ -76,13 +78,15 @@ def _item(explanation: Explanation) -> SpotItem:
                     tuple(w.p_replaced for w in words))
 
 
-FAKES_RULE = "Every fake is a whole word, and punctuation is only ever replaced by punctuation."
+FAKES_RULE = "Every fake is a whole word in place of a whole word; punctuation is only ever replaced by punctuation."
 
 
 def fake_settings(seed: int, generator: str = generators.ELECTRA) -> Settings:
-    """How round A corrupts a sentence: Explore's automatic 15%, each fake drawn from the generator's softmax limited
-    to tokens of the kind it replaces (a word for a word, punctuation for punctuation), so a student judges words."""
-    return Settings(seed=seed, generator=generator, same_kind=True)
+    """How round A corrupts a sentence: as many tokens as Explore's automatic 15%, chosen among those that are a whole
+    word by themselves or a punctuation mark (fewer if a sentence has too few), each fake drawn from the generator's
+    softmax limited to tokens of the kind it replaces (a word for a word, punctuation for punctuation), so a student
+    judges whole words."""
+    return Settings(seed=seed, generator=generator, same_kind=True, whole_words=True)
 
 
 LEVELS = {generators.ELECTRA: "Normal: ELECTRA's generator forges the fakes",
