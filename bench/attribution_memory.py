@@ -83,7 +83,8 @@ def main() -> None:
     parser.add_argument("--one", nargs=2, metavar=("WORDS", "VARIANT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(one(args.model, int(args.one[0]), args.one[1], args.n_steps, args.tolerance, args.threads, args.limit)))
+        print(json.dumps(one(args.model, int(args.one[0]), args.one[1], args.n_steps, args.tolerance, args.threads,
+                             args.limit)))
         return
     print("| words | tokens | variant | rows | points | seconds | peak MB | rise MB | stays MB | max diff |")
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -91,7 +92,8 @@ def main() -> None:
         runs = {}
         for variant in ("before", "now"):
             out = subprocess.run([sys.executable, __file__, "--model", args.model, "--n-steps", str(args.n_steps),
-                                  "--tolerance", str(args.tolerance), "--threads", str(args.threads), "--limit", str(args.limit),
+                                  "--tolerance", str(args.tolerance), "--threads", str(args.threads),
+                                  "--limit", str(args.limit),
                                   "--one", str(words), variant], capture_output=True, text=True, check=True)
             runs[variant] = json.loads(out.stdout.strip().splitlines()[-1])
         a, b = runs["before"]["scores"], runs["now"]["scores"]

@@ -61,7 +61,8 @@ from live_server import Caller, Server, client, free_port, percentile
 
 NEW_WORDS = ["dog", "happy", "quickly", "green", "table"]
 SCORE_KEYS = ("caught", "missed", "false_alarms", "points")
-TRUTH_KEYS = ("replaced", "originals", "electra_flagged", "electra_p_replaced", "you", "electra", "fakes", "most_fooling")
+TRUTH_KEYS = ("replaced", "originals", "electra_flagged", "electra_p_replaced", "you", "electra", "fakes",
+              "most_fooling")
 FOLLOW_S = 3.0  # how often a waiting phone asks for the phase (the page's own rhythm)
 TEACHER_S = 1.0  # how often a teacher looks at the projector while waiting for the class
 
@@ -213,7 +214,8 @@ class Class:
             self.pause(rng)
             s = (i + e) % len(fool)
             word = 1 if len(fool[s]["words"]) > 1 else 0
-            out = self.answer(call, "/class_fool", self.code, me, s, word, NEW_WORDS[(i + e) % len(NEW_WORDS)], i % 2 == 0)
+            out = self.answer(call, "/class_fool", self.code, me, s, word, NEW_WORDS[(i + e) % len(NEW_WORDS)],
+                              i % 2 == 0)
             if out is not None:
                 with self.lock:
                     acked[1] += 1
@@ -224,8 +226,8 @@ class Class:
 
     def view(self, call: Caller) -> dict:
         data, _ = call(self.code, self.token, api_name="/class_view")
-        if data["phase"] in ("lobby", "round_a") and leaks({k: data[k] for k in ("sentences", "most_fooling", "class_total",
-                                                                                   "electra_total")}):
+        if data["phase"] in ("lobby", "round_a") and leaks({k: data[k] for k in ("sentences", "most_fooling",
+                                                                                   "class_total", "electra_total")}):
             with self.tally.lock:
                 self.tally.leaked += 1
         return data
@@ -351,7 +353,8 @@ def main(argv=None) -> int:
         "view_ms": max(c.views["results"]["build_ms"] for c in classes),
         "view_ms_before": max(c.views["before"]["build_ms"] for c in classes),  # mid-round B, before the kill
         "view_ms_first_after_restart": max(v["build_ms"] for v in cold),
-        "restart_s": round(server.restart_s, 2), "sentences": args.sentences, "model": classes[0].views["results"]["model"],
+        "restart_s": round(server.restart_s, 2), "sentences": args.sentences,
+        "model": classes[0].views["results"]["model"],
         "machine": machine(), "wall_s": round(time.perf_counter() - began, 1),
     }
     print(json.dumps(figures))

@@ -4,8 +4,8 @@ Each variant is the trainer's own `_Run` (training/trainer.py): the `english+imd
 steps alternating with 32-token ones (`--mixed-seq-len 32`, 2,048 tokens each), masking, the frozen
 generator's draws, the discriminator's forward and backward, clipping, AdamW. The variants step
 round-robin, so drift on the machine hits them alike; each prints the median seconds per step and
-tokens/s, and its speed against the first variant (bench/phase_timing.py), the settings the bundled discriminator was trained
-with (float32, dropout 0.1, 15% masked).
+tokens/s, and its speed against the first variant (bench/phase_timing.py), the settings the bundled discriminator
+was trained with (float32, dropout 0.1, 15% masked).
 
     PYTHONPATH=. .venv/bin/python bench/discriminator_phase.py            # needs `python -m training corpus fetch`
     PYTHONPATH=. .venv/bin/python bench/discriminator_phase.py --smoke   # seconds: 200 IMDB reviews, 2 steps
@@ -72,7 +72,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=10, help="timed steps per variant, an even number (default 10)")
     parser.add_argument("--warmup", type=int, default=2, help="untimed steps per variant first (default 2)")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--smoke", action="store_true", help="a check that it runs: 200 IMDB reviews, 2 steps, 1 warm-up")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a check that it runs: 200 IMDB reviews, 2 steps, 1 warm-up")
     args = parser.parse_args()
     if args.smoke:
         args.steps, args.warmup = 2, 1

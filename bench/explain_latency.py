@@ -160,7 +160,8 @@ def bench_model(pair: models.ModelPair, args: argparse.Namespace) -> dict:
 
     engines = {
         "naive": lambda: attribution_matrix_naive(pair, explanation, matrix_settings),
-        "captum_batched": lambda: attribution_matrix(pair, explanation, matrix_settings, engine="captum", limit=no_limit),
+        "captum_batched": lambda: attribution_matrix(pair, explanation, matrix_settings, engine="captum",
+                                                     limit=no_limit),
         "shared_forward": lambda: shared_loop(pair, explanation, matrix_settings),
         "adaptive": adaptive_rows,
     }
@@ -253,7 +254,8 @@ def main(argv: list[str] | None = None) -> None:
                             ("captum_batched", f"captum batched ({row['matrix_steps']} points)"),
                             ("shared_forward", f"shared forward, previous ({row['matrix_steps']} points)"),
                             ("adaptive", f"adaptive, tolerance {row['adaptive_tolerance']:.0%}")):
-            print(f"    {label:40s} {row[f'matrix_s_{name}']:6.2f} s  ({row['matrix_s_naive'] / row[f'matrix_s_{name}']:4.1f}x)"
+            print(f"    {label:40s} {row[f'matrix_s_{name}']:6.2f} s  "
+                  f"({row['matrix_s_naive'] / row[f'matrix_s_{name}']:4.1f}x)"
                   f"   error mean {row[f'matrix_error_mean_{name}']:.2e} max {row[f'matrix_error_max_{name}']:.2e}"
                   f"   vs {REFERENCE_POINTS}: {row[f'matrix_vs_reference_{name}']:.2e}")
         print(

@@ -69,7 +69,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=10, help="timed steps per variant, an even number (default 10)")
     parser.add_argument("--warmup", type=int, default=2, help="untimed steps per variant first (default 2)")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--smoke", action="store_true", help="a check that it runs: 200 IMDB reviews, 2 steps, 1 warm-up")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a check that it runs: 200 IMDB reviews, 2 steps, 1 warm-up")
     args = parser.parse_args()
     variants = dict(VARIANTS)
     if args.smoke:

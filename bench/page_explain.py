@@ -89,7 +89,8 @@ def validating_guesses_figure(explanation):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="bundled", help='"bundled", "tiny", "small", or a folder with generator/ and discriminator/')
+    parser.add_argument("--model", default="bundled",
+                        help='"bundled", "tiny", "small", or a folder with generator/ and discriminator/')
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
     args = parser.parse_args()
@@ -158,11 +159,13 @@ def main() -> None:
             share.make_file(kind, explanation, None, True, "standard")
         on_demand[kind] = (time.perf_counter() - start) / args.repeats
 
-    print(f"page handler, {len(explanation.tokens)} tokens, model {args.model}, torch threads {torch.get_num_threads()}, "
-          f"{args.repeats} runs each")
+    print(f"page handler, {len(explanation.tokens)} tokens, model {args.model}, "
+          f"torch threads {torch.get_num_threads()}, {args.repeats} runs each")
     print(f"{'handler':<44} {'p50':>9} {'p95':>9}")
-    for name, label in (("before", "before (plotly chart, files every run)"), ("now", "now (HTML bars, files on demand)")):
-        print(f"{label:<44} {1e3 * statistics.median(times[name]):>7.1f}ms {1e3 * percentile(times[name], 0.95):>7.1f}ms")
+    for name, label in (("before", "before (plotly chart, files every run)"),
+                        ("now", "now (HTML bars, files on demand)")):
+        print(f"{label:<44} {1e3 * statistics.median(times[name]):>7.1f}ms "
+              f"{1e3 * percentile(times[name], 0.95):>7.1f}ms")
     saved = statistics.median(times["before"]) - statistics.median(times["now"])
     print(f"saved per run: {1e3 * saved:.1f} ms ({saved / statistics.median(times['before']):.0%} of the handler)")
     print(f"the guesses ({len(explanation.masked)} masked words), built and serialised: "

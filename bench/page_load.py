@@ -48,7 +48,8 @@ def main() -> None:
            "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False", "ELECTRA_RACE_DIR": str(scratch / "races")}
     log = scratch / "server.log"
     with open(log, "wb") as out:
-        server = subprocess.Popen([sys.executable, "app.py"], cwd=PROJECT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        server = subprocess.Popen([sys.executable, "app.py"], cwd=PROJECT, env=env, stdout=out,
+                                  stderr=subprocess.STDOUT)
     first, run = [], []
     try:
         wait_for_page(url, server, args.startup_timeout, log)

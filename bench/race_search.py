@@ -5,8 +5,8 @@ Each named setting is one `python -m training race` on a FLOPs budget per object
 does not depend on what else the machine is doing, and two settings can run side by side on one
 thread each) on the `mini` preset. The default budget, 1.4e13, is the default race (8 minutes with 2
 threads on a 2-core CPU, measured); the first campaign used 2.5e13 (16 minutes). Each race is probed
-on the Rotten Tomatoes split (all 6,805 training sentences, a fixed 1,706 of the 1,725 test sentences; a linear probe on frozen
-mean-pooled features, training/downstream/probe.py).
+on the Rotten Tomatoes split (all 6,805 training sentences, a fixed 1,706 of the 1,725 test sentences; a linear
+probe on frozen mean-pooled features, training/downstream/probe.py).
 
     PYTHONPATH=. python bench/race_search.py run temp1 temp2 --seeds 0 --threads 1     # run some settings
     PYTHONPATH=. python bench/race_search.py run temp2 --budget 2.5e13                 # on another budget
@@ -126,7 +126,8 @@ def collect(root: Path = ROOT) -> list[dict]:
         settings = {k: v for k, v in races[0]["settings"].items() if k != "seed"}
         records.append({
             "name": folder.name, "change": SETTINGS[folder.name][0] if folder.name in SETTINGS else None,
-            "flags": SETTINGS[folder.name][1] if folder.name in SETTINGS else None, "settings": settings, "seeds": seeds,
+            "flags": SETTINGS[folder.name][1] if folder.name in SETTINGS else None, "settings": settings,
+            "seeds": seeds,
             "mean": {k: _stat([x[k] for x in seeds]) for k in seeds[0]
                      if k not in ("seed", "finetune") and seeds[0][k] is not None},
             "rtd_wins": sum(x["rtd_minus_mlm"] > 0 for x in seeds),
@@ -141,11 +142,14 @@ def table(records: list[dict]) -> None:
     for r in records:
         m, n = r["mean"], len(r["seeds"])
         pct = lambda k: f"{100 * m[k]['mean']:5.1f}+-{100 * m[k]['sd']:3.1f}"
-        print(f"{r['settings']['amount']:<9.2g} {r['name']:<12} {n:>5}  {pct('rtd_probe')}  {pct('mlm_probe')}  {100 * m['floor_probe']['mean']:5.1f}  "
-              f"{100 * m['rtd_minus_mlm']['mean']:+6.1f}+-{100 * m['rtd_minus_mlm']['sd']:3.1f}   {r['rtd_wins']:>3}/{n}   "
+        print(f"{r['settings']['amount']:<9.2g} {r['name']:<12} {n:>5}  {pct('rtd_probe')}  {pct('mlm_probe')}  "
+              f"{100 * m['floor_probe']['mean']:5.1f}  "
+              f"{100 * m['rtd_minus_mlm']['mean']:+6.1f}+-{100 * m['rtd_minus_mlm']['sd']:3.1f}   "
+              f"{r['rtd_wins']:>3}/{n}   "
               f"{m['rtd_steps']['mean']:9.0f}  {m['mlm_steps']['mean']:9.0f}  {m['disc_auc']['mean']:8.3f}  "
               f"{m['rtd_token_cosine']['mean']:7.2f}  {m['mlm_token_cosine']['mean']:7.2f}"
-              + (f"  fine-tune over {ft['seeds']} seeds: RTD {100 * ft['rtd']['mean']:.1f}, MLM {100 * ft['mlm']['mean']:.1f}, "
+              + (f"  fine-tune over {ft['seeds']} seeds: RTD {100 * ft['rtd']['mean']:.1f}, "
+                 f"MLM {100 * ft['mlm']['mean']:.1f}, "
                  f"untrained {100 * ft['untrained']['mean']:.1f}" if (ft := r["finetune"]) else ""))
 
 

@@ -108,11 +108,13 @@ def real_batch(tokenizer, batch_size: int, seq_len: int, seed: int) -> dict[str,
     return data_lib.Blocks(ids, specials, seed).batch(0, batch_size)
 
 
-def make_steps(args: argparse.Namespace, tokenizer, batch: dict[str, torch.Tensor]) -> dict[str, tuple[nn.Module, Callable[[int], None]]]:
+def make_steps(args: argparse.Namespace, tokenizer,
+               batch: dict[str, torch.Tensor]) -> dict[str, tuple[nn.Module, Callable[[int], None]]]:
     """One closure per variant; calling it with the step index runs one full training step."""
     preset = resolve_preset(args.preset)
     vocab, pad = len(tokenizer), tokenizer.pad_token_id
-    config = TrainConfig(preset=args.preset, seq_len=args.seq_len, batch_size=args.batch_size, max_steps=1, seed=args.seed)
+    config = TrainConfig(preset=args.preset, seq_len=args.seq_len, batch_size=args.batch_size, max_steps=1,
+                         seed=args.seed)
     mlm_config = dataclasses.replace(config, objective="mlm")
 
     def optimizer_for(module: nn.Module) -> torch.optim.Optimizer:
@@ -224,19 +226,23 @@ def run(args: argparse.Namespace) -> dict:
 
 
 def print_report(report: dict) -> None:
-    print(f"preset {report['preset']}  batch {report['batch_size']} x seq {report['seq_len']}  vocab {report['vocab_size']}  "
+    print(f"preset {report['preset']}  batch {report['batch_size']} x seq {report['seq_len']}  "
+          f"vocab {report['vocab_size']}  "
           f"threads {report['threads']}  torch {report['torch']}  forward {report['precision']}")
     print(f"matmul peak ({report['peak_matmul']}): {report['peak_flops_per_s'] / 1e9:.1f} GFLOP/s")
-    print(f"median of {report['steps']} timed steps after {report['warmup']} warm-up, variants interleaved round-robin\n")
-    header = f"{'variant':<12} {'params':>8} {'step ms':>9} {'tokens/s':>10} {'GFLOP/step':>11} {'GFLOP/s':>9} {'% peak':>7}"
+    print(f"median of {report['steps']} timed steps after {report['warmup']} warm-up, "
+          "variants interleaved round-robin\n")
+    header = (f"{'variant':<12} {'params':>8} {'step ms':>9} {'tokens/s':>10} {'GFLOP/step':>11} {'GFLOP/s':>9} "
+              f"{'% peak':>7}")
     print(header)
     print("-" * len(header))
     for r in report["variants"]:
-        print(f"{r['name']:<12} {r['parameters'] / 1e6:>7.2f}M {r['median_step_s'] * 1e3:>9.1f} {r['tokens_per_s']:>10.0f} "
+        print(f"{r['name']:<12} {r['parameters'] / 1e6:>7.2f}M {r['median_step_s'] * 1e3:>9.1f} "
+              f"{r['tokens_per_s']:>10.0f} "
               f"{r['flops_per_step'] / 1e9:>11.2f} {r['flops_per_s'] / 1e9:>9.2f} {r['peak_fraction'] * 100:>6.1f}%")
     print(f"\nRTD tokens/s, ours / theirs: {report['rtd_speed_ratio_ours_over_theirs']:.2f}x")
-    print(f"RTD FLOPs per step, theirs / ours: {report['rtd_flops_ratio_theirs_over_ours']:.2f}x  (their wrapper projects "
-          "the generator onto the vocabulary at every position, ours only at the masked ones)")
+    print(f"RTD FLOPs per step, theirs / ours: {report['rtd_flops_ratio_theirs_over_ours']:.2f}x  "
+          "(their wrapper projects the generator onto the vocabulary at every position, ours only at the masked ones)")
     print(json.dumps(report))
 
 

@@ -49,7 +49,8 @@ def tracked_files(root: Path = PROJECT) -> list[str]:
 def space_files(files: list[str]) -> list[str]:
     """The subset of `files` the Space needs."""
     def wanted(name: str) -> bool:
-        return any(fnmatch.fnmatchcase(name, p) for p in INCLUDE) and not any(fnmatch.fnmatchcase(name, p) for p in EXCLUDE)
+        return (any(fnmatch.fnmatchcase(name, p) for p in INCLUDE)
+                and not any(fnmatch.fnmatchcase(name, p) for p in EXCLUDE))
     return [name for name in files if wanted(name)]
 
 

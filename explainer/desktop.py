@@ -69,7 +69,8 @@ def missing_extras() -> Problem | None:
 # Debian/Ubuntu packages of the X libraries Qt's xcb platform plugin loads when the window opens, by library name.
 # Without them Qt aborts with its own message at that moment; checked first, they get this app's.
 QT_X_LIBRARIES = {"xcb-cursor": "libxcb-cursor0", "xkbcommon-x11": "libxkbcommon-x11-0", "xcb-icccm": "libxcb-icccm4",
-                  "xcb-keysyms": "libxcb-keysyms1", "xcb-image": "libxcb-image0", "xcb-render-util": "libxcb-render-util0"}
+                  "xcb-keysyms": "libxcb-keysyms1", "xcb-image": "libxcb-image0",
+                  "xcb-render-util": "libxcb-render-util0"}
 
 
 def missing_system_libraries() -> Problem | None:

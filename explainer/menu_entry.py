@@ -61,8 +61,8 @@ def desktop_entry(argv: list[str]) -> str:
 def install(data_home: Path | None = None) -> str:
     """Write the entry and its icon; a line saying where (or why not, off Linux)."""
     if not sys.platform.startswith("linux"):
-        return ("The menu entry is written for Linux (freedesktop) only; docs/hosting.md, \"Desktop\", says how to make "
-                "a shortcut on Windows and macOS.")
+        return ("The menu entry is written for Linux (freedesktop) only; docs/hosting.md, \"Desktop\", says how to "
+                "make a shortcut on Windows and macOS.")
     home = data_home or Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     entry = home / "applications" / f"{NAME}.desktop"
     icon = home / "icons" / "hicolor" / "256x256" / "apps" / f"{NAME}.png"

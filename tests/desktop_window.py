@@ -63,7 +63,8 @@ class DevTools:
         """The value of a JavaScript expression in the page (a promise is awaited)."""
         self.next_id += 1
         self.socket.send(json.dumps({"id": self.next_id, "method": "Runtime.evaluate",
-                                     "params": {"expression": expression, "returnByValue": True, "awaitPromise": True}}))
+                                     "params": {"expression": expression, "returnByValue": True,
+                                                "awaitPromise": True}}))
         while True:
             reply = json.loads(self.socket.recv())
             if reply.get("id") == self.next_id:
@@ -123,7 +124,8 @@ def window_titles(display: str) -> dict[str, int]:
     if not dpy:
         raise RuntimeError(f"cannot open the display {display}")
     try:
-        root, parent, children, count = ctypes.c_ulong(), ctypes.c_ulong(), ctypes.POINTER(ctypes.c_ulong)(), ctypes.c_uint()
+        root, parent, children, count = (ctypes.c_ulong(), ctypes.c_ulong(), ctypes.POINTER(ctypes.c_ulong)(),
+                                         ctypes.c_uint())
         x11.XQueryTree(dpy, x11.XDefaultRootWindow(dpy), ctypes.byref(root), ctypes.byref(parent),
                        ctypes.byref(children), ctypes.byref(count))
         found = {}

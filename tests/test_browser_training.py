@@ -64,8 +64,8 @@ def test_start_a_tiny_race_watch_it_grow_and_stop_it(page, manager, monkeypatch)
     assert manager.race.settings.preset == "tiny" and manager.race.settings.budget == "steps"
 
     if os.environ.get("TRAINING_SCREENSHOT"):
-        page.wait_for_function("() => (document.querySelector('#race-payoff .js-plotly-plot')?.data?.[0]?.x?.length ?? 0) >= 3",
-                               timeout=60_000)
+        page.wait_for_function("() => (document.querySelector('#race-payoff .js-plotly-plot')?.data?.[0]?.x?.length"
+                               " ?? 0) >= 3", timeout=60_000)
         page.wait_for_timeout(1500)
         page.screenshot(path=os.environ["TRAINING_SCREENSHOT"], full_page=True)
 
@@ -76,22 +76,23 @@ def test_start_a_tiny_race_watch_it_grow_and_stop_it(page, manager, monkeypatch)
     assert page.locator(STATUS).inner_text() == stopped_at  # nothing moves after the stop
     race = manager.race
     assert race.status == "stopped" and race.runners["rtd"].events[-1]["step"] < 20_000
-    assert (race.folder / "rtd" / "checkpoint.pt").exists() and (race.folder / "mlm" / "encoder" / "config.json").exists()
+    assert ((race.folder / "rtd" / "checkpoint.pt").exists()
+            and (race.folder / "mlm" / "encoder" / "config.json").exists())
     page.wait_for_function("() => !document.querySelector('#race-zip')?.disabled", timeout=10_000)
 
     # The freshly trained pair opens in the Explore tab (its folder must be an allowed root, as runs/ is).
     monkeypatch.setenv("ELECTRA_MODEL_ROOTS", str(manager.root))
     page.locator("#race-explore").click()
-    page.wait_for_function(f"() => document.querySelector('#explore-model-status')?.innerText.includes({race.folder.name!r})",
-                           timeout=30_000)
+    page.wait_for_function("() => document.querySelector('#explore-model-status')"
+                           f"?.innerText.includes({race.folder.name!r})", timeout=30_000)
     assert "discriminator 2 layers × 32" in page.locator("#explore-model-status").inner_text()
     assert page.locator("#explore-model-status").is_visible()  # the page switched to the Explore tab
     page.get_by_role("tab", name="Training").click()
 
 
 def test_a_reload_reattaches_to_the_running_race(page, manager):
-    settings = RaceSettings(preset="tiny", budget="steps", amount=20_000, tokenizer=WORDPIECE, max_documents=N_DOCUMENTS,
-                            seq_len=64, batch_size=8, lr=2e-3, probe_every=0, device="cpu")
+    settings = RaceSettings(preset="tiny", budget="steps", amount=20_000, tokenizer=WORDPIECE,
+                            max_documents=N_DOCUMENTS, seq_len=64, batch_size=8, lr=2e-3, probe_every=0, device="cpu")
     race = manager.start(settings)
     page.reload()
     page.get_by_role("tab", name="Training").click()

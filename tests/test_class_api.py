@@ -160,7 +160,8 @@ def test_the_projector_escapes_every_user_text_shows_no_secret_and_each_phase_on
     results = stage()
     assert re.search(r'id="class-total">[+-]\d+<', results) and any(o in results for o in originals)
 
-    links = class_view.links_card_html(start.code, link, page_link(link, **{"class": start.code, "view": start.view_token}))
+    links = class_view.links_card_html(start.code, link,
+                                       page_link(link, **{"class": start.code, "view": start.view_token}))
     assert links.count("<svg") == 1 and start.view_token in links and start.teacher_key not in links
 
 
@@ -193,7 +194,8 @@ def test_hostile_phase_changes_are_refused_with_a_short_message_and_change_nothi
     assert api.class_results(code, key)["students"][0]["nickname"] == "Ana"
     csv_path, json_path = (Path(p) for p in write_results(code, key))  # the teacher's download buttons
     assert csv_path.parent == json_path.parent and csv_path.parent.stat().st_mode & 0o077 == 0  # a private folder
-    assert "Ana" in csv_path.read_text(encoding="utf-8") and json.loads(json_path.read_text())["students"][0]["nickname"] == "Ana"
+    assert ("Ana" in csv_path.read_text(encoding="utf-8")
+            and json.loads(json_path.read_text())["students"][0]["nickname"] == "Ana")
     api.class_phase(code, key, "ended")
     with pytest.raises(gr.Error, match="has ended: answers are closed"):
         api.class_spot(code, student, 0, [])

@@ -44,8 +44,10 @@ def test_the_results_add_up_name_students_by_nickname_and_run_no_formula(tiny_pa
         assert secret not in text
     assert json.loads(results.results_json(record)) == record
     rows = list(csv.DictReader(io.StringIO(results.results_csv(record))))
-    texts = [cell for row in rows for cell in row.values() if cell and not cell.lstrip("-").replace(".", "", 1).isdigit()]
-    assert texts and all(not cell.startswith(results.FORMULA_START) for cell in texts)  # numbers such as -3 stay numbers
+    texts = [cell for row in rows for cell in row.values()
+             if cell and not cell.lstrip("-").replace(".", "", 1).isdigit()]
+    # numbers such as -3 stay numbers
+    assert texts and all(not cell.startswith(results.FORMULA_START) for cell in texts)
     fakes = [r for r in rows if r["kind"] == "fake"]
     assert [int(r["caught_by"]) for r in fakes] == [f.caught_by for s in view.sentences for f in s.fakes]
     assert [r["points"] for r in rows if r["kind"] == "student"] == [str(r.points) for r in view.roster]

@@ -40,8 +40,8 @@ def fakes_and_originals(item: game.SpotItem) -> tuple[list[int], list[int]]:
 def test_a_class_plays_the_seeded_round_and_students_see_no_truth_and_no_key(tiny_pair, store, started):
     assert (started.seed, started.n_sentences, started.model) == (SEED, N, tiny_pair.name)
     assert started.student_params == {"class": started.code}
-    assert started.view_params == {"class": started.code, "view": started.view_token} and started.teacher_key not in repr(
-        started.view_params)
+    assert started.view_params == {"class": started.code, "view": started.view_token}
+    assert started.teacher_key not in repr(started.view_params)
     student = session.join_class(started.code.lower(), "Ana", store=store)
     lobby = session.student_round(tiny_pair, started.code, student.student_id, store=store)
     assert lobby.phase == "lobby" and lobby.sentences == () and lobby.fool_sentences == ()  # nothing to read ahead
@@ -119,8 +119,9 @@ def test_round_b_stores_the_edit_and_the_verdict_once(tiny_pair, store, started)
     expected = game.fool(tiny_pair, sentence, 1, "blue", True)
     outcome = session.submit_fool(tiny_pair, started.code, student, 0, 1, " blue ", True, store=store)
     assert outcome.new and outcome.explanation is not None and outcome.sentence == sentence
-    assert (outcome.edited, outcome.original_word, outcome.new_word, outcome.flagged, outcome.fooled, outcome.student_right) == (
-        expected.edited, expected.original_word, "blue", expected.flagged, expected.fooled, expected.student_right)
+    assert (outcome.edited, outcome.original_word, outcome.new_word, outcome.flagged, outcome.fooled,
+            outcome.student_right) == (expected.edited, expected.original_word, "blue", expected.flagged,
+                                       expected.fooled, expected.student_right)
     assert outcome.p_edited == pytest.approx(expected.p_edited)
     replay = session.submit_fool(tiny_pair, started.code, student, 0, 2, "green", False, store=store)
     assert not replay.new and replay.explanation is None and replay.new_word == "blue" and replay.bet is True
@@ -178,7 +179,8 @@ def test_the_teacher_sees_aggregates_that_are_the_sums_of_the_stored_results(tin
     assert [f.word for f in first.fakes] == [items[0].words[j] for j in fakes0]
     assert view.sentences[2].answered == 1 and all(f.share == 1.0 for f in view.sentences[2].fakes)
     shares = [f.share for f in view.most_fooling]
-    assert shares == sorted(shares) and len(view.most_fooling) == min(session.TOP, sum(len(s.fakes) for s in view.sentences))
+    assert shares == sorted(shares)
+    assert len(view.most_fooling) == min(session.TOP, sum(len(s.fakes) for s in view.sentences))
     assert view.most_fooling[0].share == min(f.share for s in view.sentences for f in s.fakes)
 
     assert (view.fool_tries, view.fool_fooled, view.fool_bets_right) == (
@@ -188,8 +190,8 @@ def test_the_teacher_sees_aggregates_that_are_the_sums_of_the_stored_results(tin
         key = (f.sentence_index, f.original_word, f.new_word.casefold())
         tries, fooled = expected.get(key, (0, 0))
         expected[key] = (tries + 1, fooled + f.fooled)
-    assert {(e.sentence_index, e.original_word, e.new_word.casefold()): (e.tries, e.fooled) for e in view.best_edits} == {
-        k: v for k, v in expected.items() if v[1]}
+    assert {(e.sentence_index, e.original_word, e.new_word.casefold()): (e.tries, e.fooled)
+            for e in view.best_edits} == {k: v for k, v in expected.items() if v[1]}
     assert [e.fooled for e in view.best_edits] == sorted((e.fooled for e in view.best_edits), reverse=True)
     if fools[0].fooled == fools[1].fooled:  # "blue" and "Blue" are one edit
         assert (0, fools[0].original_word, "blue") in expected and expected[(0, fools[0].original_word, "blue")][0] == 2
@@ -228,14 +230,16 @@ def test_nothing_anyone_reads_names_a_fake_before_the_reveal_and_each_sentence_a
     def truth_in(value) -> bool:  # a fake's original word, ELECTRA's P, or a verdict field, anywhere in it
         text = repr(value)
         shown = {word for item in items for word in item.words}  # a "." that stands in a sentence names no fake
-        return any(f"'{item.originals[j]}'" in text for item in items for j, r in enumerate(item.replaced)
-                   if r and item.originals[j] not in shown) or "FakeStats" in text or "SpotItem" in text or "p_replaced" in text
+        return (any(f"'{item.originals[j]}'" in text for item in items for j, r in enumerate(item.replaced)
+                    if r and item.originals[j] not in shown)
+                or "FakeStats" in text or "SpotItem" in text or "p_replaced" in text)
 
     for stage in ("lobby", "round_a"):
         if stage == "round_a":
             move(store, started, "round_a")
             for k, item in enumerate(items):
-                session.submit_spot(tiny_pair, started.code, ana.student_id, k, fakes_and_originals(item)[0], store=store)
+                session.submit_spot(tiny_pair, started.code, ana.student_id, k, fakes_and_originals(item)[0],
+                                    store=store)
             session.submit_spot(tiny_pair, started.code, bo.student_id, 0, [0], store=store)
         mine, projector, teacher = everything()
         assert not truth_in(mine) and not truth_in(projector) and not truth_in(teacher)

@@ -53,7 +53,8 @@ def test_a_class_has_a_readable_code_and_a_teacher_key_kept_only_as_a_hash(store
     new = store.create_class(42, 5, "bundled")
     code = new.info.code
     assert len(code) == 6 and set(code) <= set(CODE_ALPHABET) and not set(code) & set("0O1IL")
-    assert len(new.teacher_key) >= 20 and new.info.seed == 42 and new.info.n_sentences == 5 and new.info.model == "bundled"
+    assert (len(new.teacher_key) >= 20 and new.info.seed == 42 and new.info.n_sentences == 5
+            and new.info.model == "bundled")
     assert new.info.expires - new.info.created == 3600
     info = store.get_class(f" {code[:3].lower()}-{code[3:]} ")  # typed by hand: case, dash and spaces forgiven
     assert info == new.info
@@ -261,7 +262,8 @@ def test_only_the_teacher_key_moves_the_phases_one_stage_at_a_time(store):
         store.submit(code, ana, "A", 0, [1], {})
     hostile = [(Stage("reveal", 0), "Out of order: from the lobby the class goes to round A or the end"),
                (Stage("round_b"), "Out of order"), (Stage("lobby"), "already at the lobby")]
-    steps = [Stage("round_a"), Stage("reveal", 0), Stage("reveal", 1), Stage("round_b"), Stage("results"), Stage("ended")]
+    steps = [Stage("round_a"), Stage("reveal", 0), Stage("reveal", 1), Stage("round_b"), Stage("results"),
+             Stage("ended")]
     seen = []
     for step in steps:
         for target, message in hostile:
@@ -306,7 +308,8 @@ def test_each_round_takes_answers_only_while_it_is_open(store):
 
 def test_a_file_made_before_phases_gets_them_and_each_class_a_sensible_one(tmp_path, clock):
     """The schema as it was, three classes in it: no answers, round-A answers, round-B answers."""
-    old_schema = class_store.SCHEMA.replace(",\n    phase TEXT NOT NULL DEFAULT 'lobby', reveal INTEGER NOT NULL DEFAULT 0, "
+    old_schema = class_store.SCHEMA.replace(",\n    phase TEXT NOT NULL DEFAULT 'lobby', "
+                                            "reveal INTEGER NOT NULL DEFAULT 0, "
                                             "sentences TEXT NOT NULL DEFAULT ''", "")
     assert "phase" not in old_schema and "sentences TEXT" not in old_schema
     with sqlite3.connect(tmp_path / "classes.sqlite3") as conn:

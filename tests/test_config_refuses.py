@@ -61,14 +61,16 @@ def test_a_race_gives_the_generators_settings_to_the_rtd_side_alone():
     rtd, mlm = race.train_config("rtd"), race.train_config("mlm")
     assert (rtd.temperature, rtd.disc_weight, rtd.generator_layers, rtd.generator_hidden) == (2.0, 10.0, 1, 16)
     defaults = TrainConfig(max_steps=1)
-    assert (mlm.temperature, mlm.disc_weight, mlm.generator_layers) == (defaults.temperature, defaults.disc_weight, None)
+    assert (mlm.temperature, mlm.disc_weight, mlm.generator_layers) == (defaults.temperature, defaults.disc_weight,
+                                                                        None)
     assert rtd.mask_rate == mlm.mask_rate == 0.2  # what both objectives share, both get
 
 
 def test_compare_gives_the_pairs_flags_to_rtd_while_pretrain_refuses_them_for_mlm():
     parser = argparse.ArgumentParser()
     add_config_arguments(parser)
-    args = parser.parse_args(["--temperature", "2", "--generator-layers", "1", "--mask-rate", "0.2", "--max-steps", "1"])
+    args = parser.parse_args(["--temperature", "2", "--generator-layers", "1", "--mask-rate", "0.2",
+                              "--max-steps", "1"])
     rtd, mlm = config_from(args, "rtd", both=True), config_from(args, "mlm", both=True)
     assert (rtd.temperature, rtd.generator_layers, mlm.temperature, mlm.generator_layers) == (2.0, 1, 1.0, None)
     assert mlm.mask_rate == rtd.mask_rate == 0.2

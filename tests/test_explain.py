@@ -203,7 +203,8 @@ def test_explanation_exports_to_json(tiny_pair):
     result = explain(tiny_pair, SENTENCE, Settings(seed=2))
     data = json.loads(json.dumps(result.to_dict()))
     assert data["text"] == SENTENCE and data["most_suspicious"] == result.most_suspicious
-    assert len(data["tokens"]) == len(result.tokens) and data["settings"] == {**dataclasses.asdict(result.settings), "mask_words": []}
+    assert len(data["tokens"]) == len(result.tokens)
+    assert data["settings"] == {**dataclasses.asdict(result.settings), "mask_words": []}
     assert data["masked"][0]["proposals"][0].keys() == {"token", "token_id", "probability", "is_original"}
 
 

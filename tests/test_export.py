@@ -48,7 +48,8 @@ def test_export_writes_a_tokenizer_that_pads_nothing(tiny_pair_dir, tmp_path):
     for name in ("generator", "discriminator"):
         saved = json.loads((tmp_path / "model" / name / "tokenizer.json").read_text())
         assert saved["padding"] is None and saved["truncation"]["max_length"] == positions
-        assert len(Tokenizer.from_file(str(tmp_path / "model" / name / "tokenizer.json")).encode("a short text").ids) < 16
+        tokenizer_file = str(tmp_path / "model" / name / "tokenizer.json")
+        assert len(Tokenizer.from_file(tokenizer_file).encode("a short text").ids) < 16
 
 
 def test_a_generator_exported_alone_is_a_plain_fill_mask_model(tiny_pair_dir, tmp_path):

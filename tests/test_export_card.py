@@ -47,7 +47,8 @@ def with_words(explanation, texts):
         return texts[i % len(texts)]
 
     words = tuple(dataclasses.replace(w, text=pick(i), corrupted=pick(i + 1)) for i, w in enumerate(explanation.words))
-    tokens = tuple(dataclasses.replace(t, original=pick(i), corrupted=pick(i + 2)) for i, t in enumerate(explanation.tokens))
+    tokens = tuple(dataclasses.replace(t, original=pick(i), corrupted=pick(i + 2))
+                   for i, t in enumerate(explanation.tokens))
     return dataclasses.replace(explanation, words=words, tokens=tokens, text=" ".join(texts), model=pick(3))
 
 
@@ -120,7 +121,8 @@ def test_text_width_reads_real_fonts_and_falls_back_by_character_class():
 @pytest.mark.parametrize("attack", [HOSTILE, ODD])
 def test_hostile_words_stay_text_in_the_svg(explanation, attribution, attack):
     evil = with_words(hostile(explanation) if attack is HOSTILE else explanation, attack)
-    for svg in (export.sentence_svg(evil), export.sentence_svg(evil, merged=False), export.attribution_svg(attribution, evil)):
+    for svg in (export.sentence_svg(evil), export.sentence_svg(evil, merged=False),
+                export.attribution_svg(attribution, evil)):
         root = parse_svg(svg)
         assert len(rects(root)) in (len(evil.words), len(evil.tokens))
         for bad in ("\u202e", "\u200b", "\u200d", "\ufeff", "\x00", "\x0b", "\x0c", "\x1c", "\x07", "\ud800"):

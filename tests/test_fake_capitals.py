@@ -61,7 +61,8 @@ def test_every_fake_on_screen_keeps_the_capitals_and_the_models_read_lower_case(
                     def bare(shown):
                         return shown.replace(" ", "").removeprefix("-")
                     assert bare(word.corrupted) == "".join(bare(tokens[p].corrupted) if tokens[p].replaced
-                                                           else TEXT[tokens[p].start:tokens[p].end] for p in word.tokens)
+                                                           else TEXT[tokens[p].start:tokens[p].end]
+                                                           for p in word.tokens)
                     seen["lower"] += 1
             assert word.text == TEXT[word.start:word.end]  # the reveal still names the original, as typed
     assert all(seen.values()), seen

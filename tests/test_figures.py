@@ -13,7 +13,8 @@ from explainer.render import figures
 
 @pytest.fixture(scope="module")
 def drawn(tiny_pair):
-    explanation = explain(tiny_pair, "The chef cooked a delicious meal for the guests.", Settings(seed=0, mask_rate=0.3))
+    explanation = explain(tiny_pair, "The chef cooked a delicious meal for the guests.",
+                          Settings(seed=0, mask_rate=0.3))
     attribution = attribute(tiny_pair, explanation, settings=AttributionSettings(n_steps=4))
     matrix = attribution_matrix(tiny_pair, explanation, AttributionSettings(method="gradient_x_input"))
     return explanation, {"attribution": render.attribution_figure(attribution, explanation),

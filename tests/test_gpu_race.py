@@ -147,7 +147,8 @@ def test_the_device_command_runs_here_end_to_end_and_writes_what_comes_back(bund
 
     record = load_record(files[name])  # the replay path the Training tab reads
     assert (record["settings"]["budget"], record["settings"]["amount"]) == ("flops", BUDGET)
-    assert (record["settings"]["preset"], record["settings"]["corpus"], record["status"]) == ("tiny", "imdb", "finished")
+    assert (record["settings"]["preset"], record["settings"]["corpus"], record["status"]) == ("tiny", "imdb",
+                                                                                              "finished")
     last = {o: record["events"][o][-1] for o in ("rtd", "mlm")}
     per_step = {o: last[o]["flops"] / last[o]["step"] for o in last}
     assert all(BUDGET <= last[o]["flops"] < BUDGET + per_step[o] for o in last)  # equal FLOPs, to one step

@@ -58,5 +58,6 @@ def test_the_app_shows_exactly_this_code(tiny_pair_dir, monkeypatch):
 
     shown = [b.value for b in app.demo.blocks.values() if isinstance(b, gr.Code)]
     assert HF_SNIPPET in shown
-    hub = [b.value for b in app.demo.blocks.values() if isinstance(b, gr.Markdown) and HUB_DISCRIMINATOR in (b.value or "")]
+    hub = [b.value for b in app.demo.blocks.values()
+           if isinstance(b, gr.Markdown) and HUB_DISCRIMINATOR in (b.value or "")]
     assert any(f"```python\n{hub_snippet()}\n```" in value for value in hub)

@@ -103,7 +103,8 @@ def test_a_100000_character_text_is_capped_with_notices(served):
 
 @pytest.mark.parametrize("settings, message", [
     (dict(mode="evil"), "mode \\(what gets corrupted\\) is one of auto, manual, detect, not 'evil'"),
-    (dict(temperature=-1), "temperature \\(the generator's sampling temperature\\) is a number from 0.01 to 100, not -1"),
+    (dict(temperature=-1),
+     "temperature \\(the generator's sampling temperature\\) is a number from 0.01 to 100, not -1"),
     (dict(temperature=float("nan")), "temperature .* not nan"),
     (dict(temperature=float("inf")), "temperature .* not inf"),  # JSON's Infinity, as raw HTTP sends it
     (dict(top_k=0), "top_k \\(the guesses listed per masked word\\) is a whole number from 1 to 10, not 0"),
@@ -131,7 +132,8 @@ def test_odd_word_numbers_and_text_types_from_a_script(served):
     (dict(n_steps=10**7), "n_steps \\(the integration points\\) is a whole number from 1 to 500, not 10000000"),
     (dict(n_steps=0), "n_steps .* from 1 to 500, not 0"),
     (dict(n_steps=10**7, all_tokens=True), "n_steps .* from 1 to 500"),
-    (dict(method="shap"), "method \\(the attribution method\\) is one of integrated_gradients, gradient_x_input, not 'shap'"),
+    (dict(method="shap"),
+     "method \\(the attribution method\\) is one of integrated_gradients, gradient_x_input, not 'shap'"),
     (dict(baseline="zeros"), "baseline .* is one of pad, mask, not 'zeros'"),
     (dict(target=0), "target must be a non-special token position, got 0"),
     (dict(target=10**6), "target .* from -1 to 100,000, not 1000000"),
@@ -202,7 +204,8 @@ def test_a_broken_model_folder_is_refused_without_absolute_paths(root, tiny_pair
 UPLOADS = {
     "binary.txt": (bytes(range(256)) * 8, "binary.txt looks like a binary file, not text"),
     "empty.txt": (b"", "empty.txt contains no text"),
-    "latin1.txt": ("un film tr\u00e8s r\u00e9ussi\n".encode("latin-1"), "latin1.txt is not UTF-8 text (byte 10); re-save it as UTF-8"),
+    "latin1.txt": ("un film tr\u00e8s r\u00e9ussi\n".encode("latin-1"),
+                   "latin1.txt is not UTF-8 text (byte 10); re-save it as UTF-8"),
     "utf16.txt": ("a film\n".encode("utf-16"), "utf16.txt looks like a binary file"),
     "big.txt": (b"a fine sentence about a film\n" * 2000, "corpus file is 56.6 KB; the limit is 10.0 KB"),
     "evil.exe": (b"MZ\x90\x00", "evil.exe: upload a .txt file (one document per line) or a .jsonl file"),

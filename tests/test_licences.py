@@ -16,8 +16,8 @@ from training.project import ASSETS, PROJECT
 
 CARD = ASSETS / "model" / "README.md"
 # A licence is recorded when it names its terms: an SPDX-style name, the public domain, or a stated use.
-NAMED = re.compile(r"\b(MIT|Apache|BSD|L?GPL|AGPL|G?FDL|MPL|EPL|ISC|CC0|CC[ -]BY|public domain|research use|licen[cs]e|ODC|"
-                   r"Unlicense|PSF|Artistic)\b", re.IGNORECASE)
+NAMED = re.compile(r"\b(MIT|Apache|BSD|L?GPL|AGPL|G?FDL|MPL|EPL|ISC|CC0|CC[ -]BY|public domain|research use|"
+                   r"licen[cs]e|ODC|Unlicense|PSF|Artistic)\b", re.IGNORECASE)
 OPEN = {"apache-2.0", "mit", "bsd-3-clause", "bsd-2-clause", "cc0-1.0", "cc-by-4.0", "cc-by-sa-4.0", "openrail"}
 
 

@@ -28,7 +28,8 @@ def test_a_link_round_trips_every_setting(text, seed, rate, temperature, top_k, 
     expected = link if mode == "manual" else links.ExploreLink(text, link.model, mode, rate, seed, temperature, top_k)
     assert parsed.text == expected.text and parsed.mask_words == expected.mask_words
     assert (parsed.mode, parsed.seed, parsed.top_k, parsed.model) == (mode, seed, top_k, link.model)
-    assert parsed.mask_rate == pytest.approx(rate, rel=1e-5) and parsed.temperature == pytest.approx(temperature, rel=1e-5)
+    assert parsed.mask_rate == pytest.approx(rate, rel=1e-5)
+    assert parsed.temperature == pytest.approx(temperature, rel=1e-5)
 
 
 @pytest.mark.parametrize("key, raw, what", [

@@ -48,7 +48,8 @@ def test_building_is_seeded():
     a, b = build_mlm(PRESETS["tiny"], VOCAB, 0, seed=3), build_mlm(PRESETS["tiny"], VOCAB, 0, seed=3)
     c = build_mlm(PRESETS["tiny"], VOCAB, 0, seed=4)
     assert all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values()))
-    assert not torch.equal(a.electra.encoder.layer[0].output.dense.weight, c.electra.encoder.layer[0].output.dense.weight)
+    assert not torch.equal(a.electra.encoder.layer[0].output.dense.weight,
+                           c.electra.encoder.layer[0].output.dense.weight)
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +148,8 @@ def test_built_models_follow_the_preset_and_mlm_baseline_has_the_discriminators_
     preset = PRESETS[name]
     generator, discriminator = build_electra(preset, VOCAB, 0, seed=0)
     encoder = build_mlm(preset, VOCAB, 0, seed=0)
-    for model, size in ((generator, preset.generator), (discriminator, preset.discriminator), (encoder, preset.discriminator)):
+    for model, size in ((generator, preset.generator), (discriminator, preset.discriminator),
+                        (encoder, preset.discriminator)):
         c = model.config
         assert (c.hidden_size, c.num_hidden_layers, c.num_attention_heads, c.intermediate_size) == (
             size.hidden, size.layers, size.heads, size.ffn)

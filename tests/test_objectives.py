@@ -156,7 +156,8 @@ def test_generator_vocab_projection_runs_on_masked_positions_only(pair, masked_b
     rows_seen = []
     hook = generator.generator_lm_head.register_forward_hook(lambda m, args, output: rows_seen.append(args[0].shape))
     try:
-        logits, hidden = masked_lm_logits(generator, masked_batch.masked, masked_batch.attention_mask, masked_batch.is_masked)
+        logits, hidden = masked_lm_logits(generator, masked_batch.masked, masked_batch.attention_mask,
+                                          masked_batch.is_masked)
     finally:
         hook.remove()
     m = int(masked_batch.is_masked.sum())
@@ -190,7 +191,8 @@ def test_no_gradient_from_the_discriminator_loss_reaches_the_generator(pair, mas
     assert leaked == set()
     # The shared embeddings do learn from the discriminator (the paper's only coupling) ...
     assert discriminator.electra.embeddings.word_embeddings.weight.grad.abs().sum() > 0
-    assert generator.electra.embeddings.word_embeddings.weight.grad is discriminator.electra.embeddings.word_embeddings.weight.grad
+    assert (generator.electra.embeddings.word_embeddings.weight.grad
+            is discriminator.electra.embeddings.word_embeddings.weight.grad)
     # ... and so does the discriminator's own encoder.
     assert discriminator.electra.encoder.layer[0].attention.self.query.weight.grad.abs().sum() > 0
 
@@ -252,7 +254,8 @@ def test_a_temperature_per_row_is_each_rows_own_softmax():
 
 def test_the_hot_share_picks_that_share_of_positions_and_none_without_it(pair):
     hot = RTDObjective(*pair, hot_share=0.3, hot_temperature=1.5).temperatures(20_000, rng(), torch.device("cpu"))
-    assert set(hot.unique().tolist()) == {1.0, 1.5} and (hot == 1.5).float().mean().item() == pytest.approx(0.3, abs=0.01)
+    assert set(hot.unique().tolist()) == {1.0, 1.5}
+    assert (hot == 1.5).float().mean().item() == pytest.approx(0.3, abs=0.01)
     assert RTDObjective(*pair).temperatures(20_000, rng(), torch.device("cpu")) == 1.0
 
 
@@ -262,7 +265,8 @@ def test_without_a_hot_share_the_draws_are_exactly_the_plain_ones(pair, masked_b
     assert torch.equal(plain.disc_labels, zero.disc_labels) and torch.equal(plain.disc_logits, zero.disc_logits)
 
 
-def test_hot_positions_are_drawn_from_the_hotter_softmax_and_the_generator_loss_stays_at_t1(pair, masked_batch, monkeypatch):
+def test_hot_positions_are_drawn_from_the_hotter_softmax_and_the_generator_loss_stays_at_t1(pair, masked_batch,
+                                                                                           monkeypatch):
     seen = []
     real_draw = objectives.draw
     monkeypatch.setattr(objectives, "draw", lambda probs, g: seen.append(probs) or real_draw(probs, g))

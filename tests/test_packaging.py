@@ -90,7 +90,8 @@ def test_the_wheel_holds_two_packages_the_data_and_ranges(tmp_path):
         f"electra_explainer-{PYPROJECT['project']['version']}.dist-info", "explainer", "training"]
     data = {name.removeprefix("training/assets/") for name in names if name.startswith("training/assets/")}
     assert {"model/discriminator/model.safetensors", "model/generator/tokenizer.json", "model/README.md",
-            "races/mini-5e13-seed0.json", "icon.png", "game_sentences.json", "another-pair/generator/config.json"} <= data
+            "races/mini-5e13-seed0.json", "icon.png", "game_sentences.json",
+            "another-pair/generator/config.json"} <= data
     assert data == {str(p.relative_to(source / "assets")) for p in (source / "assets").rglob("*") if p.is_file()}
     requires = metadata.get_all("Requires-Dist")
     assert len(requires) == len(PYPROJECT["project"]["dependencies"]) + len(

@@ -23,9 +23,10 @@ from hypothesis import strategies as st
 from explainer.core.pipeline import Settings, explain
 from explainer.core.text import InputError
 
-PIECES = ["the", "chef", "café", "cafe\u0301", "naïve", "don't", "(film)", "3.14", "\U0001f355", "\U0001f468\u200d\U0001f469",
-          "\u0645\u0631\u062d\u0628\u0627", "\u05e9\u05dc\u05d5\u05dd", "\u4e2d\u6587", "<script>", "\u202e", "\u200b", "\x00",
-          "\u0301", "\ufffd", " ", "  ", "\n", "\t", "\u3000", "\u00a0", "\u2028", "\x1c"]
+PIECES = ["the", "chef", "café", "cafe\u0301", "naïve", "don't", "(film)", "3.14", "\U0001f355",
+          "\U0001f468\u200d\U0001f469", "\u0645\u0631\u062d\u0628\u0627", "\u05e9\u05dc\u05d5\u05dd", "\u4e2d\u6587",
+          "<script>", "\u202e", "\u200b", "\x00", "\u0301", "\ufffd", " ", "  ", "\n", "\t", "\u3000", "\u00a0",
+          "\u2028", "\x1c"]
 # Arbitrary code points (no surrogates: a str from a browser or JSON never holds one), and sentences
 # built from awkward pieces, so both noise and near-real text are drawn.
 TEXTS = st.one_of(

@@ -56,11 +56,13 @@ def hostile(explanation):
     def pick(i):
         return HOSTILE[i % len(HOSTILE)]
 
-    tokens = tuple(dataclasses.replace(t, original=pick(i), corrupted=pick(i + 1)) for i, t in enumerate(explanation.tokens))
+    tokens = tuple(dataclasses.replace(t, original=pick(i), corrupted=pick(i + 1))
+                   for i, t in enumerate(explanation.tokens))
     words = tuple(dataclasses.replace(w, text=pick(i), corrupted=pick(i + 2)) for i, w in enumerate(explanation.words))
     masked = tuple(
         dataclasses.replace(m, original=pick(i), sampled=pick(i + 3),
-                            proposals=tuple(dataclasses.replace(p, token=pick(i + j)) for j, p in enumerate(m.proposals)))
+                            proposals=tuple(dataclasses.replace(p, token=pick(i + j))
+                                            for j, p in enumerate(m.proposals)))
         for i, m in enumerate(explanation.masked)
     )
     return dataclasses.replace(explanation, tokens=tokens, words=words, masked=masked, notices=tuple(HOSTILE))

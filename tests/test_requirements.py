@@ -58,7 +58,8 @@ def _optional(node: ast.AST, parents: dict) -> bool:
 
 def third_party_imports(paths: list[str]) -> dict[str, set[str]]:
     """{top-level module: files importing it} for absolute imports that are not stdlib nor ours."""
-    files = [p for item in paths for p in ([PROJECT / item] if item.endswith(".py") else (PROJECT / item).rglob("*.py"))]
+    files = [p for item in paths
+             for p in ([PROJECT / item] if item.endswith(".py") else (PROJECT / item).rglob("*.py"))]
     local = {p.stem for item in paths if not item.endswith(".py") for p in (PROJECT / item).rglob("*.py")}
     found: dict[str, set[str]] = {}
     for path in files:

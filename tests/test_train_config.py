@@ -60,7 +60,8 @@ def test_on_a_budget_of_steps_the_schedule_is_transformers_own(schedule, name):
     for step in range(max_steps):
         optimizer.step()
         scheduler.step()
-        assert lr_factor((step + 1) / max_steps, warmup, schedule) == pytest.approx(scheduler.get_last_lr()[0], abs=1e-12)
+        assert lr_factor((step + 1) / max_steps, warmup, schedule) == pytest.approx(scheduler.get_last_lr()[0],
+                                                                                      abs=1e-12)
 
 
 def test_config_from_dict_skips_what_the_trainer_adds_and_refuses_any_other_key():

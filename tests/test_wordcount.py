@@ -16,7 +16,8 @@ def tokenizer():
 
 
 def stream_of(tokenizer, *texts: str) -> np.ndarray:
-    ids = [t for text in texts for t in (*tokenizer(text, add_special_tokens=False)["input_ids"], tokenizer.sep_token_id)]
+    ids = [t for text in texts
+           for t in (*tokenizer(text, add_special_tokens=False)["input_ids"], tokenizer.sep_token_id)]
     return np.array(ids, dtype=np.int32)
 
 
@@ -34,7 +35,8 @@ def test_whole_words_are_counted_and_pieces_apart_are_not_the_word(tokenizer):
 
 def test_a_word_at_the_very_end_of_the_stream_and_edge_cases(tokenizer):
     continuation = continuation_mask(tokenizer)
-    assert continuation[tokenizer.convert_tokens_to_ids("##s")] and not continuation[tokenizer.convert_tokens_to_ids("car")]
+    assert continuation[tokenizer.convert_tokens_to_ids("##s")]
+    assert not continuation[tokenizer.convert_tokens_to_ids("car")]
     car, s = tokenizer.convert_tokens_to_ids(["car", "##s"])
     assert count_pieces(np.array([car], dtype=np.int32), [car], continuation) == 1
     assert count_pieces(np.array([car, s, car], dtype=np.int32), [car], continuation) == 1  # "cars" is not "car"
@@ -67,7 +69,8 @@ def test_the_cloze_grouped_by_how_rare_the_hidden_word_is():
     def row(token, top1, top3, top5):
         return {"token_id": token, "top1_hit": top1, "top3_hit": top3, "top5_hit": top5}
 
-    rows = [row(1, False, False, True), row(1, False, False, False), row(2, True, True, True), row(3, False, True, True)]
+    rows = [row(1, False, False, True), row(1, False, False, False), row(2, True, True, True),
+            row(3, False, True, True)]
     groups = by_rarity(rows, counts, edges=(100, 1_000))
     assert [g["occurrences"] for g in groups] == ["under 100", "100-999", "1,000+"]
     assert [g["blanks"] for g in groups] == [2, 1, 1]

@@ -96,7 +96,8 @@ def read_header(folder: str | Path) -> dict:
     if not isinstance(header, dict) or header.get("schema") != SCHEMA:
         raise ValueError(f"{folder.name}: not a token bundle (its header names no {SCHEMA!r} schema)")
     if header.get("version") != VERSION:
-        raise ValueError(f"{folder.name}: a token bundle of version {header.get('version')!r}; this code reads {VERSION}")
+        raise ValueError(f"{folder.name}: a token bundle of version {header.get('version')!r}; "
+                         f"this code reads {VERSION}")
     for name in FILES:
         path = folder / name
         if not path.is_file():

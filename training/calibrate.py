@@ -49,8 +49,8 @@ def calibrate_pair(generator, discriminator, tokenizer, n_blocks: int = 600, seq
 
     logits, labels = [], []
     for texts in (load_english().heldout, data_lib.load_imdb().heldout):
-        for b in scored_batches(generator, discriminator, tokenizer, texts, seq_len=seq_len, n_blocks=n_blocks, seed=seed,
-                                sentences=True):
+        for b in scored_batches(generator, discriminator, tokenizer, texts, seq_len=seq_len, n_blocks=n_blocks,
+                                seed=seed, sentences=True):
             logits.append(b.logits[b.scored])
             labels.append(b.labels[b.scored])
     x, y = torch.cat(logits), torch.cat(labels)

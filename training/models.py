@@ -107,7 +107,8 @@ def embeddings_shared(generator: ElectraForMaskedLM, discriminator: ElectraForPr
     )
 
 
-def build_electra(preset: Preset, vocab_size: int, pad_token_id: int, seed: int) -> tuple[ElectraForMaskedLM, ElectraForPreTraining]:
+def build_electra(preset: Preset, vocab_size: int, pad_token_id: int,
+                  seed: int) -> tuple[ElectraForMaskedLM, ElectraForPreTraining]:
     torch.manual_seed(seed)
     discriminator = ElectraForPreTraining(electra_config(preset.discriminator, preset, vocab_size, pad_token_id))
     generator = ElectraForMaskedLM(electra_config(preset.generator, preset, vocab_size, pad_token_id))

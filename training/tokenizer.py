@@ -45,7 +45,8 @@ def train_wordpiece(texts: Sequence[str], vocab_size: int) -> PreTrainedTokenize
     wordpiece = BertWordPieceTokenizer(lowercase=True, strip_accents=True, clean_text=True)
     wordpiece.train_from_iterator(texts, vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, show_progress=False)
     # Training does not install BERT's template; without it no [CLS] ... [SEP] would be added.
-    wordpiece.post_processor = BertProcessing(("[SEP]", wordpiece.token_to_id("[SEP]")), ("[CLS]", wordpiece.token_to_id("[CLS]")))
+    wordpiece.post_processor = BertProcessing(("[SEP]", wordpiece.token_to_id("[SEP]")),
+                                              ("[CLS]", wordpiece.token_to_id("[CLS]")))
     return fast_tokenizer(wordpiece._tokenizer)
 
 
@@ -58,7 +59,8 @@ def fast_tokenizer(backend, unk_token: str = "[UNK]", pad_token: str = "[PAD]", 
                                    model_max_length=512)
 
 
-def load_tokenizer(spec: str, training_texts: Sequence[str] | None = None, cache_dir: Path | None = None) -> PreTrainedTokenizerBase:
+def load_tokenizer(spec: str, training_texts: Sequence[str] | None = None,
+                   cache_dir: Path | None = None) -> PreTrainedTokenizerBase:
     if spec == PACKAGED:
         return AutoTokenizer.from_pretrained(packaged_model_dir())
     if spec.startswith("wordpiece:"):

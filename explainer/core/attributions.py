@@ -92,7 +92,8 @@ def _run(pair, explanation: Explanation, targets: list[int], settings: Attributi
     layer = discriminator.electra.embeddings
     with pair.lock, torch.enable_grad():  # captum hooks the shared layer: one user at a time
         if settings.method == "gradient_x_input":
-            attributions = LayerGradientXActivation(_replaced_logits(discriminator), layer).attribute(ids, target=targets)
+            attributions = LayerGradientXActivation(_replaced_logits(discriminator), layer).attribute(ids,
+                                                                                                       target=targets)
             return attributions.sum(-1).detach(), None  # (N, T, E) -> (N, T)
         base = baseline_ids(ids, special, pair.tokenizer, settings.baseline)
         ig = LayerIntegratedGradients(_replaced_logits(discriminator), layer)
@@ -175,7 +176,8 @@ def attribution_matrix(pair, explanation: Explanation, settings: AttributionSett
     captum_settings = replace(settings, n_steps=levels[-1], internal_batch_size=len(targets))
     scores, deltas = _run(pair, explanation, targets, captum_settings)
     points = None if deltas is None else (levels[-1],) * len(targets)
-    return _matrix(explanation, targets, scores.tolist(), deltas, settings, points, (plan.notice,) if plan.notice else ())
+    return _matrix(explanation, targets, scores.tolist(), deltas, settings, points,
+                   (plan.notice,) if plan.notice else ())
 
 
 def attribution_matrix_naive(pair, explanation: Explanation,

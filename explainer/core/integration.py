@@ -90,7 +90,8 @@ def _iter_matrix(pair, explanation: Explanation, settings: AttributionSettings, 
             failing = [t for t in pending if adaptive and relative_error(rows[t][0], rows[t][1]) > settings.tolerance]
             if not failing or level + 1 == len(levels):
                 break
-            reserve = price.seconds(tokens, levels[first], len(targets) - end) - price.forward * (levels[first] + 2) * tokens
+            reserve = (price.seconds(tokens, levels[first], len(targets) - end)
+                       - price.forward * (levels[first] + 2) * tokens)
             if spent + price.seconds(tokens, levels[level + 1], len(failing)) + max(reserve, 0.0) > limit:
                 stopped += len(failing)
                 break

@@ -155,7 +155,8 @@ def _load_local(source: Source) -> ModelPair:
     if source.generator is None:
         return ModelPair(None, ElectraForPreTraining.from_pretrained(source.discriminator), tokenizer, source.label)
     _check_config(source.generator, "generator")
-    generator, discriminator = load_pair(Path(source.discriminator).parent)  # shared embeddings re-tied, untied kept apart
+    # shared embeddings re-tied, untied kept apart
+    generator, discriminator = load_pair(Path(source.discriminator).parent)
     return ModelPair(generator, discriminator, tokenizer, source.label)
 
 
@@ -173,7 +174,8 @@ def _hub_check(repo: str) -> bool:
         return False
     except Exception as error:  # DNS, refused, timeout, proxy: one attempt, then say so
         raise ModelLoadError(f"The Hugging Face hub is unreachable ({type(error).__name__}); "
-                             f"{repo} cannot be downloaded. Use the bundled model or a local folder instead.") from error
+                             f"{repo} cannot be downloaded. Use the bundled model or a local folder instead."
+                             ) from error
 
 
 def _load_hub(source: Source) -> ModelPair:

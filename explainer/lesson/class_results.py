@@ -1,6 +1,7 @@
 """A live class's results for its teacher to keep: per sentence and per fake, the class's catches beside
-ELECTRA's; each student's totals; round B's edits; who won over both rounds (explainer/lesson/class_match.py). As JSON and as CSV (one table, a `kind` column telling the
-rows apart), built from the same `class_results` record.
+ELECTRA's; each student's totals; round B's edits; who won over both rounds (explainer/lesson/class_match.py).
+As JSON and as CSV (one table, a `kind` column telling the rows apart), built from the same `class_results`
+record.
 
 Only the teacher key opens them, and only once the class is at its results (or has ended): before that they
 would name the fakes. Students appear by nickname ("Student N" without one), never by id. Every text a person

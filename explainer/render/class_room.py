@@ -148,7 +148,8 @@ def _lobby(view: TeacherView, link: str) -> str:
     people = (f'<div class="ee-names" id="class-roster">{chips}</div>' if names else
               '<p class="ee-muted" style="margin:0">Nobody has joined yet: scan the QR code or type the code.</p>')
     return (f'<div class="ee-body"><div style="height:100%">{qr_svg(link)}</div><div class="ee-col">'
-            f'<span>Scan the QR code, or open</span><span style="font-size:1.1em;font-weight:700;overflow-wrap:anywhere">'
+            f'<span>Scan the QR code, or open</span>'
+            f'<span style="font-size:1.1em;font-weight:700;overflow-wrap:anywhere">'
             f"{esc(link)}</span><span>and type the code</span>"
             f'<span class="ee-huge" id="class-stage-code">{esc(pretty_code(view.code))}</span>'
             f'<p style="margin:.4em 0 0"><span class="ee-big" id="class-joined">{view.joined}</span> joined</p>'
@@ -212,7 +213,8 @@ def _reveal(view: TeacherView) -> str:
     rows = "".join(f"<tr><td><b>{esc(f.word)}</b></td><td>{esc(f.original)}</td><td>{_caught(f)}</td>"
                    f"<td>{_verdict(f)}</td></tr>" for f in s.fakes)
     e, c = s.electra, s.class_score
-    electra_how = f"its +{e.caught} caught, {_alarm_count(e.false_alarms)}: {e.points:+d} × {_plural(s.answered, 'answer')}"
+    electra_how = (f"its +{e.caught} caught, {_alarm_count(e.false_alarms)}: "
+                   f"{e.points:+d} × {_plural(s.answered, 'answer')}")
     upto = "sentence 1" if view.reveal == 0 else f"sentences 1–{view.reveal + 1}"
     return (f'<p class="ee-sentence" id="class-revealed">{_sentence(s.words, s.fakes, s.alarms)}</p>'
             f'<div class="ee-body"><div class="ee-col"><table aria-label="the fakes of this sentence">'
@@ -253,7 +255,8 @@ def _results(view: TeacherView) -> str:
              f"<tr><td>Round A: spot the fakes</td><td>{m.class_a:+d}</td><td>{m.electra_a:+d}</td></tr>"
              f"<tr><td>Round B: {view.fool_fooled} of {_plural(view.fool_tries, 'edit')} fooled ELECTRA</td>"
              f"<td>{m.class_b:+d}</td><td>{m.electra_b:+d}</td></tr>"
-             f'<tr><td><b>Both rounds</b></td><td><span class="ee-total" id="class-total">{m.class_points:+d}</span></td>'
+             f'<tr><td><b>Both rounds</b></td>'
+             f'<td><span class="ee-total" id="class-total">{m.class_points:+d}</span></td>'
              f'<td><span class="ee-total" id="electra-total">{m.electra_points:+d}</span></td></tr></table>')
     return (f'<p class="ee-big" style="margin:0">{verdict}</p><div class="ee-body"><div class="ee-col">{table}'
             f"{_fooling(view, 2)}</div><div class=\"ee-col\"><h4>The edits that fooled ELECTRA</h4>{_edits(view)}"

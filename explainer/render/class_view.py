@@ -72,14 +72,15 @@ def plays_note_html(played: int, chosen: int) -> str:
 
 def links_card_html(code: str, student_link: str, view_link: str, note: str = "", command: str = "") -> str:
     """The teacher's two links: the students' (with its QR code) and the projector's, view-only, and `note` (with
-    `command`) when phones cannot open them (explainer/core/addresses.py). The teacher key is in neither: it stays in this
-    browser's storage."""
+    `command`) when phones cannot open them (explainer/core/addresses.py). The teacher key is in neither: it stays
+    in this browser's storage."""
     return _wrap(
         f'<div class="ee-grid" style="align-items:center"><div>'
         f'<p style="margin:0">Class code <span class="ee-code" id="class-code">{esc(pretty_code(code))}</span></p>'
         f'{address_note_html(note, command)}'
         f'<p style="margin:4px 0 0">Students join at</p><p style="margin:2px 0 8px;overflow-wrap:anywhere">'
-        f'<a id="class-student-link" href="{esc(student_link)}" target="_blank" rel="noopener">{esc(student_link)}</a></p>'
+        f'<a id="class-student-link" href="{esc(student_link)}" target="_blank" rel="noopener">'
+        f'{esc(student_link)}</a></p>'
         f'<p style="margin:0">Open this on the projector (it shows the class and moves nothing):</p>'
         f'<p style="margin:2px 0 8px;overflow-wrap:anywhere"><a id="class-view-link" href="{esc(view_link)}" '
         f'target="_blank" rel="noopener">{esc(view_link)}</a></p>'
@@ -94,7 +95,8 @@ def student_status_html(round_: StudentRound) -> str:
     n = round_.n_sentences
     points = (f", <b>{round_.points:+d}</b> point{'s' if abs(round_.points) != 1 else ''} on the "
               f"{len(round_.revealed)} revealed" if round_.revealed else "")
-    b = f" Round B: {len(round_.answered_b)} of {n} sentences." if round_.phase in ("round_b", "results", "ended") else ""
+    b = (f" Round B: {len(round_.answered_b)} of {n} sentences."
+         if round_.phase in ("round_b", "results", "ended") else "")
     return _wrap(f'<p style="margin:0">You are <b>{esc(round_.display_name)}</b> in class '
                  f'<b>{esc(pretty_code(round_.code))}</b>. Round A: {len(round_.answered_a)} of {n} sentences '
                  f"answered{points}.{b}</p>", "class-me")
@@ -138,5 +140,6 @@ def class_fool_html(outcome: FoolOutcome) -> str:
     guess = "You predicted that right ✓" if outcome.student_right else "You predicted the opposite ✗"
     again = ("" if outcome.new else
              '<p class="ee-muted">You had already answered this sentence: this is your first answer, which counts.</p>')
-    return _wrap(f"<p style='margin:0'><b>Sentence {outcome.sentence_index + 1}</b></p>{chips}<p>“{esc(outcome.original_word)}” → “{esc(outcome.new_word)}”: P(replaced) = "
+    return _wrap(f"<p style='margin:0'><b>Sentence {outcome.sentence_index + 1}</b></p>{chips}"
+                 f"<p>“{esc(outcome.original_word)}” → “{esc(outcome.new_word)}”: P(replaced) = "
                  f"<b>{verdict_pct(outcome.p_edited)}</b>. {verdict}. {guess}.</p>{again}", "class-fool-result")

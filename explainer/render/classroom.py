@@ -36,7 +36,8 @@ body.ee-present #walk-panel button { font-size: 1.3rem; min-height: 3rem; }
 def token_html(text: str, style: str = "", cls: str = "", title: str = "") -> str:
     """One token as an outlined box (the supervised positions' table and the walk-through)."""
     return (f'<span class="ee-token {cls}" title="{esc(title)}" style="display: inline-block; border-radius: 6px; '
-            f'padding: 1px 6px; margin: 2px; border: 1px solid #bbb; white-space: pre; {style}"><bdi>{esc(text)}</bdi></span>')
+            f'padding: 1px 6px; margin: 2px; border: 1px solid #bbb; white-space: pre; {style}">'
+            f"<bdi>{esc(text)}</bdi></span>")
 
 
 def special_style() -> str:
@@ -57,11 +58,13 @@ def supervised_html(data: SupervisedPositions) -> str:
         rows["token"].append(_cell(f'<b><bdi>{esc(p.original)}</bdi></b><div class="ee-muted" style="color: {MUTED}; '
                                    f'font-size: 0.75em">#{p.position}</div>'))
         rows["mlm_in"].append(_cell(token_html(p.mlm_input, "background: #333; color: #fff", "ee-mask")
-                                    if p.mlm_input == MASK else token_html(p.mlm_input, special_style() if p.special else "")))
+                                    if p.mlm_input == MASK
+                                    else token_html(p.mlm_input, special_style() if p.special else "")))
         if p.mlm:
             rows["mlm_out"].append(_cell(
-                f'<div style="background: #deebf7; border: 2px solid {MLM_COLOUR}; border-radius: 6px; padding: 1px 4px">'
-                f'<b><bdi>{esc(p.original)}</bdi></b><div style="font-size: 0.7em">1 of {data.vocab_size:,}</div></div>'))
+                f'<div style="background: #deebf7; border: 2px solid {MLM_COLOUR}; border-radius: 6px; '
+                f'padding: 1px 4px"><b><bdi>{esc(p.original)}</bdi></b>'
+                f'<div style="font-size: 0.7em">1 of {data.vocab_size:,}</div></div>'))
         else:
             rows["mlm_out"].append(_cell(f'<span class="ee-muted" style="color: {MUTED}; font-size: 0.85em">–</span>'))
         changed = "font-weight: bold; border: 2px solid #111" if p.replaced else ""
@@ -120,7 +123,8 @@ KIND_HINT = {"choice": "Pick one answer.", "true_false": "True or false?", "shor
 
 
 def question_html(question: Question, index: int, total: int) -> str:
-    return (f'<div class="ee-c ee-question" style="{FONT}"><div class="ee-muted" style="color: {MUTED}; font-size: 0.85em">'
+    return (f'<div class="ee-c ee-question" style="{FONT}">'
+            f'<div class="ee-muted" style="color: {MUTED}; font-size: 0.85em">'
             f"Question {index + 1} of {total} · {KIND_HINT[question.kind]}</div>"
             f'<p style="font-size: 1.2em; margin: 4px 0"><b>{esc(question.prompt)}</b></p></div>')
 

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 
 def _points(counts: Counter) -> str:
-    return ", ".join(f"{points} points × {rows} row{'s' if rows > 1 else ''}" for points, rows in sorted(counts.items()))
+    return ", ".join(f"{points} points × {rows} row{'s' if rows > 1 else ''}"
+                     for points, rows in sorted(counts.items()))
 
 
 def matrix_note_html(matrix: AttributionMatrix, total: int, seconds: float) -> str:

@@ -114,7 +114,8 @@ def strength_figure(study: StrengthStudy, current: str | None = None) -> go.Figu
     for row, metric in ((1, "auc"), (2, "classroom_recall")):
         figure.add_trace(go.Scatter(x=x, y=[getattr(p, metric) for p in points], mode="lines", showlegend=False,
                                     line=dict(color=MUTED, width=1, dash="dot"), hoverinfo="skip"), row, 1)
-        for p in points:  # one trace per generator: its own marker and legend entry (labels beside close points overlap)
+        # one trace per generator: its own marker and legend entry (labels beside close points overlap)
+        for p in points:
             symbol, size, colour = style[p.name]
             figure.add_trace(go.Scatter(
                 x=[p.top1_at_mask], y=[getattr(p, metric)], mode="markers", name=esc(p.name), legendgroup=p.name,
@@ -157,8 +158,8 @@ def strength_summary_html(study: StrengthStudy | None, matches: bool) -> str:
     intro = (f"<p>{n} generator{'s' if n != 1 else ''} against one discriminator ({esc(study.discriminator)}), "
              f"each point one generator: its top-1 where it saw [MASK] and the discriminator's ROC-AUC on "
              f"{study.blocks} held-out blocks of broad English, and the share of replaced words it flags in the "
-             f"{study.sentences} classroom sentences under {len(study.seeds)} seed{'s' if len(study.seeds) != 1 else ''}."
-             "</p>")
+             f"{study.sentences} classroom sentences under {len(study.seeds)} "
+             f"seed{'s' if len(study.seeds) != 1 else ''}.</p>")
 
     def figures(p: StrengthPoint) -> str:
         return (f"<b>{esc(p.name)}</b>: top guess right {_pct(p.top1_at_mask)} of the time, ROC-AUC {p.auc:.2f}, "
@@ -190,7 +191,8 @@ def strength_summary_html(study: StrengthStudy | None, matches: bool) -> str:
         lesson += ("<p>The discriminator trained against the shipped generator (★) only: the stronger one (◆) is "
                    "an opponent it never trained against. Its figures show how hard that generator's fakes are to "
                    "catch, not what a discriminator trained against it would learn.</p>")
-    return f'<div class="ee-c" style="{FONT}">{note}{intro}<p>{" ".join(line for line in lines if line)}</p>{lesson}</div>'
+    return (f'<div class="ee-c" style="{FONT}">{note}{intro}'
+            f'<p>{" ".join(line for line in lines if line)}</p>{lesson}</div>')
 
 
 def _forger_figures(p: StrengthPoint) -> str:

@@ -53,7 +53,8 @@ def efficiency_figure(race: dict | None = None, groups: list[dict] | None = None
     from explainer.render.verdict import gap_traces
 
     mine = my_gap(race)
-    right = ("This app's races: ELECTRA − BERT-style<br>probe accuracy" + (" (★ yours)" if mine else " (measured, shipped)")
+    right = ("This app's races: ELECTRA − BERT-style<br>probe accuracy"
+             + (" (★ yours)" if mine else " (measured, shipped)")
              if groups or mine else "Your race: ELECTRA − BERT-style")
     # Stacked, not side by side: the server cannot know the screen, and two ~300-px panels read on a phone
     # as well as on a projector; every title fits one 420-px screen's width (long ones wrap with <br>).

@@ -113,7 +113,8 @@ def generator_input_html(explanation: Explanation, merged: bool = True) -> str:
             pieces.append('<span style="background: #333; color: #fff; border-radius: 4px; padding: 1px 6px; '
                           'font-family: ui-monospace, monospace; font-size: 0.9em">[MASK]</span>')
         elif any(p in kept for p in positions):
-            pieces.append(f'<span title="selected but left unmasked (15% of the selected, as in the official ELECTRA code)" '
+            pieces.append('<span title="selected but left unmasked (15% of the selected, '
+                          'as in the official ELECTRA code)" '
                           f'style="border-bottom: 2px dotted #333"><bdi>{esc(text)}</bdi></span>')
         else:
             pieces.append(f"<bdi>{esc(text)}</bdi>")
@@ -202,7 +203,8 @@ def attribution_html(attribution: Attribution, explanation: Explanation, merged:
         name = f"“{esc(word.corrupted)}” (its piece “{esc(target.corrupted)}”)"
     delta = "" if attribution.delta is None else (
         f" Integrated gradients from a {attribution.settings.baseline.upper()} baseline with "
-        f"{attribution.points or attribution.settings.n_steps} points: the shares add up to logit(sentence) − logit(baseline) = "
+        f"{attribution.points or attribution.settings.n_steps} points: the shares add up to "
+        "logit(sentence) − logit(baseline) = "
         f"{attribution.logit - attribution.baseline_logit:+.3f} within {abs(attribution.delta):.1e} "
         f"(convergence delta).")
     head = (f'<p style="{FONT}">Why is <b>{name}</b> (outlined) rated {attribution.p_replaced:.0%} '

@@ -83,8 +83,9 @@ def settings_text(explanation: Explanation, attribution: Attribution | None = No
     if attribution is not None:
         a = attribution.settings
         method = a.method.replace("_", " ")
-        parts.append(f"attribution: {method}" + (f", {a.baseline.upper()} baseline, {attribution.points or a.n_steps} points"
-                                                  if attribution.delta is not None else ""))
+        parts.append(f"attribution: {method}"
+                     + (f", {a.baseline.upper()} baseline, {attribution.points or a.n_steps} points"
+                        if attribution.delta is not None else ""))
     parts.append(f"palette: {get_palette(palette).name}")
     if explanation.truncated:
         parts.append("text cut to the model's length")

@@ -55,8 +55,9 @@ def words_prompt_html(words: tuple[str, ...], index: int, total: int, button: st
     button and label)."""
     shown = esc(joined(words))
     return _wrap(
-        f'<p style="color:#555;margin:0">{esc(label)} {index + 1} of {total}. The generator changed some of these words '
-        f"(at least one). Tick the words you think are fakes, then press <b>{esc(button)}</b>.</p>"
+        f'<p style="color:#555;margin:0">{esc(label)} {index + 1} of {total}. '
+        f"The generator changed some of these words (at least one). "
+        f"Tick the words you think are fakes, then press <b>{esc(button)}</b>.</p>"
         f'<p class="ee-big" style="margin:6px 0">{shown}</p>', "game-sentence")
 
 
@@ -78,7 +79,8 @@ def spot_reveal_html(item: SpotItem, result: SpotResult, picked, scores: bool = 
         cards.append(
             f'<li class="ee-card{" ee-faked" if replaced else ""}"><span class="ee-word">{esc(word)}</span>'
             f"<span>{you}</span>"
-            f'<span title="P(replaced) = {p:.3f}" style="background:{p_colour(p)};color:{"#fff" if p > 0.6 else "#111"}">'
+            f'<span title="P(replaced) = {p:.3f}" '
+            f'style="background:{p_colour(p)};color:{"#fff" if p > 0.6 else "#111"}">'
             f"{'⚑ ' if flag else ''}{verdict_pct(p)}</span><span>{truth}</span></li>")
     table = ('<p class="ee-key">Under each word: what you ticked ☑, ELECTRA\'s P(replaced) (flagged ⚑ above 50%), '
              "and the truth.</p>"
@@ -121,8 +123,10 @@ def round_html(student: Score, electra: Score, done: int, total: int, code: int,
                  f'<span style="color:{MLM_COLOUR}">●</span> {_score_line("You", student)}<br>'
                  f'<span style="color:{RTD_COLOUR}">◆</span> {_score_line("ELECTRA", electra)}</p>')
     if done == total and results:
-        only_you = sorted({w for r in results for w in r.fooled_electra} - {w for r in results for w in r.fooled_student})
-        only_electra = sorted({w for r in results for w in r.fooled_student} - {w for r in results for w in r.fooled_electra})
+        only_you = sorted({w for r in results for w in r.fooled_electra}
+                          - {w for r in results for w in r.fooled_student})
+        only_electra = sorted({w for r in results for w in r.fooled_student}
+                              - {w for r in results for w in r.fooled_electra})
         if only_you:
             lines.append(f"<p>You caught what fooled ELECTRA: {words_list(only_you)}.</p>")
         if only_electra:
@@ -135,7 +139,8 @@ def round_html(student: Score, electra: Score, done: int, total: int, code: int,
 
 def fool_html(result: FoolResult, tries: int, fooled: int, right: int) -> str:
     """Round B: the discriminator's P(replaced) for every word of the edited sentence, and the verdict."""
-    chips = [chip(esc(w.corrupted), p_colour(w.p_replaced), verdict_pct(w.p_replaced), f"P(replaced) = {w.p_replaced:.3f}",
+    chips = [chip(esc(w.corrupted), p_colour(w.p_replaced), verdict_pct(w.p_replaced),
+                  f"P(replaced) = {w.p_replaced:.3f}",
                   "3px solid #111" if w.index == result.word_index else "1px solid #ccc",
                   flagged=w.p_replaced > FLAG_THRESHOLD)
              for w in result.explanation.words]  # Explore's chips (flagged above 50%: bold): the edited word outlined
@@ -144,7 +149,8 @@ def fool_html(result: FoolResult, tries: int, fooled: int, right: int) -> str:
     guess = "You predicted that right ✓" if result.student_right else "You predicted the opposite ✗"
     return _wrap(
         f'<p class="ee-big" style="margin:4px 0">{"".join(chips)}</p>'
-        f"<p>“{esc(result.original_word)}” → “{esc(result.new_word)}”: P(replaced) = <b>{verdict_pct(result.p_edited)}</b>. "
+        f"<p>“{esc(result.original_word)}” → “{esc(result.new_word)}”: "
+        f"P(replaced) = <b>{verdict_pct(result.p_edited)}</b>. "
         f"{verdict}. {guess}.</p>"
         f"<p style='color:#555'>So far: you fooled ELECTRA {fooled} time{'s' if fooled != 1 else ''} in {tries}, "
         f"and predicted its verdict right {right} time{'s' if right != 1 else ''}.</p>", "game-fool")

@@ -4,8 +4,9 @@ One card per masked word: what was there, what was drawn and the label that make
 guesses as bars, the drawn one in orange, bold and marked "← drawn" (a cue without colour). Every bar of
 the view is drawn to one scale (the view's largest probability is a full bar), so 2.5% never looks as
 likely as 56%. A draw from outside the top k gets one line saying why: the generator samples from its
-whole distribution, and its top k may hold only a few percent of it (`tail_line`). Plain HTML because this view is drawn for every sentence: as a plotly
-chart it cost the page several seconds of the browser's time on a slow machine before anything
+whole distribution, and its top k may hold only a few percent of it (`tail_line`). Plain HTML because this
+view is drawn for every sentence: as a plotly chart it cost the page several seconds of the browser's time on a
+slow machine before anything
 else could update (plotly's script loads and draws on first use), and text bars read on a
 projector and to a screen reader as they are.
 

@@ -122,7 +122,8 @@ def p_colour(p: float, palette: str | Palette = DEFAULT_PALETTE) -> str:
 def share_colour(scaled: float, palette: str | Palette = DEFAULT_PALETTE) -> str:
     """The chip colour for an attribution share scaled to [-1, 1] (negative: towards original)."""
     chosen = get_palette(palette)
-    return css_rgb(ramp_rgb(chosen.towards_replaced, scaled) if scaled >= 0 else ramp_rgb(chosen.towards_original, -scaled))
+    return css_rgb(ramp_rgb(chosen.towards_replaced, scaled) if scaled >= 0
+                   else ramp_rgb(chosen.towards_original, -scaled))
 
 
 def diverging_colourscale(palette: str | Palette = DEFAULT_PALETTE) -> list[list]:

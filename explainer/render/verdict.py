@@ -80,7 +80,8 @@ def _finetuned(record: dict) -> str:
                "level": "no clear difference" if n > 1 else "one seed: no verdict"}[standing]
     return (f"Fine-tuned in full on the sentiment task ({ft['epochs']} epochs, lr {ft['lr']:g}; {n} seed"
             f"{'s' if n > 1 else ''}), a slower and noisier test than the probe: ELECTRA {pct('rtd')}, BERT-style "
-            f"{pct('mlm')}, an untrained encoder {pct('untrained')} ({verdict}, ELECTRA ahead in {ft['rtd_wins']} of {n}).")
+            f"{pct('mlm')}, an untrained encoder {pct('untrained')} "
+            f"({verdict}, ELECTRA ahead in {ft['rtd_wins']} of {n}).")
 
 
 def _longer_races(campaign: dict, mine: dict) -> str:
@@ -180,8 +181,10 @@ def campaign_html(campaign: dict | None) -> str:
         rows.append(
             f"<tr><td>{esc(r.get('change') or r['name'])}"
             f"{' <b>(the default)</b>' if matches_defaults(r['settings']) else ''}</td>"
-            f"<td style='text-align:right'>{budget_label(r['settings'])}</td><td style='text-align:right'>{len(r['seeds'])}</td>"
-            f"<td style='text-align:right'>{pct(r, 'rtd_probe')}</td><td style='text-align:right'>{pct(r, 'mlm_probe')}</td>"
+            f"<td style='text-align:right'>{budget_label(r['settings'])}</td>"
+            f"<td style='text-align:right'>{len(r['seeds'])}</td>"
+            f"<td style='text-align:right'>{pct(r, 'rtd_probe')}</td>"
+            f"<td style='text-align:right'>{pct(r, 'mlm_probe')}</td>"
             f"<td style='text-align:right'>{pct(r, 'floor_probe')}</td>"
             f"<td style='text-align:right;color:{colour}'><b>{100 * gap:+.1f}</b></td>"
             f"<td style='text-align:right'>{r['rtd_wins']} of {len(r['seeds'])}</td>"
@@ -190,7 +193,8 @@ def campaign_html(campaign: dict | None) -> str:
             "<th>ELECTRA probe %</th><th>BERT-style probe %</th><th>untrained %</th><th>ELECTRA − BERT (points)</th>"
             "<th>ELECTRA ahead</th><th>discriminator AUC at the end</th></tr>")
     caption = (f"{verdict['races']} races, {verdict['settings']} settings; each objective trained on the budget "
-               f"shown (minutes: a race with 2 threads on a 2-core CPU); probe accuracy on 1,706 held-out sentiment sentences (50% = coin toss; ▾ = below the "
+               "shown (minutes: a race with 2 threads on a 2-core CPU); probe accuracy on 1,706 held-out sentiment "
+               "sentences (50% = coin toss; ▾ = below the "
                "untrained encoder: pretraining hurt); an AUC of 0.5 means the discriminator cannot tell replaced "
                "words from original ones.")
     return (f'<div style="{FONT}" id="race-campaign"><table style="border-collapse:collapse;font-size:0.92em">'

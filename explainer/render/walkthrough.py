@@ -68,13 +68,15 @@ def _walk_tokens(step: WalkStep) -> str:
                 chips.append(_drawn_back(chip(esc(token), p_colour(p), f"{pct(p)} · {_badge()}",
                                                f"{title} · {esc(DRAWN_BACK)}", DRAWN_BACK_BORDER, p > 0.6)))
                 continue
-            was = (f'<span style="display: block">was <b>{esc(drawn[position].original)}</b></span>'  # a line of its own
+            # a line of its own
+            was = (f'<span style="display: block">was <b>{esc(drawn[position].original)}</b></span>'
                    if replaced and position in drawn else "")
             below = pct(p) + was
             border = "3px solid #111" if replaced else "1px solid #ccc"
             chips.append(chip(esc(token), p_colour(p), below, title, border, p > 0.6))
         elif token == MASK:
-            chips.append(token_html(token, "background: #333; color: #fff; font-family: ui-monospace, monospace", "ee-mask"))
+            chips.append(token_html(token, "background: #333; color: #fff; font-family: ui-monospace, monospace",
+                                    "ee-mask"))
         elif step.name == "swap" and position in drawn:
             m = drawn[position]
             if position in back or not m.replaced:
@@ -84,7 +86,8 @@ def _walk_tokens(step: WalkStep) -> str:
                 continue
             style = "border: 3px solid #111; font-weight: bold; background: #fde0d2"
             chips.append(f'<span style="{COLUMN}">'
-                         f'{token_html(token, style)}<span style="font-size: 0.75em">was {esc(m.original)}</span></span>')
+                         f'{token_html(token, style)}'
+                         f'<span style="font-size: 0.75em">was {esc(m.original)}</span></span>')
         else:
             underline = "border-bottom: 3px dotted #111" if position in focus else ""
             chips.append(token_html(token, special_style() if special else underline))

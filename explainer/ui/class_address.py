@@ -65,7 +65,7 @@ def card(demo: gr.Blocks, code: str, key: str, location: str, chosen: str | None
     found = reach_for(demo, location)
     base = allowed(found, chosen)
     student_link = addresses.with_base(page_link(location, **{"class": code}), base)
-    view_link = addresses.with_base(page_link(location, **{"class": code,
-                                                           "view": session.default_store().view_token(code, key)}), base)
+    view_link = addresses.with_base(
+        page_link(location, **{"class": code, "view": session.default_store().view_token(code, key)}), base)
     return (view.links_card_html(code, student_link, view_link, found.note, found.command),
             chooser_update(found, base), student_link)

@@ -283,7 +283,8 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
     link_query_box = gr.Textbox(visible=False)
     link_note = gr.HTML(elem_id="classroom-link-note")
     view_id = gr.State("walk")
-    with gr.Tabs(overflow_behavior="wrap", elem_id="classroom-views") as views:  # on a phone every view stays one tap away
+    # on a phone every view stays one tap away
+    with gr.Tabs(overflow_behavior="wrap", elem_id="classroom-views") as views:
         with gr.Tab("① Walk-through", id="walk", elem_id="classroom-walk-tab"):
             walk = _build_walk()
         with gr.Tab("② Supervised positions", id="positions", elem_id="classroom-positions-tab"):
@@ -292,8 +293,8 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
             positions = gr.HTML(elem_id="classroom-positions")
         with gr.Tab("③ Generator difficulty", id="difficulty", elem_id="classroom-sweep-tab") as sweep_tab:
             gr.Markdown("The generator sets the discriminator's exam. Here it corrupts a fixed set of held-out "
-                        "sentences at several sampling temperatures (and a weaker copy of it, cut after its first layer): "
-                        "how many tokens end up really replaced, and how well the discriminator spots them.")
+                        "sentences at several sampling temperatures (and a weaker copy of it, cut after its first "
+                        "layer): how many tokens end up really replaced, and how well the discriminator spots them.")
             sweep_plot = gr.Plot(show_label=False)
             sweep_note = gr.HTML(elem_id="classroom-sweep-note")
             gr.Markdown("#### Generator strength: the paper's Figure 3 on this pair\nSeveral generators, weaker and "

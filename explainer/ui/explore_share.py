@@ -74,7 +74,8 @@ def make_file(kind: str, explanation: Explanation | None, attribution, merged: b
 def shown(explanation: Explanation | None, attribution) -> dict:
     """Which download buttons a result offers, by name: the verdict picture and the card, and the attribution
     picture once there is an attribution."""
-    return {"verdict_svg": gr.update(visible=explanation is not None), "card": gr.update(visible=explanation is not None),
+    return {"verdict_svg": gr.update(visible=explanation is not None),
+            "card": gr.update(visible=explanation is not None),
             "attribution_svg": gr.update(visible=attribution is not None)}
 
 
@@ -96,7 +97,8 @@ def link_query(text, model, mode, mask_rate, seed, temperature, top_k, mask_word
     if len(text or "") > links.MAX_TEXT:
         return f"The text is too long for a link (over {links.MAX_TEXT:,} characters): use the JSON download."
     return links.explore_query(links.ExploreLink(text, model, mode, float(mask_rate), int(seed), float(temperature),
-                                                 int(top_k), tuple(int(w) for w in mask_words or ()), generator or "electra"))
+                                                 int(top_k), tuple(int(w) for w in mask_words or ()),
+                                                 generator or "electra"))
 
 
 # The page's own address + the query, put in the address bar and on the clipboard (where the browser allows).

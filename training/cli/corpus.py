@@ -65,7 +65,8 @@ def cmd_corpus_stats(args: argparse.Namespace) -> None:
         from transformers import AutoTokenizer
 
         if not Path(args.tokenizer).is_dir():
-            raise FileNotFoundError(f"tokenizer folder not found: {args.tokenizer} (give --tokenizer none to count words only)")
+            raise FileNotFoundError(f"tokenizer folder not found: {args.tokenizer} "
+                                    "(give --tokenizer none to count words only)")
         tokenizer = AutoTokenizer.from_pretrained(args.tokenizer)
     rows = english.stats(tokenizer=tokenizer)
     print(stats_table(rows))
@@ -107,7 +108,8 @@ def add_corpus(sub) -> None:
     q = corpus_sub.add_parser("stats", help="documents, words and tokens per source, train and held-out, and licences")
     q.add_argument("--corpus", choices=["english"], default="english")
     q.add_argument("--tokenizer", default=str(BUNDLED_TOKENIZER), metavar="DIR",
-                   help="count word pieces with this tokenizer (default: the bundled discriminator's); 'none': words only")
+                   help="count word pieces with this tokenizer (default: the bundled discriminator's); "
+                        "'none': words only")
     q.add_argument("--json", metavar="OUT", help="also write the rows as JSON here")
     q.set_defaults(func=cmd_corpus_stats)
     q = corpus_sub.add_parser("words", help="how often words occur, as whole words, in a corpus's training text")

@@ -28,7 +28,8 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
             continue
         flag = "--" + field.name.replace("_", "-")
         if field.type in (bool, "bool"):  # --freeze-generator / --no-freeze-generator
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=field.default, help=f"default: {field.default}")
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=field.default,
+                                help=f"default: {field.default}")
             continue
         parser.add_argument(flag, type=types[field.name], default=field.default, help=f"default: {field.default}")
 

@@ -79,7 +79,8 @@ def add_export(sub) -> None:
     p = sub.add_parser("export", help="save a run's generator + discriminator compactly (e.g. into assets/model)")
     p.add_argument("run", help="run folder with generator/ and discriminator/")
     p.add_argument("--out", required=True)
-    p.add_argument("--dtype", choices=["float16", "bfloat16", "float32"], default="float16", help="storage; loads as float32")
+    p.add_argument("--dtype", choices=["float16", "bfloat16", "float32"], default="float16",
+                   help="storage; loads as float32")
     p.add_argument("--calibrate", action="store_true", help="fit a scale and bias on the discriminator's logit so that "
                    "P(replaced) is calibrated at Explore's 15%% (held-out text; rankings unchanged) and fold them in")
     p.add_argument("--generator-only", action="store_true", help="save the generator alone in OUT (a plain "

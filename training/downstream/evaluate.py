@@ -190,7 +190,8 @@ def evaluate_pair(folder: str | Path, n_blocks: int | None = 200, seed: int = 0,
     result = {}
     for name, corpus in texts.items():
         def run(s, corpus=corpus):
-            return detection(generator, discriminator, tokenizer, corpus, n_blocks=n_blocks, seed=s, temperature=temperature)
+            return detection(generator, discriminator, tokenizer, corpus, n_blocks=n_blocks, seed=s,
+                             temperature=temperature)
 
         result[name] = run(seed) if seeds == 1 else over_seeds(run, range(seed, seed + seeds))
     result["swap_pairs"] = swap_pairs(discriminator, tokenizer)

@@ -80,7 +80,8 @@ def mean_pooled_features(encoder, tokenizer, texts: list[str], max_len: int, bat
     for i in range(0, len(texts), batch_size):
         if stop is not None and stop():
             raise ProbeStopped(f"stopped after {i} of {len(texts)} sentences")
-        enc = tokenizer(texts[i : i + batch_size], padding=True, truncation=True, max_length=max_len, return_tensors="pt")
+        enc = tokenizer(texts[i : i + batch_size], padding=True, truncation=True, max_length=max_len,
+                        return_tensors="pt")
         enc.pop("token_type_ids", None)
         enc = {k: v.to(device) for k, v in enc.items()}
         hidden = encoder(**enc).last_hidden_state.float()  # (B, T, H)
@@ -89,7 +90,8 @@ def mean_pooled_features(encoder, tokenizer, texts: list[str], max_len: int, bat
     return np.concatenate(chunks)
 
 
-def fit_probe(train_x: np.ndarray, train_y: np.ndarray, test_x: np.ndarray, test_y: np.ndarray, c: float) -> tuple[float, float]:
+def fit_probe(train_x: np.ndarray, train_y: np.ndarray, test_x: np.ndarray, test_y: np.ndarray,
+              c: float) -> tuple[float, float]:
     """Standardise, fit a logistic regression, return (test accuracy, train accuracy)."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline

@@ -62,7 +62,8 @@ class RaceSettings:
     budget: str = "minutes"  # "minutes" (race wall clock), "steps" or "flops" (each objective)
     amount: float = 10.0  # of the budget's unit
     pace: str = "flops"  # kept level between the two: "flops" (fair compute), "steps", "time"
-    corpus: str = "imdb"  # built in: "imdb" (IMDB reviews), "english" (broad English), joined by "+"; or a .txt/.jsonl path
+    # built in: "imdb" (IMDB reviews), "english" (broad English), joined by "+"; or a .txt/.jsonl path
+    corpus: str = "imdb"
     tokenizer: str = "wordpiece:8000"  # a small trained vocabulary: cheap embeddings and softmax
     max_documents: int | None = None  # only the first N training documents (tests, quick demos)
     seq_len: int = 128  # tokens per block
@@ -101,8 +102,10 @@ class RaceSettings:
             if self.amount > bound:
                 raise ValueError(f"this server allows at most {bound:g} {self.budget} per race "
                                  f"(asked for {self.amount:g}); lower the budget")
-        if not (isinstance(self.temperature, (int, float)) and math.isfinite(self.temperature) and 0 < self.temperature <= 100):
-            raise ValueError(f"the generator temperature must be a number above 0 (at most 100), not {self.temperature!r}")
+        if not (isinstance(self.temperature, (int, float)) and math.isfinite(self.temperature)
+                and 0 < self.temperature <= 100):
+            raise ValueError("the generator temperature must be a number above 0 (at most 100), "
+                             f"not {self.temperature!r}")
         for name, most in (("generator_layers", 24), ("generator_hidden", 1024)):
             value = getattr(self, name)
             if value is not None and not (isinstance(value, int) and 1 <= value <= most):
@@ -193,4 +196,5 @@ def describe_device(device: str = "auto", threads: int | None = None) -> str:
     if use_cuda(device):
         return f"GPU ({torch.cuda.get_device_name(0)}), bf16 autocast"
     threads = threads or torch.get_num_threads()
-    return f"CPU ({threads} thread{'s' if threads > 1 else ''})" + ("; no CUDA device found" if device == "auto" else "")
+    return (f"CPU ({threads} thread{'s' if threads > 1 else ''})"
+            + ("; no CUDA device found" if device == "auto" else ""))
