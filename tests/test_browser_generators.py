@@ -11,7 +11,8 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.browser
 BLANK_SENTENCE = "I drank a cup of [MASK] before work."
 SETTLED = ("() => { const v = document.querySelector('#explore-verdict')?.innerText || '';"  # no progress timer on it
-           " return v.includes('The generator replaced') && !v.includes('processing') && !/^\\s*[\\d.]+s\\b/.test(v); }")
+           " return v.includes('The generator replaced') && !v.includes('processing')"
+           " && !/^\\s*[\\d.]+s\\b/.test(v); }")
 
 
 def test_a_typed_blank_shows_both_generators_and_a_link_restores_the_choice(new_page, app_url):

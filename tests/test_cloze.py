@@ -55,7 +55,8 @@ def test_content_words_are_single_token_letter_words_that_are_not_stop_words(tok
 def test_the_four_figures_on_a_generator_whose_guesses_are_known(tokenizer):
     boat, old, piece = ids(tokenizer, "boat", "old", "##s")
     # Its best guess is the word piece "##s" (drawn almost surely), then "boat", "old" and two more words.
-    generator = Fixed(len(tokenizer), {piece: 20.0, boat: 5.0, old: 4.9, **dict.fromkeys(ids(tokenizer, "car", "tree"), 4.8)})
+    generator = Fixed(len(tokenizer),
+                      {piece: 20.0, boat: 5.0, old: 4.9, **dict.fromkeys(ids(tokenizer, "car", "tree"), 4.8)})
     sentences = ["The old fisherman repaired his boat.", "A boat sailed by the old pier."]
     result = cloze.cloze(generator, tokenizer, sentences)
     # Words: old fisherman repaired boat | boat sailed old pier ("The", "his", "A", "by", "the": stop words).

@@ -147,7 +147,8 @@ def space(tmp_path_factory, tiny_pair_dir):
                ELECTRA_MODEL=str(tiny_pair_dir), ELECTRA_MODEL_ROOTS=str(tiny_pair_dir),
                ELECTRA_RACE_DIR=str(folder / "races"), HF_HOME=str(folder / "hf"))
     with open(output, "wb") as out:
-        server = subprocess.Popen([sys.executable, "app.py"], cwd=PROJECT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        server = subprocess.Popen([sys.executable, "app.py"], cwd=PROJECT, env=env, stdout=out,
+                                  stderr=subprocess.STDOUT)
     url = f"http://{SERVER_NAME}:{port}/"
     deadline = time.monotonic() + 180
     while True:

@@ -79,7 +79,8 @@ def test_the_window_serves_explore_answers_a_second_launch_and_leaves_nothing_wh
         page.evaluate(f"(() => {{ const box = document.querySelector('#explore-text textarea'); "
                       f"box.value = {json.dumps(SENTENCE)}; box.dispatchEvent(new Event('input', {{bubbles: true}})); "
                       "document.querySelector('#explore-run').click(); })()")
-        words = page.wait_for(f"(() => {{ const w = {VERDICT_WORDS}; return w.join() !== {json.dumps(','.join(example))} "
+        words = page.wait_for(f"(() => {{ const w = {VERDICT_WORDS}; "
+                              f"return w.join() !== {json.dumps(','.join(example))} "
                               f"&& w.length === {len(WORDS)} && w; }})()")
         kept = [word for word in words if word in WORDS]
         assert len(kept) >= len(words) - 4  # the sentence typed, a few words replaced by the generator

@@ -120,7 +120,8 @@ def test_the_rank_of_a_word_the_generator_is_made_to_guess(tokenizer):
     generator = ElectraForMaskedLM(config)
     with torch.no_grad():
         generator.generator_lm_head.bias[tokenizer.convert_tokens_to_ids("boat")] = 100.0
-    items = [{"sentence": "He sailed the boat home.", "word": "boat"}, {"sentence": "He drove the car home.", "word": "car"}]
+    items = [{"sentence": "He sailed the boat home.", "word": "boat"},
+             {"sentence": "He drove the car home.", "word": "car"}]
     table = everyday_table(generator, tokenizer, items)
     assert [row["rank"] for row in table][0] == 1 and table[1]["rank"] > 1
     assert everyday_hits(table) == 1

@@ -29,7 +29,8 @@ def test_the_measure_counts_what_the_scenes_show(tiny_pair):
     assert measure.false_alarm_rate == pytest.approx(sum(w.p_replaced > 0.5 for w in originals) / len(originals))
     with_fakes = [s for s in scenes if any(w.replaced for w in s.words)]
     top = sum(max(s.words, key=lambda w: w.p_replaced).replaced for s in with_fakes)
-    assert measure.scenes_with_fakes == len(with_fakes) and measure.top_word_replaced == pytest.approx(top / len(with_fakes))
+    assert measure.scenes_with_fakes == len(with_fakes)
+    assert measure.top_word_replaced == pytest.approx(top / len(with_fakes))
     assert measure == score_scenes(scenes, 3, (0, 1, 2))  # batched scenes are the lone ones
 
 

@@ -51,7 +51,8 @@ def test_the_whole_check_runs_on_a_pair_folder(tiny_pair_dir, tmp_path, capsys, 
     status = main(["targets", str(tiny_pair_dir), "--blocks", "2", "--classroom-seeds", "1", "--json", str(out),
                            "--evaluation", str(evaluation)])
     found = json.loads(out.read_text())
-    held_out = json.loads(evaluation.read_text())  # the evaluation the targets were read from, as `evaluate --out` writes it
+    # the evaluation the targets were read from, as `evaluate --out` writes it
+    held_out = json.loads(evaluation.read_text())
     assert set(held_out) == {"heldout_imdb", "heldout_english", "rotten_tomatoes_test", "swap_pairs",
                              "cloze_heldout_english"}
     auc = next(t for t in found if t["name"] == "ROC-AUC, IMDB")

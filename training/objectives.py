@@ -193,7 +193,8 @@ class RTDObjective(nn.Module):
         targets = batch.original[batch.is_masked]  # (M,)
         frozen = not any(p.requires_grad for p in self.generator.parameters())  # nothing to learn: no graph
         with torch.set_grad_enabled(torch.is_grad_enabled() and not frozen):
-            gen_logits, gen_hidden = masked_lm_logits(self.generator, batch.masked, batch.attention_mask, batch.is_masked)
+            gen_logits, gen_hidden = masked_lm_logits(self.generator, batch.masked, batch.attention_mask,
+                                                      batch.is_masked)
         temperature = self.temperatures(targets.numel(), rng, targets.device)
         if frozen and self.disc_weight > 0 and not self.hot_share and self.temperature == 1.0:
             gen_loss = None  # nothing to learn: read it off the sampling distribution below, not a second softmax

@@ -68,7 +68,8 @@ class Proposal:
 class MaskedPosition:
     position: int  # token index
     original: str
-    shown_as_mask: bool  # False: one of the 15% of selected tokens kept as they were (ELECTRA's official code; the paper masks them all)
+    # False: one of the 15% of selected tokens kept as they were (ELECTRA's official code; the paper masks them all)
+    shown_as_mask: bool
     proposals: tuple[Proposal, ...]  # top-k, most likely first
     sampled: str  # the replacement drawn from the generator's softmax
     sampled_id: int
@@ -383,7 +384,8 @@ def _assemble(pair, p: _Prepared, corrupted: torch.Tensor, masked: list[MaskedPo
         for i in range(len(original_tokens))
     )
     return Explanation(
-        encoded.text, pair.name, p.settings, tokens, tuple(_word_result(w, tokens, encoded.text, drawn_kinds) for w in words),
+        encoded.text, pair.name, p.settings, tokens,
+        tuple(_word_result(w, tokens, encoded.text, drawn_kinds) for w in words),
         tuple(masked), encoded.input_ids, tuple(corrupted.tolist()), encoded.truncated,
         encoded.notices + tuple(p.notices),
     )

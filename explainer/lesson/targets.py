@@ -62,7 +62,8 @@ def _share(x: float) -> str:
 def classroom_targets(name: str, measure) -> list[Target]:
     """The three classroom targets of one sentence set (an `explainer.lesson.measure.ClassroomMeasure`)."""
     return [
-        Target(f"classroom ({name}): replaced words flagged", measure.recall, ">=", 0.30, _share(measure.recall), "30%"),
+        Target(f"classroom ({name}): replaced words flagged", measure.recall, ">=", 0.30, _share(measure.recall),
+               "30%"),
         Target(f"classroom ({name}): false alarms", measure.false_alarm_rate, "<=", 0.03,
                _share(measure.false_alarm_rate), "3%"),
         Target(f"classroom ({name}): top-rated word replaced", measure.top_word_replaced, ">=", 0.75,

@@ -5,11 +5,13 @@ guesses and its draw. Over the content words of a list of sentences, it reports:
 - `top1`, `top5`: the original word is the generator's best guess / among its five best;
 - `outside_top5`: the share of draws at temperature T (1 unless given) that are none of its own five best
   guesses, the long tail a user sees as an arbitrary word;
-- `piece_draws`: the share of draws that are a word piece (`##...`, which stands for no word of its own) or a special token ([CLS], [SEP], [MASK], [PAD], [UNK], [unused..]); the hidden word is a
-  whole word, so a piece is always wrong there.
+- `piece_draws`: the share of draws that are a word piece (`##...`, which stands for no word of its own) or a
+  special token ([CLS], [SEP], [MASK], [PAD], [UNK], [unused..]); the hidden word is a whole word, so a piece is
+  always wrong there.
 
 A content word is a word as training.words reads it (punctuation is a word of its own), made only of letters,
-that the tokenizer keeps as one token, and not one of scikit-learn's English stop words. A word of several pieces is left out: its first piece alone is no whole-word guess.
+that the tokenizer keeps as one token, and not one of scikit-learn's English stop words. A word of several pieces
+is left out: its first piece alone is no whole-word guess.
 
 As in the app, offensive tokens are never proposed or drawn (`training.offensive`), unless `block_offensive`
 is off. The logits are float32 whatever the weights' dtype; each draw uses its own seeded generator, so the

@@ -59,7 +59,8 @@ def table(groups: list[dict]) -> str:
         return "" if x is None else f"{x:.1%}"
 
     lines = [f"{'occurrences in training':<24} {'blanks':>7} {'top-1':>7} {'top-3':>7} {'top-5':>7}"]
-    lines += [f"{g['occurrences']:<24} {g['blanks']:>7,} {share(g['top1']):>7} {share(g['top3']):>7} {share(g['top5']):>7}"
+    lines += [f"{g['occurrences']:<24} {g['blanks']:>7,} "
+              f"{share(g['top1']):>7} {share(g['top3']):>7} {share(g['top5']):>7}"
               for g in groups]
     return "\n".join(lines)
 
