@@ -100,11 +100,12 @@ class ClassStart:
 
 
 def create_class(pair, n: int = game.ROUND_SENTENCES, seed: int | None = None, *, sentences=None,
-                 store: ClassStore | None = None, generator: str = generators.ELECTRA) -> ClassStart:
+                 store: ClassStore | None = None, generator: str = generators.ELECTRA,
+                 visitor: str | None = None) -> ClassStart:
     """A new class playing `n` sentences with `pair` (or, given `sentences`, the teacher's own: a list of texts
     or the pasted box, checked by class_sentences; then n is their number), its fakes forged by `generator`; its
     round is computed now, so students need not wait (and a generator that cannot forge for `pair` is refused
-    before the class exists)."""
+    before the class exists). `visitor`: who starts it, for their share of live classes (None: the local user)."""
     own = check_sentences(pair, sentences) if sentences else ()
     n = len(own) if own else n
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= game.MAX_SENTENCES:
@@ -113,7 +114,7 @@ def create_class(pair, n: int = game.ROUND_SENTENCES, seed: int | None = None, *
     seed = secrets.randbelow(game.MAX_SEED) if seed is None else game.check_seed(seed)
     _items(pair, ClassInfo("", seed, n, pair.name, 0.0, 0.0, sentences=own, generator=generator))
     store = store or default_store()
-    new = store.create_class(seed, n, pair.name, own, generator)
+    new = store.create_class(seed, n, pair.name, own, generator, visitor)
     code = new.info.code
     token = store.view_token(code, new.teacher_key)
     return ClassStart(code, new.teacher_key, seed, n, pair.name, new.info.expires, token, {"class": code},
@@ -139,6 +140,18 @@ def _open_for(info: ClassInfo, round_: str) -> None:
 def join_class(code, nickname=None, *, store: ClassStore | None = None) -> Student:
     """A student joins (nickname optional, at most 24 characters, filtered); keep `student_id` for the answers."""
     return (store or default_store()).join(code, nickname)
+
+
+def lock_class(code, teacher_key, locked: bool, *, store: ClassStore | None = None) -> ClassInfo:
+    """The teacher locks the class (nobody new joins; those in it play on) or opens it again."""
+    if not isinstance(locked, bool):
+        raise ValueError(f"locked is true or false, not {quote(locked)}.")
+    return (store or default_store()).set_locked(code, teacher_key, locked)
+
+
+def remove_student(code, teacher_key, number, *, store: ClassStore | None = None) -> Student:
+    """The teacher removes student `number` (as the roster numbers them) and their answers."""
+    return (store or default_store()).remove_student(code, teacher_key, number)
 
 
 def class_items(pair, code, *, store: ClassStore | None = None) -> tuple[game.SpotItem, ...]:

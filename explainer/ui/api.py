@@ -17,7 +17,7 @@ from typing import Optional
 
 import gradio as gr
 
-from explainer.core import bounds, budget, models, quotas
+from explainer.core import bounds, budget, models, quotas, visitors
 from explainer.core.attributions import AttributionSettings, attribution_matrix
 from explainer.core.attributions import attribute as attribute_one
 from explainer.core import batching
@@ -188,23 +188,32 @@ def class_pair(code):
 
 
 def visitor(request: gr.Request | None) -> str | None:
-    """Who is asking, for their share of the class (explainer.core.quotas): the request's client address, which
-    the web server takes from X-Forwarded-For only behind a proxy listed in ELECTRA_TRUSTED_PROXIES. None for
-    a call from Python itself (no request: the local user, not a visitor)."""
+    """Who is asking, for their share of the class (explainer.core.quotas): the network of the request's client
+    address (explainer.core.visitors), which the web server takes from X-Forwarded-For only behind a proxy listed
+    in ELECTRA_TRUSTED_PROXIES. None for a call from Python itself (no request: the local user, not a visitor)."""
     client = getattr(request, "client", None) if request is not None else None
-    return str(getattr(client, "host", None) or "unknown") if request is not None else None
+    return visitors.visitor(getattr(client, "host", None)) if request is not None else None
 
 
-def within_share(kind: str, client: str | None, call):
+def within_share(kind: str | dict[str, str], client: str | None, call):
     """`call()` when `client` has some of their share of `kind` ("start", "join") left, counted once it has
-    succeeded (a refused start or a full class costs nothing); a message otherwise."""
+    succeeded (a refused start or a full class costs nothing); a message otherwise. `kind` may be several shares
+    at once, {kind: key}, each checked before and counted after."""
     if client is None:
         return _class_call(call)
-    share = quotas.quota(kind)
-    _class_call(lambda: share.check(client))
+    shares = kind if isinstance(kind, dict) else {kind: client}
+    for name, key in shares.items():
+        _class_call(lambda: quotas.quota(name).check(key))
     out = _class_call(call)
-    share.take(client)
+    for name, key in shares.items():
+        quotas.quota(name).take(key)
     return out
+
+
+def join_shares(client: str | None, code: object) -> dict[str, str]:
+    """A join's shares: the visitor's joins to every class, and to this one."""
+    key = _class_call(lambda: class_session.ClassStore.normalise_code(code))
+    return {"join": str(client), "join_class": f"{client} {key}"}
 
 
 def class_start(sentences: int = 5, seed: Optional[int] = None, model: str = "",
@@ -218,8 +227,9 @@ def class_start(sentences: int = 5, seed: Optional[int] = None, model: str = "",
     students' page and the projector's (page /class). A visitor may start ELECTRA_CLASS_START_RATE classes."""
     v = checked(model=model, generator=generator or "electra")
     pair = load_pair(v["model"])
-    start = within_share("start", visitor(request), lambda: class_session.create_class(
-        pair, sentences, seed, sentences=own_sentences, generator=v["generator"]))
+    who = visitor(request)
+    start = within_share("start", who, lambda: class_session.create_class(
+        pair, sentences, seed, sentences=own_sentences, generator=v["generator"], visitor=who))
     return {"code": start.code, "teacher_key": start.teacher_key, "view_token": start.view_token, "seed": start.seed,
             "sentences": start.n_sentences, "model": start.model, "generator": start.generator,
             "expires": start.expires, "phase": "lobby",
@@ -236,9 +246,25 @@ def class_phase(code: str, teacher_key: str, phase: str, sentence: int = 0) -> d
 
 def class_join(code: str, nickname: str = "", request: gr.Request = None) -> dict:
     """Join a class by its code, with an optional nickname (24 characters at most). Keep `student`: every
-    answer is sent with it, and nobody else sees it. ELECTRA_CLASS_JOIN_RATE students may join per address."""
-    student = within_share("join", visitor(request), lambda: class_session.join_class(code, nickname or None))
+    answer is sent with it, and nobody else sees it. ELECTRA_CLASS_JOIN_RATE students may join per network, and
+    ELECTRA_CLASS_JOIN_CLASS_RATE into one class; a class its teacher locked takes nobody new."""
+    who = visitor(request)
+    student = within_share(join_shares(who, code), who, lambda: class_session.join_class(code, nickname or None))
     return {"code": student.code, "student": student.student_id, "name": student.display_name, "number": student.number}
+
+
+def class_lock(code: str, teacher_key: str, locked: bool = True) -> dict:
+    """Lock the class (`locked` true: nobody new may join, those in it play on) or open it again, with the
+    teacher key."""
+    info = _class_call(lambda: class_session.lock_class(code, teacher_key, locked))
+    return {"code": info.code, "locked": info.locked}
+
+
+def class_remove(code: str, teacher_key: str, number: int) -> dict:
+    """Remove student `number` (as the projector's roster numbers them) and their answers, with the teacher key.
+    Lock the class too, or they may join again."""
+    gone = _class_call(lambda: class_session.remove_student(code, teacher_key, number))
+    return {"code": gone.code, "removed": gone.number, "name": gone.display_name}
 
 
 def class_round(code: str, student: str) -> dict:

@@ -72,7 +72,8 @@ with gr.Blocks(title="ELECTRA Explainer", delete_cache=(CACHE_MAX_AGE_S, CACHE_M
     gr.api(api.explain, api_name="explain", **queues.EXPLAIN)
     gr.api(api.attribute, api_name="attribute", **queues.ATTRIBUTE)
     gr.api(api.game, api_name="game", **queues.EXPLAIN)
-    for call in (api.class_join, api.class_round, api.class_spot, api.class_view, api.class_phase, api.class_results):
+    for call in (api.class_join, api.class_round, api.class_spot, api.class_view, api.class_phase, api.class_results,
+                 api.class_lock, api.class_remove):
         gr.api(call, api_name=call.__name__, **queues.CLASS)
     for call in (api.class_start, api.class_fool):  # these run the models
         gr.api(call, api_name=call.__name__, **queues.EXPLAIN)
