@@ -359,7 +359,7 @@ def build_class_page(demo: gr.Blocks) -> None:
     demo.load(open_page, [location, remembered, teaching], screens | {new_query}, js=LOCATION_JS,
               show_progress="hidden", **private, **queues.CLASS).then(None, [new_query], None, js=strip)
     start.click(start_class, [n, forger, own, location, teaching], screens | {new_query},
-                js="(n, g, o, x, t) => [n, g, o, window.location.href, t]", **private, **queues.EXPLAIN).then(
+                js="(n, g, o, x, t) => [n, g, o, window.location.href, t]", **private, **queues.CLASS_MODEL).then(
         None, [new_query], None, js=strip)
     go.click(None, [typed_code], None, js="(c) => { if ((c || '').trim()) window.location.search = "
                                           "'?class=' + encodeURIComponent(c.trim()); }")
@@ -379,4 +379,4 @@ def build_class_page(demo: gr.Blocks) -> None:
     b_sentence.change(b_words, [student, b_sentence], [b_word, b_text, b_new], trigger_mode="always_last", **private,
                       **queues.CLASS)
     b_test.click(submit_b, [student, b_sentence, b_word, b_new, b_bet], {b_result, status, b_sentence, message, b_box,
-                                                                         wait}, **private, **queues.EXPLAIN)
+                                                                         wait}, **private, **queues.CLASS_MODEL)

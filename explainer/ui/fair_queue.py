@@ -1,0 +1,90 @@
+"""Fair shares of gradio's queue: each lane has room of its own, and no visitor holds more than a share of one.
+
+gradio 6.31's queue has one `max_size` for every event together, so 262 /explain calls from one visitor filled
+it and every call of a live class answered 503 "Queue is full" for everyone. Here the queue has no size of its
+own; instead, as a call joins it (`Queue.push`, wrapped on this app's queue only, by `install`):
+- each lane (a concurrency_id: explainer/ui/queues.py) holds at most ELECTRA_LANE_ROOM (256) calls waiting;
+- one visitor (a network: explainer/core/visitors.py) holds at most ELECTRA_LANE_SHARE (32) calls of a lane,
+  waiting or running; in a live class's lanes ELECTRA_CLASS_LANE_SHARE (400: a school's classes behind one
+  address, every phone polling at once).
+A call over either is refused at once, alone, with HTTP 429 and a message that says when to try again
+(and a Retry-After header); the visitor's earlier calls, and everybody else's, run as before.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+from fastapi import HTTPException
+from gradio import route_utils
+
+from explainer.core import visitors
+from explainer.ui import queues
+
+DEFAULT_ROOM, DEFAULT_SHARE, DEFAULT_CLASS_SHARE = 256, 32, 400
+
+
+def _setting(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    try:
+        value = int(raw) if raw else default
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{name} must be a whole number from 1, not {raw[:20]!r}.")
+    return value
+
+
+def shares() -> dict[str, int]:
+    """The settings, checked: {"room", "share", "class_share"}."""
+    return {"room": _setting("ELECTRA_LANE_ROOM", DEFAULT_ROOM), "share": _setting("ELECTRA_LANE_SHARE", DEFAULT_SHARE),
+            "class_share": _setting("ELECTRA_CLASS_LANE_SHARE", DEFAULT_CLASS_SHARE)}
+
+
+def _who(event_or_request) -> str:
+    request = getattr(event_or_request, "request", event_or_request)
+    client = getattr(request, "client", None)
+    return visitors.visitor(getattr(client, "host", None))
+
+
+def refusal(queue, fn, request, limits: dict[str, int]) -> tuple[str, int] | None:
+    """(message, seconds to wait) when this call would take more than its lane's room or its visitor's share;
+    None when it may join."""
+    lane = fn.concurrency_id
+    waiting = list(getattr(queue.event_queue_per_concurrency_id.get(lane), "queue", ()))
+    running = [e for job in queue.active_jobs if job for e in job if e.concurrency_id == lane]
+    who = _who(request)
+    mine = sum(_who(e) == who for e in waiting + running)
+    share = limits["class_share"] if lane in queues.CLASS_LANES else limits["share"]
+    timing = queue.process_time_per_fn.get(fn)
+    each = timing.avg_time if timing is not None and timing.count else 1.0
+    width = max(1, fn.concurrency_limit or 1) if isinstance(fn.concurrency_limit, int) else 1
+    if mine >= share:
+        wait = max(1, math.ceil(each * mine / width))
+        return (f"The server is busy with your {mine} earlier requests of this kind (a visitor may have {share} at "
+                f"once): try again in {wait} s."), wait
+    if len(waiting) >= limits["room"]:
+        wait = max(1, math.ceil(each * len(waiting) / width))
+        return f"The server is busy ({len(waiting)} requests of this kind waiting): try again in {wait} s.", wait
+    return None
+
+
+def install(demo) -> None:
+    """Wrap `demo`'s queue (after `demo.queue(...)`) so that every call joining it is checked by `refusal`."""
+    queue = demo._queue
+    limits = shares()
+    push = queue.push
+
+    async def fair_push(body, request, username):
+        try:
+            fn = route_utils.get_fn(demo, None, body)
+        except Exception:  # noqa: BLE001 - a call gradio cannot place: its own push answers it
+            fn = None
+        refused = refusal(queue, fn, request, limits) if fn is not None else None
+        if refused:
+            message, wait = refused
+            raise HTTPException(status_code=429, detail=message, headers={"Retry-After": str(wait)})
+        return await push(body, request, username)
+
+    queue.push = fair_push
