@@ -51,7 +51,7 @@ from explainer.core.class_records import ClassInfo, NewClass, Student, Submissio
 from explainer.core.class_records import view_token as _view_token
 from explainer.core.private_files import data_dir, private_file, private_folder, tighten
 from explainer.core.user_text import clean_text, quote
-from training.offensive import is_offensive
+from training.offensive import hides_offensive
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # 31 symbols nobody misreads: 31**6 ~ 9e8 codes
 CODE_LENGTH = 6
@@ -253,7 +253,7 @@ class ClassStore:
 
     def join(self, code: object, nickname: object = None) -> Student:
         name = "" if nickname is None else clean_text(nickname, MAX_NICKNAME, "nickname")
-        if name and is_offensive(name):
+        if name and (hides_offensive(name) or hides_offensive(str(nickname))):  # as shown, and as typed
             raise ValueError("Please choose another nickname.")
         student_id = secrets.token_urlsafe(16)
         with self._transaction() as conn:

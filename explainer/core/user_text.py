@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from training.offensive import visible
+
 
 def quote(value: object, limit: int = 20) -> str:
     """At most `limit` characters of what was sent, as a repr (control characters shown as escapes), "…" when
@@ -19,11 +21,12 @@ def quote(value: object, limit: int = 20) -> str:
 
 
 def clean_text(text: object, limit: int, what: str) -> str:
-    """NFKC, control and format characters dropped, whitespace runs made one space; ValueError past `limit`."""
+    """NFKC, control, format and other invisible characters dropped (training.offensive.visible: what is shown is
+    what the offensive-word check read), whitespace runs made one space; ValueError past `limit`."""
     if not isinstance(text, str):
         raise ValueError(f"The {what} must be text, not {quote(text)}.")
     text = unicodedata.normalize("NFKC", text[:limit * 8])
-    text = " ".join("".join(c for c in text if not unicodedata.category(c).startswith("C") or c.isspace()).split())
+    text = " ".join(visible("".join(c for c in text if not unicodedata.category(c).startswith("C") or c.isspace())).split())
     if len(text) > limit:
         raise ValueError(f"The {what} has at most {limit} characters: {quote(text)} is longer.")
     return text

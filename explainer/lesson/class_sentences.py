@@ -23,7 +23,7 @@ from explainer.core.pipeline import sentence_words
 from explainer.core.text import InputError
 from explainer.core.user_text import clean_text, quote
 from explainer.lesson.game import MAX_SENTENCES
-from training.offensive import is_offensive
+from training.offensive import hides_offensive
 
 MAX_CHARS = 300  # characters of one sentence: a phone shows it as tick boxes, one per word
 MIN_WORDS = 4  # fewer, and the generator's 15% has almost nothing to replace
@@ -56,6 +56,8 @@ def check_sentences(pair, sentences: object) -> tuple[str, ...]:
     for number, line in enumerate(lines, 1):
         try:
             text = clean_text(line, MAX_CHARS, "sentence")
+            if hides_offensive(line) or hides_offensive(text):  # as typed, and as it would be shown
+                raise ValueError("it holds a word this app does not show; please choose another sentence.")
         except ValueError as error:
             raise ValueError(f"Sentence {number} cannot be played: {error}") from None
         if text and text not in kept:
@@ -75,8 +77,6 @@ def check_sentences(pair, sentences: object) -> tuple[str, ...]:
 def _check_one(pair, text: str) -> None:
     if len(text.split()) < MIN_WORDS:
         raise ValueError(f"it has fewer than {MIN_WORDS} words ({quote(text, 40)}); give the generator more to work on.")
-    if is_offensive(text):
-        raise ValueError("it holds a word this app does not show; please choose another sentence.")
     tokenizer = pair.tokenizer
     try:
         encoded, _ = sentence_words(pair, text)

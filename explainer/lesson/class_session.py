@@ -47,7 +47,7 @@ from explainer.lesson.class_teacher import (  # noqa: F401 (the teacher's view, 
     TeacherView,
     teacher_view,
 )
-from training.offensive import is_offensive
+from training.offensive import hides_offensive
 
 MAX_NEW_WORD = 40  # characters of a round-B word
 CACHED_ROUNDS = 32  # rounds kept in memory (model, seed, n)
@@ -300,7 +300,7 @@ def submit_fool(pair, code, student_id, sentence_index, word_index, new_word, be
         word = clean_text(new_word, MAX_NEW_WORD, "new word")
         if not re.fullmatch(r"[\w'’.,!?-]+", word):  # what the projector will show: a word, no markup
             raise ValueError("Type one word: letters and digits, with an apostrophe or a hyphen if need be.")
-        if is_offensive(word):
+        if hides_offensive(word) or hides_offensive(str(new_word)):  # as shown, and as typed
             raise ValueError("Please choose another word.")
         result = game.fool(pair, sentences[sentence_index], word_index, word, bet)
         record = {**{field: getattr(result, field) for field in FOOL_FIELDS}, "p_edited": float(result.p_edited)}
