@@ -146,22 +146,26 @@ def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model:
     The same code (and generator) gives the same round to everyone; nothing is stored. generator: "electra"
     (ELECTRA's own, the default) or "stronger" (the harder level)."""
     v = checked(model=model, generator=generator or "electra")
+    try:  # every value in words before any model runs: a bool, Infinity or 5,000 digits is no code, count or pick
+        code = bounds.Whole(0, lesson.MAX_SEED - 1, "the class code")("code", code)
+        n = bounds.Whole(1, lesson.MAX_SENTENCES, "sentences in the round")("sentences", sentences)
+        if picks is not None and (not isinstance(picks, list) or len(picks) != n):
+            raise ValueError(f"picks must be one list of word numbers per sentence ({n} lists), not {quote(picks)}.")
+        word_numbers = bounds.WholeList(0, bounds.MAX_MASK_WORDS - 1, bounds.MAX_MASK_WORDS, "a sentence's word numbers")
+        rows = [word_numbers("picks", p) for p in picks] if picks is not None else None
+    except ValueError as error:
+        raise gr.Error(str(error), print_exception=False) from error
     pair = load_pair(v["model"])
     try:
-        try:
-            n = int(sentences)
-        except (TypeError, ValueError, OverflowError):
-            raise ValueError(f"sentences must be a whole number, not {quote(sentences)}.") from None
         items = lesson.spot_round(pair, code, n, generator=v["generator"])
-        if picks is not None:
-            if not isinstance(picks, list) or len(picks) != len(items) or not all(isinstance(p, list) for p in picks):
-                raise ValueError(f"picks must be one list of word indices per sentence ({len(items)} lists).")
-            scores = [lesson.score_spot(item, p) for item, p in zip(items, picks)]
+        if rows is not None:
+            scores = [lesson.score_spot(item, class_session.check_picks(list(p), len(item.words)))
+                      for item, p in zip(items, rows)]
     except (TypeError, ValueError) as error:
         raise gr.Error(str(error), print_exception=False) from error
     round_ = {"code": lesson.check_seed(code), "model": pair.name, "generator": v["generator"],
               "sentences": [{"words": list(item.words)} for item in items]}
-    if picks is None:
+    if rows is None:
         return round_
 
     for entry, item, result in zip(round_["sentences"], items, scores):
