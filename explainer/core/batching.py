@@ -10,6 +10,9 @@ request runs at once, alone, with no added wait.
 Each sentence keeps its own seed and settings, so its masks and samples are those it gets alone; its
 probabilities may differ from a lone run in the last float bits (padding changes the order of sums).
 A sentence that fails (empty text, a bad setting) gets its own error; the rest of its batch runs.
+A batch is bounded in memory too: the waiting requests are taken oldest first while their generator work, as
+explainer/core/explain_memory.py estimates it, fits ELECTRA_EXPLAIN_MEMORY_MB (a request over it runs alone), and
+a batch that held much gives its freed pages back to the system after it (explainer/core/memory.py).
 Why not gradio's `batch=True`: it hands one exception to every request of a batch, and batches per
 event, where this also merges the page's button, the API and the Classroom.
 """
@@ -20,6 +23,8 @@ import os
 import threading
 import weakref
 
+from explainer.core import memory
+from explainer.core.explain_memory import batch_bytes, estimate_bytes
 from explainer.core.pipeline import Explanation, Settings, explain_many
 
 MAX_BATCH = max(1, int(os.environ.get("ELECTRA_EXPLAIN_BATCH", 16)))  # 1: no batching
@@ -27,25 +32,30 @@ _BATCHERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # ModelPair 
 _BATCHERS_LOCK = threading.Lock()
 
 
-class _Job:
-    __slots__ = ("request", "result", "done")
+TRIM_BYTES = 64_000_000  # a batch estimated above this returns its freed pages to the system afterwards
 
-    def __init__(self, request: tuple[str, Settings]):
-        self.request, self.result, self.done = request, None, False
+
+class _Job:
+    __slots__ = ("request", "result", "done", "cost")
+
+    def __init__(self, request: tuple[str, Settings], cost: int = 0):
+        self.request, self.result, self.done, self.cost = request, None, False, cost
 
 
 class Batcher:
     """Leader/follower: whoever finds the models free runs the queue; nobody waits on a timer."""
 
-    def __init__(self, pair, max_batch: int = MAX_BATCH):
+    def __init__(self, pair, max_batch: int = MAX_BATCH, max_bytes: int | None = None):
         self.pair, self.max_batch = pair, max_batch
+        self.max_bytes = batch_bytes() if max_bytes is None else max_bytes
+        self.vocabulary = len(pair.tokenizer)
         self._queue: list[_Job] = []
         self._busy = False
         self._changed = threading.Condition()
         self.batches: list[int] = []  # sizes of the batches run (the last 1,000), for benchmarks
 
     def explain(self, text: str, settings: Settings) -> Explanation:
-        job = _Job((text, settings))
+        job = _Job((text, settings), estimate_bytes(text, settings, self.vocabulary))
         with self._changed:
             self._queue.append(job)
         while True:
@@ -55,7 +65,7 @@ class Batcher:
                 if job.done:
                     return self._result(job)
                 self._busy = True  # this request leads: it runs the oldest queued ones, itself among them
-                batch, self._queue = self._queue[:self.max_batch], self._queue[self.max_batch:]
+                batch = self._take()
             try:
                 results = explain_many(self.pair, [j.request for j in batch])
             except BaseException as error:  # noqa: BLE001 - any failure: every request of the batch hears of it
@@ -66,6 +76,19 @@ class Batcher:
                 self.batches = (self.batches + [len(batch)])[-1000:]
                 self._busy = False
                 self._changed.notify_all()
+            if sum(j.cost for j in batch) > TRIM_BYTES:
+                memory.trim()
+
+    def _take(self) -> list[_Job]:
+        """The oldest waiting requests, at most max_batch, while their estimated memory fits max_bytes (the
+        first always: a request over the bound runs alone)."""
+        size, held = 0, 0
+        for job in self._queue[:self.max_batch]:
+            if size and held + job.cost > self.max_bytes:
+                break
+            size, held = size + 1, held + job.cost
+        batch, self._queue = self._queue[:size], self._queue[size:]
+        return batch
 
     @staticmethod
     def _result(job: _Job) -> Explanation:
