@@ -33,7 +33,7 @@ def small_app(monkeypatch):
     demo.queue(max_size=None)
     fair_queue.install(demo)
     _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1")
-    yield url, release
+    yield url, release, demo
     release.set()
     demo.close()
 
@@ -44,7 +44,7 @@ def join(url: str, name: str, headers: dict | None = None) -> httpx.Response:
 
 @pytest.mark.slow
 def test_a_flood_from_one_visitor_is_told_to_wait_and_the_class_lane_still_answers(small_app):
-    url, release = small_app
+    url, release, _ = small_app
     with ThreadPoolExecutor(8) as pool:
         replies = list(pool.map(lambda _: join(url, "slow"), range(8)))
     codes = sorted(r.status_code for r in replies)
@@ -57,6 +57,15 @@ def test_a_flood_from_one_visitor_is_told_to_wait_and_the_class_lane_still_answe
     answer = httpx.get(f"{url}gradio_api/call/quick/{quick.json()['event_id']}", timeout=10).text
     assert '"HI"' in answer
     release.set()
+
+
+@pytest.mark.slow
+def test_a_scripted_call_s_session_is_forgotten_once_it_has_finished(small_app):
+    url, _, demo = small_app
+    for i in range(12):
+        event = join(url, "quick").json()["event_id"]
+        assert '"HI"' in httpx.get(f"{url}gradio_api/call/quick/{event}", timeout=10).text
+    assert len(demo.state_holder.session_data) <= 1  # 12 calls: at most the last one's, not 12 copies of the page
 
 
 @pytest.mark.parametrize("name, raw", [("ELECTRA_LANE_SHARE", "0"), ("ELECTRA_LANE_ROOM", "many")])

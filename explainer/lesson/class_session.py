@@ -57,6 +57,7 @@ _store: ClassStore | None = None
 _store_lock = threading.Lock()
 _rounds: OrderedDict[tuple[str, int, int, tuple[str, ...], str], tuple[game.SpotItem, ...]] = OrderedDict()
 _rounds_lock = threading.Lock()
+_computing: dict[tuple, threading.Lock] = {}  # a lock per round being computed
 
 
 def default_store() -> ClassStore:
@@ -72,14 +73,25 @@ def _items(pair, info: ClassInfo) -> tuple[game.SpotItem, ...]:
     if info.model and pair.name != info.model:
         raise ValueError(f"This class plays with the model {quote(info.model, 60)}, not {quote(pair.name, 60)}.")
     key = (info.model or pair.name, info.seed, info.n_sentences, info.sentences, info.generator)
-    with _rounds_lock:  # one computation at a time: a class joining at once waits for one, not thirty
-        if key not in _rounds:
-            _rounds[key] = game.spot_round(pair, info.seed, info.n_sentences, info.sentences or None,
-                                           in_order=bool(info.sentences), generator=info.generator)
+    with _rounds_lock:
+        if key in _rounds:
+            _rounds.move_to_end(key)
+            return _rounds[key]
+        computing = _computing.setdefault(key, threading.Lock())
+    # One computation per round at a time (a class joining at once waits for one, not thirty); another class's
+    # calls never wait for it: the cache's own lock is held for lookups only.
+    with computing:
+        with _rounds_lock:
+            if key in _rounds:
+                return _rounds[key]
+        items = game.spot_round(pair, info.seed, info.n_sentences, info.sentences or None,
+                                in_order=bool(info.sentences), generator=info.generator)
+        with _rounds_lock:
+            _rounds[key] = items
             if len(_rounds) > CACHED_ROUNDS:
                 _rounds.popitem(last=False)
-        _rounds.move_to_end(key)
-        return _rounds[key]
+            _computing.pop(key, None)
+        return items
 
 
 @dataclass(frozen=True)

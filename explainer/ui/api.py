@@ -206,11 +206,12 @@ def within_share(kind: str | dict[str, str], client: str | None, call):
     if client is None:
         return _class_call(call)
     shares = kind if isinstance(kind, dict) else {kind: client}
-    for name, key in shares.items():
-        _class_call(lambda: quotas.quota(name).check(key))
-    out = _class_call(call)
-    for name, key in shares.items():
-        quotas.quota(name).take(key)
+    with quotas.one_at_a_time(shares.values()):
+        for name, key in shares.items():
+            _class_call(lambda: quotas.quota(name).check(key))
+        out = _class_call(call)
+        for name, key in shares.items():
+            quotas.quota(name).take(key)
     return out
 
 

@@ -9,6 +9,11 @@ own; instead, as a call joins it (`Queue.push`, wrapped on this app's queue only
   address, every phone polling at once).
 A call over either is refused at once, alone, with HTTP 429 and a message that says when to try again
 (and a Retry-After header); the visitor's earlier calls, and everybody else's, run as before.
+
+Memory: gradio keeps a session's state (a copy of every component's settings, ~0.65 MB for this app) for each
+session it sees, up to 10,000 of them, and a scripted call (/gradio_api/call/NAME, no session of its own) gets a
+session per call: 1,000 API calls held ~650 MB for good. An API call has no state to keep, so its session is
+forgotten once the call has finished (`install` watches the calls it let in).
 """
 
 from __future__ import annotations
@@ -75,6 +80,7 @@ def install(demo) -> None:
     queue = demo._queue
     limits = shares()
     push = queue.push
+    api_calls: list[str] = []  # the ids of the scripted calls let in, whose sessions are theirs alone
 
     async def fair_push(body, request, username):
         try:
@@ -85,6 +91,17 @@ def install(demo) -> None:
         if refused:
             message, wait = refused
             raise HTTPException(status_code=429, detail=message, headers={"Retry-After": str(wait)})
-        return await push(body, request, username)
+        scripted = body.session_hash is None  # gradio names its session after the event
+        joined = await push(body, request, username)
+        if scripted and joined[0]:
+            api_calls.append(joined[1])
+        finished = [event for event in api_calls if event not in queue.event_ids_to_events]
+        if finished:
+            with demo.state_holder.lock:
+                for event in finished:
+                    demo.state_holder.session_data.pop(event, None)
+                    demo.state_holder.time_last_used.pop(event, None)
+            api_calls[:] = [event for event in api_calls if event in queue.event_ids_to_events]
+        return joined
 
     queue.push = fair_push

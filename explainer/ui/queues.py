@@ -14,7 +14,7 @@ instead of piling up as threads blocked on the lock.
     sweep      the Classroom's temperature sweep (cached per model after the first)  1
     class      a live class's joins, answers in round A, the phones' polls, the teacher's  ELECTRA_CLASS_CONCURRENCY (16)
                moves and views: SQLite and a round computed once per class
-    class_model a live class's calls that run the models (a class started, a round-B     ELECTRA_CLASS_MODEL_CONCURRENCY (4)
+    class_model a live class's calls that run the models (a class started, a round-B     ELECTRA_CLASS_MODEL_CONCURRENCY (16)
                verdict): their own lane, so a class never waits behind Explore's queue
     the rest   quiz, walk-through, re-rendering, training-tab controls: milliseconds  DEFAULT (8)
 
@@ -41,7 +41,7 @@ ATTRIBUTE = dict(concurrency_id="attribute", concurrency_limit=_limit("ELECTRA_A
 MODEL = dict(concurrency_id="model", concurrency_limit=4)
 SWEEP = dict(concurrency_id="sweep", concurrency_limit=1)
 CLASS = dict(concurrency_id="class", concurrency_limit=_limit("ELECTRA_CLASS_CONCURRENCY", 16))
-CLASS_MODEL = dict(concurrency_id="class_model", concurrency_limit=_limit("ELECTRA_CLASS_MODEL_CONCURRENCY", 4))
+CLASS_MODEL = dict(concurrency_id="class_model", concurrency_limit=_limit("ELECTRA_CLASS_MODEL_CONCURRENCY", 16))
 CLASS_LANES = frozenset({"class", "class_model"})  # a school's phones share one address: a wider share per visitor
 DEFAULT = 8  # `Blocks.queue(default_concurrency_limit=...)`: every event not listed above
 MAX_QUEUED = None  # gradio's one size for every lane together: none; each lane has its own (fair_queue.ROOM)
