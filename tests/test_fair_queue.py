@@ -73,3 +73,15 @@ def test_the_settings_are_checked(monkeypatch, name, raw):
     monkeypatch.setenv(name, raw)
     with pytest.raises(ValueError, match=f"{name} must be a whole number from 1, not '{raw}'"):
         fair_queue.shares()
+
+
+def test_a_lane_serves_each_visitor_s_next_call_before_anyone_s_call_after_it():
+    class Event:
+        def __init__(self, host: str, name: str):
+            self.request = type("Request", (), {"client": type("Client", (), {"host": host})()})()
+            self.name = name
+
+    bots = [Event(f"2001:db8::{i + 1:x}", f"bot{i}") for i in range(4)]  # one /64: one visitor
+    waiting = bots + [Event("192.0.2.1", "ana"), Event("192.0.2.1", "bo"), Event("198.51.100.9", "cy")]
+    fair_queue.fair_order(waiting, running=[Event("192.0.2.1", "running")])
+    assert [e.name for e in waiting] == ["bot0", "cy", "bot1", "ana", "bot2", "bo", "bot3"]

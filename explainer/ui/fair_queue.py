@@ -7,7 +7,9 @@ own; instead, as a call joins it (`Queue.push`, wrapped on this app's queue only
 - one visitor (a network: explainer/core/visitors.py) holds at most ELECTRA_LANE_SHARE (32) calls of a lane,
   waiting or running; in a live class's lanes ELECTRA_CLASS_LANE_SHARE (400: a school's classes behind one
   address, every phone polling at once).
-A call over either is refused at once, alone, with HTTP 429 and a message that says when to try again
+Within a lane, calls wait in a fair order, not in the order they came: each visitor's next call goes before
+anyone's call after that (`fair_order`), so 200 joins from one network do not hold back another class's answers.
+A call over either share is refused at once, alone, with HTTP 429 and a message that says when to try again
 (and a Retry-After header); the visitor's earlier calls, and everybody else's, run as before.
 
 Memory: gradio keeps a session's state (a copy of every component's settings, ~0.65 MB for this app) for each
@@ -75,6 +77,21 @@ def refusal(queue, fn, request, limits: dict[str, int]) -> tuple[str, int] | Non
     return None
 
 
+def fair_order(waiting: list, running: list) -> None:
+    """Reorder a lane's waiting calls in place: by how many calls their visitor has ahead of them (running, and
+    waiting before them), and as they came among equals."""
+    ahead: dict[str, int] = {}
+    for event in running:
+        who = _who(event)
+        ahead[who] = ahead.get(who, 0) + 1
+    rank = {}
+    for event in waiting:
+        who = _who(event)
+        rank[id(event)] = ahead.get(who, 0)
+        ahead[who] = rank[id(event)] + 1
+    waiting.sort(key=lambda event: rank[id(event)])  # stable: first come, first served among equals
+
+
 def install(demo) -> None:
     """Wrap `demo`'s queue (after `demo.queue(...)`) so that every call joining it is checked by `refusal`."""
     queue = demo._queue
@@ -93,6 +110,10 @@ def install(demo) -> None:
             raise HTTPException(status_code=429, detail=message, headers={"Retry-After": str(wait)})
         scripted = body.session_hash is None  # gradio names its session after the event
         joined = await push(body, request, username)
+        lane = queue.event_queue_per_concurrency_id.get(fn.concurrency_id) if fn is not None else None
+        if joined[0] and lane is not None and len(lane.queue) > 1:
+            fair_order(lane.queue, [e for job in queue.active_jobs if job for e in job
+                                    if e.concurrency_id == fn.concurrency_id])
         if scripted and joined[0]:
             api_calls.append(joined[1])
         finished = [event for event in api_calls if event not in queue.event_ids_to_events]
