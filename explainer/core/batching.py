@@ -36,7 +36,8 @@ _BATCHERS_LOCK = threading.Lock()
 # Every batch runs in this one thread: torch (its OpenMP team, oneDNN's scratch) keeps state per calling thread,
 # and batches led by whichever of gradio's 40 worker threads came first grew the server's resting size by
 # ~240 MB per 262 calls; in one thread it stays flat (measured: +44 MB once).
-_MODEL_THREAD = ThreadPoolExecutor(1, thread_name_prefix="explain-models")
+MODEL_THREAD_NAME = "explain-models"
+_MODEL_THREAD = ThreadPoolExecutor(1, thread_name_prefix=MODEL_THREAD_NAME)
 
 
 TRIM_BYTES = 64_000_000  # a batch estimated above this returns its freed pages to the system afterwards
@@ -74,7 +75,7 @@ class Batcher:
                 self._busy = True  # this request leads: it runs the oldest queued ones, itself among them
                 batch = self._take()
             try:
-                results = _MODEL_THREAD.submit(explain_many, self.pair, [j.request for j in batch]).result()
+                results = in_model_thread(explain_many, self.pair, [j.request for j in batch])
             except BaseException as error:  # noqa: BLE001 - any failure: every request of the batch hears of it
                 results = [error] * len(batch)
             with self._changed:
@@ -102,6 +103,14 @@ class Batcher:
         if isinstance(job.result, BaseException):
             raise job.result
         return job.result
+
+
+def in_model_thread(call, *args, **kwargs):
+    """`call(*args, **kwargs)` in the models' own thread (see _MODEL_THREAD), for other short model work (a
+    class's round, a round-B verdict): the caller waits for it."""
+    if threading.current_thread().name.startswith(MODEL_THREAD_NAME):  # already there: waiting would deadlock
+        return call(*args, **kwargs)
+    return _MODEL_THREAD.submit(call, *args, **kwargs).result()
 
 
 def batcher(pair) -> Batcher:

@@ -30,6 +30,7 @@ from collections import OrderedDict
 from dataclasses import asdict, dataclass
 
 from explainer.core import generators
+from explainer.core.batching import in_model_thread
 from explainer.core.class_phases import answer_refusal
 from explainer.core.class_phases import stage as parse_stage
 from explainer.core.class_store import ClassInfo, ClassStore, Student
@@ -84,7 +85,7 @@ def _items(pair, info: ClassInfo) -> tuple[game.SpotItem, ...]:
         with _rounds_lock:
             if key in _rounds:
                 return _rounds[key]
-        items = game.spot_round(pair, info.seed, info.n_sentences, info.sentences or None,
+        items = in_model_thread(game.spot_round, pair, info.seed, info.n_sentences, info.sentences or None,
                                 in_order=bool(info.sentences), generator=info.generator)
         with _rounds_lock:
             _rounds[key] = items
@@ -314,7 +315,7 @@ def submit_fool(pair, code, student_id, sentence_index, word_index, new_word, be
             raise ValueError("Type one word: letters and digits, with an apostrophe or a hyphen if need be.")
         if hides_offensive(word) or hides_offensive(str(new_word)):  # as shown, and as typed
             raise ValueError("Please choose another word.")
-        result = game.fool(pair, sentences[sentence_index], word_index, word, bet)
+        result = in_model_thread(game.fool, pair, sentences[sentence_index], word_index, word, bet)
         record = {**{field: getattr(result, field) for field in FOOL_FIELDS}, "p_edited": float(result.p_edited)}
         answer = {"word_index": word_index, "new_word": word, "bet": bet}
         stored = store.submit(info.code, student_id, "B", sentence_index, answer, record)

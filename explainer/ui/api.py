@@ -157,7 +157,7 @@ def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model:
         raise gr.Error(str(error), print_exception=False) from error
     pair = load_pair(v["model"])
     try:
-        items = lesson.spot_round(pair, code, n, generator=v["generator"])
+        items = batching.in_model_thread(lesson.spot_round, pair, code, n, generator=v["generator"])
         if rows is not None:
             scores = [lesson.score_spot(item, class_session.check_picks(list(p), len(item.words)))
                       for item, p in zip(items, rows)]
