@@ -6,6 +6,7 @@ The same moves are the API's /class_lock and /class_remove.
 
 from __future__ import annotations
 
+import html
 from types import SimpleNamespace
 
 import gradio as gr
@@ -48,8 +49,9 @@ def remove(who: dict | None, number) -> dict:
         return {"message": _error(error)}
     left = roster(who)
     left["pick"] = gr.update(choices=left["pick"]["choices"], value=None)
-    return {**left, "message": _error(f"{gone.display_name} (student {gone.number}) was removed with their answers. "
-                                      "Lock the room too, or they can join again.")}
+    note = f"{gone.display_name} (student {gone.number}) was removed with their answers. Lock the room too, or " \
+           "they can join again."
+    return {**left, "message": f'<p role="status" style="margin:4px 0">{html.escape(note)}</p>'}
 
 
 def build_moderation(who: gr.State, message: gr.HTML) -> SimpleNamespace:
