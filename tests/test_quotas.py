@@ -77,37 +77,3 @@ def test_the_settings_are_checked(monkeypatch):
         quotas.forwarded_allow_ips()
     monkeypatch.delenv("ELECTRA_TRUSTED_PROXIES")
     assert quotas.forwarded_allow_ips() == ""  # by default nobody's X-Forwarded-For is believed
-
-
-def test_a_share_is_exact_when_calls_come_at_once_and_a_failed_call_gives_its_place_back():
-    import threading
-
-    from limits import parse
-
-    share = quotas.Quota(parse("3/hour"), "{amount} in the last {period}: wait {wait}")
-    started, passed = threading.Barrier(8), []
-
-    def join():
-        started.wait()
-        try:
-            with share.reserve("school"):
-                threading.Event().wait(0.2)  # the work: the others arrive meanwhile
-            passed.append(1)
-        except quotas.QuotaError:
-            pass
-
-    threads = [threading.Thread(target=join) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert len(passed) == 3
-    other = quotas.Quota(parse("1/hour"), "{amount} {period} {wait}")
-    with pytest.raises(ValueError, match="class is full"):
-        with other.reserve("school"):
-            raise ValueError("class is full")
-    with other.reserve("school"):  # the failed call cost nothing
-        pass
-    with pytest.raises(quotas.QuotaError, match="1 hour"):
-        with other.reserve("school"):
-            pass

@@ -35,7 +35,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 from limits import RateLimitItem, parse, storage, strategies
 
@@ -89,18 +89,16 @@ class QuotaError(ValueError):
 
 
 class Quota:
-    """One visitor's share of something (class starts, joins): `reserve` a place around the work (checked before,
-    counted once it is done), so a refused attempt (a bad sentence, a full class) costs nothing. `message` says what was done too often:
+    """One visitor's share of something (class starts, joins): `check` before the work, `take` once it is done,
+    so a refused attempt (a bad sentence, a full class) costs nothing. `message` says what was done too often:
     it is formatted with the rate's {amount} and {period} and the minutes to {wait}."""
 
     def __init__(self, item: RateLimitItem, message: str):
         self.item, self.message = item, message
         self._limiter = strategies.MovingWindowRateLimiter(storage.MemoryStorage())
-        self._held: dict[str, int] = {}  # places reserved by work still running, per client
-        self._guard = threading.Lock()
 
-    def check(self, client: str, cost: int = 1) -> None:
-        if not self._limiter.test(self.item, client, cost=cost):
+    def check(self, client: str) -> None:
+        if not self._limiter.test(self.item, client):
             reset = self._limiter.get_window_stats(self.item, client).reset_time
             wait = max(1, math.ceil((reset - time.time()) / 60))
             raise QuotaError(self.message.format(amount=self.item.amount, period=_period(self.item),
@@ -109,31 +107,25 @@ class Quota:
     def take(self, client: str) -> None:
         self._limiter.hit(self.item, client)
 
-    @contextmanager
-    def reserve(self, client: str) -> Iterator[None]:
-        """One place of `client`'s share held while the work in the `with` block runs, counted if it succeeds and
-        given back if it fails: 32 joins at once cannot all pass a check that one more would fail (each is checked
-        with the places the others hold), and none waits for another's work."""
-        with self._guard:
-            held = self._held.get(client, 0)
-            self.check(client, cost=held + 1)
-            self._held[client] = held + 1
-        done = False
-        try:
-            yield
-            done = True
-        finally:
-            with self._guard:
-                left = self._held.pop(client) - 1
-                if left:
-                    self._held[client] = left
-                if done:
-                    self._limiter.hit(self.item, client)
-
 
 def _period(item: RateLimitItem) -> str:
     unit = item.GRANULARITY.name
     return unit if item.multiples == 1 else f"{item.multiples} {unit}s"
+
+
+_STRIPES = tuple(threading.Lock() for _ in range(64))
+
+
+@contextmanager
+def one_at_a_time(keys) -> Iterator[None]:
+    """Hold the locks of `keys` (visitors, visitor-and-class), so that a share's check, the work and its count
+    are one step for each visitor: 32 joins at once cannot all pass a check that one more would fail. Striped
+    locks, taken in order (no deadlock); two visitors rarely share one."""
+    stripes = sorted({hash(key) % len(_STRIPES) for key in keys})
+    with ExitStack() as held:
+        for stripe in stripes:
+            held.enter_context(_STRIPES[stripe])
+        yield
 
 
 _quotas: dict[str, Quota] = {}

@@ -13,7 +13,6 @@ for the user are raised as `gradio.Error` (a `gradio_client` caller sees the mes
 
 import dataclasses
 import time
-from contextlib import ExitStack
 from typing import Optional
 
 import gradio as gr
@@ -207,10 +206,13 @@ def within_share(kind: str | dict[str, str], client: str | None, call):
     if client is None:
         return _class_call(call)
     shares = kind if isinstance(kind, dict) else {kind: client}
-    with ExitStack() as held:
+    with quotas.one_at_a_time(shares.values()):
         for name, key in shares.items():
-            _class_call(lambda: held.enter_context(quotas.quota(name).reserve(key)))
-        return _class_call(call)
+            _class_call(lambda: quotas.quota(name).check(key))
+        out = _class_call(call)
+        for name, key in shares.items():
+            quotas.quota(name).take(key)
+    return out
 
 
 def join_shares(client: str | None, code: object) -> dict[str, str]:
