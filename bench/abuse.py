@@ -19,8 +19,13 @@ bounds allow (512 tokens, every one masked, 10 guesses each); temperature=Infini
 raw HTTP; a 100 KB query string; the all-words attribution of 600 words; 191 class starts from one visitor
 (then with a forged X-Forwarded-For); 200 joins from one address into the honest class; the public sentence
 file against round A (the fakes it finds before the reveal, bundled set and the teacher's own sentences); the
-store's file modes. The last line of stdout is the table as JSON. Exit status 0 when every reply was under
-1 MB and strict JSON, the server stayed under 1.6 GB and every honest class started with 0 errors.
+store's file modes; then the attacks on the server's fairness (bench/abuse_server.py): starving the class,
+addresses rotating in one /64, one address spelled three ways, a join flood and the teacher's lock, disguised
+swear words, 16 x 512 typed blanks with the stronger generator, /game's bad picks. The last line of stdout is
+the table as JSON. Exit status 0 when every reply was under 1 MB and strict JSON, the server stayed under 2 GB,
+every honest class started with 0 errors (no 503) and an answers' p95 of at most 1.5 s, and the server's
+resting size after the attacks is within 10% of its size before them (read after one call of each kind: both
+generators, an attribution, a small class).
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from urllib.parse import urlsplit
 import httpx
 import psutil
 
+import abuse_server  # bench/abuse_server.py: the attacks on the server's fairness
 import load  # bench/load.py: the same wait for a served app
 from live_server import free_port, percentile
 
@@ -53,7 +59,7 @@ SENTENCE_36 = ("the old man walked slowly to the market on a cold morning and bo
 OWN = ["Our class planted three trees behind the school last spring.",
        "The library opens early on Mondays for students who want to read.",
        "My sister baked a cake for her friend's birthday party."]
-MAX_REPLY, MAX_RSS = 1_000_000, 1.6e9
+MAX_REPLY, MAX_RSS, MAX_P95, REST_GROWTH = 1_000_000, 2e9, 1.5, 0.10
 # /attribute's values after n_steps (gradio's raw call wants every one): baseline, all_tokens, model, mode,
 # mask_rate, seed, temperature, top_k, mask_words, tolerance, generator
 ATTRIBUTE_REST = ["pad", False, "", "auto", 0.15, 0, 1.0, 5, None, 0.0, "electra"]
@@ -75,8 +81,12 @@ class Proxy:
 
     def call(self, name: str, data: list, visitor: str, forged: str = "") -> tuple[str, object, float]:
         """("complete" or "error", the payload, seconds); the reply's size and strictness are recorded."""
-        headers = {"content-type": "application/json", "x-forwarded-for": ", ".join(filter(None, [forged, visitor]))}
         body = json.dumps({"data": data}, allow_nan=True)  # Infinity and NaN as a hostile client writes them
+        return self.call_raw(name, body, visitor, forged)
+
+    def call_raw(self, name: str, body: str, visitor: str, forged: str = "") -> tuple[str, object, float]:
+        """`call` with the request's JSON as written (a number of 5,000 digits, which json.dumps refuses)."""
+        headers = {"content-type": "application/json", "x-forwarded-for": ", ".join(filter(None, [forged, visitor]))}
         start = time.perf_counter()
         posted = self.http().post(f"{self.url}/gradio_api/call/{name}", content=body, headers=headers)
         if posted.status_code != 200:
@@ -238,7 +248,8 @@ def attacks(proxy: Proxy, data_dir: Path, only: str) -> list[tuple[str, object]]
              ("temperature=Infinity, NaN, n_steps='many'", loose_edges), ("100 KB query string", long_url),
              ("all-words attribution, 600 words", all_words), ("class starts, one visitor", starts),
              ("200 joins from one address", joins), ("public sentence file vs round A", public_file),
-             ("class store file modes", file_modes)]
+             ("class store file modes", file_modes)] + [(name, lambda fn=fn: fn(proxy, state))
+                                                          for name, fn in abuse_server.ATTACKS]
     return [(name, fn, state) for name, fn in table if not only or only in name or only in fn.__name__]
 
 
@@ -261,9 +272,15 @@ def main(argv=None) -> int:
     try:
         load.wait_for_page(url, server, 180, log)
         proxy = Proxy(url)
-        proxy.call("explain", ["warm up the models", "", "auto", 0.15, 0, 1.0, 5, None, "electra"], "198.51.100.1")
+        for forger in ("electra", "stronger"):  # every path warmed once before the resting size is read
+            proxy.call("explain", ["warm up the [MASK] models", "", "auto", 0.15, 0, 1.0, 5, None, forger], "198.51.100.1")
+        proxy.call("attribute", ["warm up the models", -1, "integrated_gradients", 8, *ATTRIBUTE_REST], "198.51.100.1")
+        warm: dict = {}
+        honest_class(proxy, "198.51.100.2", 3, 99, warm)
         memory = Memory(server.pid)
         memory.start()
+        time.sleep(2)
+        rest_before = memory.process.memory_info().rss
         for number, (name, attack, state) in enumerate(attacks(proxy, data_dir, args.only)):
             memory.reset()
             before = len(proxy.replies)
@@ -291,6 +308,8 @@ def main(argv=None) -> int:
             print(f"| {name} | {came_back} | {r['largest_reply_bytes']:,} | {r['all_strict_json']} | "
                   f"{r['server_peak_mb']:,} | {r['honest_started']} | {r['honest_p95_s']} | {r['honest_errors']} |",
                   flush=True)
+        time.sleep(5)  # the last requests' threads finish; what they freed is given back
+        rest_after = memory.process.memory_info().rss
         memory.stopped = True
     finally:
         server.terminate()
@@ -299,9 +318,13 @@ def main(argv=None) -> int:
         except subprocess.TimeoutExpired:
             server.kill()
     ok = all(r["largest_reply_bytes"] < MAX_REPLY and r["all_strict_json"] and r["server_peak_mb"] * 1e6 < MAX_RSS
-             and r["honest_started"] and r["honest_errors"] == 0 for r in rows)
-    print(json.dumps({"rows": rows, "total_s": round(time.perf_counter() - started, 1), "ok": ok}))
-    return 0 if ok else 1
+             and r["honest_started"] and r["honest_errors"] == 0 and (r["honest_p95_s"] or 0) <= MAX_P95 for r in rows)
+    rested = rest_after <= rest_before * (1 + REST_GROWTH)
+    print(f"resting size: {rest_before / 1e6:,.0f} MB before the attacks, {rest_after / 1e6:,.0f} MB after "
+          f"({'within' if rested else 'over'} {REST_GROWTH:.0%})", flush=True)
+    print(json.dumps({"rows": rows, "rest_before_mb": round(rest_before / 1e6), "rest_after_mb": round(rest_after / 1e6),
+                      "total_s": round(time.perf_counter() - started, 1), "ok": ok and rested}))
+    return 0 if ok and rested else 1
 
 
 if __name__ == "__main__":

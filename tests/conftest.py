@@ -26,6 +26,8 @@ os.environ["ELECTRA_CLASS_DIR"] = tempfile.mkdtemp(prefix="electra-classes-")
 # Every test client is 127.0.0.1: one visitor. Their shares are wide here; tests/test_quotas.py sets its own.
 os.environ.setdefault("ELECTRA_CLASS_START_RATE", "10000/hour")
 os.environ.setdefault("ELECTRA_CLASS_JOIN_RATE", "10000/minute")
+os.environ.setdefault("ELECTRA_CLASS_JOIN_CLASS_RATE", "10000/minute")
+os.environ.setdefault("ELECTRA_CLASS_MAX_PER_VISITOR", "10000")
 
 import pytest  # noqa: E402 - after the environment above, which torch and tokenizers read at import
 import torch  # noqa: E402 - likewise

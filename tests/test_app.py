@@ -21,7 +21,8 @@ def client(app_url):
 
 def test_the_api_names_are_stable(client):
     endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
-    classes = {f"/class_{name}" for name in ("start", "join", "round", "spot", "fool", "view", "phase", "results")}
+    classes = {f"/class_{name}" for name in ("start", "join", "round", "spot", "fool", "view", "phase", "results",
+                                             "lock", "remove")}
     assert set(endpoints) == {"/explain", "/attribute", "/game", *classes}  # the pages' own events stay private
     assert [p["parameter_name"] for p in endpoints["/class_spot"]["parameters"]] == ["code", "student", "sentence",
                                                                                       "picks"]
@@ -132,7 +133,7 @@ def test_the_game_through_gradio_client_is_the_same_round_for_the_same_code(clie
     for entry in scored["sentences"]:
         assert any(entry["replaced"]) and len(entry["electra_p_replaced"]) == len(entry["words"])
     assert scored["you"]["caught"] + scored["you"]["missed"] == sum(sum(s["replaced"]) for s in scored["sentences"])
-    with pytest.raises(Exception, match="one list of word indices per sentence"):
+    with pytest.raises(Exception, match="one list of word numbers per sentence"):
         client.predict(7, 3, [[0]], api_name="/game")
-    with pytest.raises(Exception, match="class code must be a whole number"):
+    with pytest.raises(Exception, match=r"code \(the class code\) is a whole number from 0 to 999,999,999, not -1"):
         client.predict(-1, 3, api_name="/game")

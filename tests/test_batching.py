@@ -75,3 +75,31 @@ def test_a_lone_request_runs_alone_at_once(tiny_pair):
     result = runner.explain(*REQUESTS[0])
     assert runner.batches == [1]
     assert result == explain(tiny_pair, *REQUESTS[0])  # no padding: bit for bit
+
+
+def test_waiting_requests_run_in_parts_that_fit_the_memory_bound(tiny_pair, monkeypatch):
+    from explainer.core import explain_memory
+
+    vocabulary = len(tiny_pair.tokenizer)
+    blanks = "I drank a cup of [MASK] before [MASK] work."
+    one = explain_memory.estimate_bytes(blanks, Settings(), vocabulary)
+    # at most 27 tokens (25 characters but spaces, a typed blank one each, [CLS] and [SEP]): 15% of them and the 2
+    # typed blanks, 5 + 2 = 7 blanks, x 2 generators x 3 copies
+    assert one == 7 * vocabulary * 4 * 3 * 2 and explain_memory.estimate_bytes(blanks, Settings(mode="detect"), 9) == 0
+    assert explain_memory.estimate_bytes("[MASK] " * 600, Settings(), 30_522) == 512 * 30_522 * 4 * 3 * 2  # ~375 MB
+    runner = batching.Batcher(tiny_pair, max_batch=8, max_bytes=2 * one)
+    done = []
+    with tiny_pair.lock:  # the models are busy: the requests queue
+        threads = [threading.Thread(target=lambda i=i: done.append(runner.explain(blanks, Settings(seed=i))))
+                   for i in range(5)]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 30
+        while len(runner._queue) < 4 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    for thread in threads:
+        thread.join(60)
+    assert len(done) == 5 and sum(runner.batches) == 5 and max(runner.batches) == 2  # in parts of two
+    monkeypatch.setenv("ELECTRA_EXPLAIN_MEMORY_MB", "lots")
+    with pytest.raises(ValueError, match="ELECTRA_EXPLAIN_MEMORY_MB must be a positive number of megabytes"):
+        explain_memory.batch_bytes()

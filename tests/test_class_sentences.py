@@ -8,6 +8,7 @@ import pytest
 
 from explainer.core.class_store import ClassStore
 from explainer.lesson import class_session as session
+from explainer.lesson import class_sentences
 from explainer.lesson.class_sentences import check_sentences
 from training.words import joined
 
@@ -27,13 +28,24 @@ def test_pasted_sentences_are_cleaned_and_kept_in_order(tiny_pair):
     (["a" * 400], "Sentence 1 cannot be played: The sentence has at most 300 characters"),
     (["\U0001f600 \U0001f601 \U0001f602 \U0001f603 \U0001f604"], "Sentence 1 cannot be played: the model does not know"),
     (["\u200b\u200c \u200d\u2060 x y"], "Sentence 1 cannot be played"),
-    ([f"Sentence number {i} is right here." for i in range(11)], "A class plays at most 10 sentences: you gave 11"),
+    ([f"Sentence number {i} is right here." for i in range(11)], "A class plays at most 10 sentences: you gave more"),
     ([3, 4], "a list of texts"),
     ("x\n" * 20_000, "Paste at most 10 sentences"),
 ])
 def test_what_cannot_be_played_is_named(tiny_pair, sentences, message):
     with pytest.raises(ValueError, match=message):
         check_sentences(tiny_pair, sentences)
+
+
+def test_a_hostile_list_is_refused_by_the_cheap_checks_and_copies_are_checked_once(monkeypatch):
+    checked = []
+    monkeypatch.setattr(class_sentences, "_check_one", lambda pair, text: checked.append(text))
+    with pytest.raises(ValueError, match="Give at most 10 sentences of at most 300 characters each \\(you gave 2,501"):
+        check_sentences(None, [OWN[0] * 4] * 2500 + ["bad"])
+    with pytest.raises(ValueError, match="Give at most 10 sentences"):
+        check_sentences(None, ["x" * 100_000])
+    assert checked == []  # nothing reached the model's tokenizer
+    assert check_sentences(None, OWN * 13) == tuple(OWN) and checked == OWN  # 39 lines: each text checked once
 
 
 def test_a_class_on_own_sentences_plays_them_in_order_forged_by_the_generator(tiny_pair, tmp_path):

@@ -79,7 +79,10 @@ def test_every_heavy_event_has_a_deliberate_concurrency_group(app_url):
         assert groups[fn] == {(group["concurrency_id"], group["concurrency_limit"])}, fn.__name__
     api = {block_fn.api_name: block_fn for block_fn in app.demo.fns.values() if block_fn.api_name in ("explain", "attribute")}
     assert (api["explain"].concurrency_id, api["attribute"].concurrency_id) == ("explain", "attribute")
-    assert app.demo._queue.max_size == queues.MAX_QUEUED
+    assert app.demo._queue.max_size is None  # each lane has its own room instead (explainer/ui/fair_queue.py)
+    lanes = {block_fn.api_name: block_fn.concurrency_id for block_fn in app.demo.fns.values()}
+    assert {lanes[name] for name in ("class_join", "class_round", "class_spot", "class_view", "class_phase")} == {"class"}
+    assert lanes["class_start"] == lanes["class_fool"] == "class_model"
     assert app.demo._queue.default_concurrency_limit == queues.DEFAULT
 
 

@@ -1,4 +1,4 @@
-"""A visitor's fair share of the live class (explainer/core/quotas.py): class starts and joins per address,
+"""A visitor's fair share of the live class (explainer/core/quotas.py): class starts and joins per network,
 counted only when they succeed, with a message saying when to try again; the settings checked; the proxy
 setting handed to the web server (X-Forwarded-For believed only from a listed proxy, "*" refused)."""
 
@@ -56,12 +56,12 @@ def test_a_refused_start_costs_nothing(classes):
     api.class_start(3, 1, request=mallory)
 
 
-def test_joins_are_counted_per_address(classes):
+def test_joins_are_counted_per_network(classes):
     code = api.class_start(3, 1)["code"]
     school, other = Request("192.0.2.1"), Request("192.0.2.2")
     for _ in range(3):
         api.class_join(code, request=school)
-    with pytest.raises(gr.Error, match="3 students have joined from your address in the last minute"):
+    with pytest.raises(gr.Error, match="3 students have joined from your network in the last minute"):
         api.class_join(code, request=school)
     assert api.class_join(code, "Bo", request=other)["number"] == 4
 

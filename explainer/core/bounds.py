@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from explainer.core.attribution_types import MAX_STEPS, METHODS
 from explainer.core.generators import LABELS as GENERATORS
 from explainer.core.text import MAX_CHARS
+from explainer.core.user_text import big_number
 
 MAX_TOP_K = 10  # guesses listed per masked word, as the page offers: 512 tokens x 10 guesses is ~0.7 MB of JSON
 MAX_TEXT = 5 * MAX_CHARS  # characters a request may send; past MAX_CHARS the pipeline reads the first MAX_CHARS
@@ -42,6 +43,8 @@ class BoundError(ValueError):
 
 
 def _shown(raw: object, limit: int = 20) -> str:
+    if big_number(raw):
+        return big_number(raw)
     text = repr(raw)
     return text[:limit] + "…" if len(text) > limit else text
 

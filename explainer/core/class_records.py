@@ -43,6 +43,7 @@ class ClassInfo:
     reveal: int = 0  # in the reveal, the sentence shown (from 0)
     sentences: tuple[str, ...] = ()  # the teacher's own sentences, in order; () for the bundled set
     generator: str = "electra"  # who forges round A's fakes (explainer.core.generators)
+    locked: bool = False  # the teacher has locked it: nobody new may join
 
     @property
     def stage(self) -> Stage:

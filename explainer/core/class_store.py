@@ -19,7 +19,11 @@ that stores it, so none slips in as the teacher closes the round). Every query i
   `$ELECTRA_CLASS_MAX_CLASSES` classes running (200; an ended class runs no more, and at most 5 times as many
   are kept in all), `$ELECTRA_CLASS_MAX_STUDENTS` per class (200), one answer per sentence and round, 8 KB.
   Messages quote at most 20 characters of what was sent, as plain text (the page showing them escapes it).
-  A visitor's share of starts and joins is explainer/core/quotas.py's, checked before the store is called.
+  A visitor's share of starts and joins is explainer/core/quotas.py's, checked before the store is called; the
+  classes one visitor has running at once are bounded here (`$ELECTRA_CLASS_MAX_PER_VISITOR`, 10), by a hash of
+  their network kept with each class (never the address).
+- The teacher (with the key) can lock the class (a join is then refused; the students in it play on) and remove a
+  student (their answers go with them; a locked class keeps them out).
 - A class may play the teacher's own sentences (checked before they get here), kept with it as JSON.
 - A file made before classes had phases gains the columns on open; each of its classes starts in the phase its
   answers imply (round B if it has round-B answers, else round A if it has answers, else the lobby).
@@ -31,6 +35,7 @@ Not here: the records it hands out and the key checks (explainer/core/class_reco
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import secrets
 import sqlite3
@@ -41,11 +46,12 @@ from pathlib import Path
 
 from explainer.core import quotas
 from explainer.core.class_phases import PHASES, Stage, answer_refusal, check_move
+from explainer.core.class_schema import SCHEMA, migrate
 from explainer.core.class_records import ClassInfo, NewClass, Student, Submission, same, secret_hash, submission_from
 from explainer.core.class_records import view_token as _view_token
 from explainer.core.private_files import data_dir, private_file, private_folder, tighten
 from explainer.core.user_text import clean_text, quote
-from training.offensive import is_offensive
+from training.offensive import hides_offensive
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # 31 symbols nobody misreads: 31**6 ~ 9e8 codes
 CODE_LENGTH = 6
@@ -55,37 +61,26 @@ MAX_ROUND_SENTENCES = 100
 ROUNDS = ("A", "B")
 KEPT_PER_RUNNING = 5  # classes kept in all (ended ones too, until they expire) per class that may run at once
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS classes (
-    code TEXT PRIMARY KEY, secret_hash TEXT NOT NULL, seed INTEGER NOT NULL, n_sentences INTEGER NOT NULL,
-    model TEXT NOT NULL DEFAULT '', created REAL NOT NULL, expires REAL NOT NULL,
-    phase TEXT NOT NULL DEFAULT 'lobby', reveal INTEGER NOT NULL DEFAULT 0, sentences TEXT NOT NULL DEFAULT '');
-CREATE INDEX IF NOT EXISTS classes_expires ON classes (expires);
-CREATE TABLE IF NOT EXISTS students (
-    class_code TEXT NOT NULL, student_id TEXT NOT NULL, nickname TEXT NOT NULL, number INTEGER NOT NULL,
-    joined REAL NOT NULL, PRIMARY KEY (class_code, student_id));
-CREATE TABLE IF NOT EXISTS submissions (
-    class_code TEXT NOT NULL, student_id TEXT NOT NULL, round TEXT NOT NULL CHECK (round IN ('A', 'B')),
-    sentence_index INTEGER NOT NULL, answer TEXT NOT NULL, result TEXT NOT NULL, created REAL NOT NULL,
-    UNIQUE (class_code, student_id, round, sentence_index));
-"""
-
-
 class ClassStore:
     """The classes, students and answers in one SQLite file; `now` (seconds) can be injected for tests."""
 
     def __init__(self, folder: Path | str | None = None, *, now: Callable[[], float] = time.time,
                  hours: float | None = None, max_classes: int | None = None, max_students: int | None = None,
-                 lobby_minutes: float | None = None):
+                 lobby_minutes: float | None = None, max_per_visitor: int | None = None):
         self.folder = Path(folder) if folder is not None else data_dir()
         self.now = now
-        self.hours = float(hours if hours is not None else quotas.setting("ELECTRA_CLASS_HOURS", quotas.DEFAULT_HOURS, float))
-        self.max_classes = int(max_classes or quotas.setting("ELECTRA_CLASS_MAX_CLASSES", quotas.DEFAULT_MAX_CLASSES, int))
-        self.max_students = int(max_students or quotas.setting("ELECTRA_CLASS_MAX_STUDENTS", quotas.DEFAULT_MAX_STUDENTS,
-                                                               int))
-        self.lobby_minutes = float(lobby_minutes if lobby_minutes is not None else
-                                   quotas.setting("ELECTRA_CLASS_LOBBY_MINUTES", quotas.DEFAULT_LOBBY_MINUTES, float))
-        if not (self.hours > 0 and self.max_classes > 0 and self.max_students > 0 and self.lobby_minutes > 0):
+        def given_or_set(value, name: str, default, kind):  # 0 is a value (and refused below), not "unset"
+            return kind(value if value is not None else quotas.setting(name, default, kind))
+
+        self.hours = given_or_set(hours, "ELECTRA_CLASS_HOURS", quotas.DEFAULT_HOURS, float)
+        self.max_classes = given_or_set(max_classes, "ELECTRA_CLASS_MAX_CLASSES", quotas.DEFAULT_MAX_CLASSES, int)
+        self.max_students = given_or_set(max_students, "ELECTRA_CLASS_MAX_STUDENTS", quotas.DEFAULT_MAX_STUDENTS, int)
+        self.lobby_minutes = given_or_set(lobby_minutes, "ELECTRA_CLASS_LOBBY_MINUTES", quotas.DEFAULT_LOBBY_MINUTES,
+                                          float)
+        self.max_per_visitor = given_or_set(max_per_visitor, "ELECTRA_CLASS_MAX_PER_VISITOR",
+                                            quotas.DEFAULT_MAX_PER_VISITOR, int)
+        if not (self.hours > 0 and self.max_classes > 0 and self.max_students > 0 and self.lobby_minutes > 0
+                and self.max_per_visitor > 0):
             raise ValueError("A class store needs positive hours and bounds.")
         private_folder(self.folder)
         self.path = private_file(self.folder / "classes.sqlite3")  # 0600 before SQLite opens it: -wal, -shm follow
@@ -93,31 +88,7 @@ class ClassStore:
         with self._connect() as conn:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(SCHEMA)
-            self._migrate(conn)
-
-    @staticmethod
-    def _migrate(conn: sqlite3.Connection) -> None:
-        """Give a file made before classes had phases (or their own sentences, or a choice of generator) the
-        columns, once (two servers opening it at once: the write lock lets one add them, the other then finds them)."""
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            columns = {row[1] for row in conn.execute("PRAGMA table_info(classes)")}
-            if "sentences" not in columns:
-                conn.execute("ALTER TABLE classes ADD COLUMN sentences TEXT NOT NULL DEFAULT ''")
-            if "phase" not in columns:
-                conn.execute("ALTER TABLE classes ADD COLUMN phase TEXT NOT NULL DEFAULT 'lobby'")
-                conn.execute("ALTER TABLE classes ADD COLUMN reveal INTEGER NOT NULL DEFAULT 0")
-                # Before phases both rounds were open at once: keep open the round its students had reached.
-                conn.execute("UPDATE classes SET phase = CASE "
-                             "WHEN EXISTS (SELECT 1 FROM submissions WHERE class_code = code AND round = 'B') THEN 'round_b' "
-                             "WHEN EXISTS (SELECT 1 FROM submissions WHERE class_code = code) THEN 'round_a' "
-                             "ELSE 'lobby' END")
-            if "generator" not in columns:  # ELECTRA's own forged the older classes
-                conn.execute("ALTER TABLE classes ADD COLUMN generator TEXT NOT NULL DEFAULT 'electra'")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+            migrate(conn)
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -165,9 +136,10 @@ class ClassStore:
     # --- classes -----------------------------------------------------------------------------------------
 
     def create_class(self, seed: int, n_sentences: int, model: str = "", sentences: tuple[str, ...] = (),
-                     generator: str = "electra") -> NewClass:
+                     generator: str = "electra", visitor: str | None = None) -> NewClass:
         """A new class in its lobby. `sentences`: the teacher's own (checked by the caller), n_sentences of them;
-        `generator`: who forges round A's fakes (checked by the caller)."""
+        `generator`: who forges round A's fakes (checked by the caller); `visitor`: who starts it
+        (explainer/core/visitors.py; None: the local user, who has no share to keep)."""
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"A class's seed is a whole number from 0, not {quote(seed)}.")
         if isinstance(n_sentences, bool) or not isinstance(n_sentences, int) or not 1 <= n_sentences <= MAX_ROUND_SENTENCES:
@@ -185,14 +157,22 @@ class ClassStore:
                 raise ValueError(f"This server already runs {self.max_classes} classes, its most: try again when "
                                  f"one has ended (a class lasts {self.hours:g} hours; a lobby nobody joined ends after "
                                  f"{self.lobby_minutes:g} minutes).")
+            owner = _owner(visitor)
+            if owner:
+                (mine,) = conn.execute("SELECT COUNT(*) FROM classes WHERE owner = ? AND phase != 'ended'",
+                                       (owner,)).fetchone()
+                if mine >= self.max_per_visitor:
+                    raise ValueError(f"Your network already runs {mine} classes, the most this server allows one "
+                                     "network at once: end one (its teacher's page, \"End the class\") and start "
+                                     "again.")
             now = self.now()
             while True:
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
                 try:
                     conn.execute("INSERT INTO classes (code, secret_hash, seed, n_sentences, model, created, expires, "
-                                 "sentences, generator) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                 "sentences, generator, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                  (code, secret_hash(code, teacher_key), seed, n_sentences, str(model), now,
-                                  now + self.hours * 3600, own, str(generator)))
+                                  now + self.hours * 3600, own, str(generator), owner))
                     break
                 except sqlite3.IntegrityError:  # the code is taken: draw another
                     continue
@@ -211,10 +191,11 @@ class ClassStore:
     def _class(self, conn: sqlite3.Connection, code: object) -> ClassInfo:
         key = self.normalise_code(code)
         row = conn.execute("SELECT code, seed, n_sentences, model, created, expires, phase, reveal, sentences, "
-                           "generator FROM classes WHERE code = ? AND expires > ?", (key, self.now())).fetchone()
+                           "generator, locked FROM classes WHERE code = ? AND expires > ?", (key, self.now())).fetchone()
         if row is None:
             raise ValueError(f"No class has the code {quote(code)}, or it has ended: check the code your teacher gave.")
-        return ClassInfo(*row[:8], sentences=tuple(json.loads(row[8])) if row[8] else (), generator=row[9])
+        return ClassInfo(*row[:8], sentences=tuple(json.loads(row[8])) if row[8] else (), generator=row[9],
+                         locked=bool(row[10]))
 
     def get_class(self, code: object) -> ClassInfo:
         with self._read() as conn:
@@ -272,18 +253,45 @@ class ClassStore:
 
     def join(self, code: object, nickname: object = None) -> Student:
         name = "" if nickname is None else clean_text(nickname, MAX_NICKNAME, "nickname")
-        if name and is_offensive(name):
+        if name and (hides_offensive(name) or hides_offensive(str(nickname))):  # as shown, and as typed
             raise ValueError("Please choose another nickname.")
         student_id = secrets.token_urlsafe(16)
         with self._transaction() as conn:
             info = self._class(conn, code)
             if info.phase == "ended":
                 raise ValueError("This class has ended: it takes no one new. Ask your teacher for a new code.")
+            if info.locked:
+                raise ValueError("This class is locked: its teacher lets nobody new in. Ask your teacher.")
             (joined,) = conn.execute("SELECT COUNT(*) FROM students WHERE class_code = ?", (info.code,)).fetchone()
+            (last,) = conn.execute("SELECT last_number FROM classes WHERE code = ?", (info.code,)).fetchone()
             if joined >= self.max_students:
                 raise ValueError(f"This class is full: {joined} students have joined, its most. Tell your teacher.")
-            conn.execute("INSERT INTO students VALUES (?, ?, ?, ?, ?)", (info.code, student_id, name, joined + 1, self.now()))
-        return Student(info.code, student_id, name, joined + 1)
+            # Numbers are never reused: a removed student's number stays theirs, so "Student 7" is one person.
+            conn.execute("INSERT INTO students VALUES (?, ?, ?, ?, ?)", (info.code, student_id, name, last + 1, self.now()))
+            conn.execute("UPDATE classes SET last_number = ? WHERE code = ?", (last + 1, info.code))
+        return Student(info.code, student_id, name, last + 1)
+
+    def set_locked(self, code: object, teacher_key: object, locked: bool) -> ClassInfo:
+        """Lock the class (no one new may join) or open it again, for the holder of its teacher key."""
+        with self._transaction() as conn:
+            info, _ = self._teacher(conn, code, teacher_key)
+            conn.execute("UPDATE classes SET locked = ? WHERE code = ?", (int(bool(locked)), info.code))
+        return dataclasses.replace(info, locked=bool(locked))
+
+    def remove_student(self, code: object, teacher_key: object, number: object) -> Student:
+        """Remove student number `number` and their answers, for the holder of the teacher key; the removed
+        student. Their phone is told the class does not know them; in a locked class they cannot join again."""
+        if isinstance(number, bool) or not isinstance(number, int) or not 0 < number <= 10 * self.max_students:
+            raise ValueError(f"A student is named by their number (1, 2, ...), not {quote(number)}.")
+        with self._transaction() as conn:
+            info, _ = self._teacher(conn, code, teacher_key)
+            row = conn.execute("SELECT student_id, nickname FROM students WHERE class_code = ? AND number = ?",
+                               (info.code, number)).fetchone()
+            if row is None:
+                raise ValueError(f"This class has no student {number} (any more).")
+            conn.execute("DELETE FROM submissions WHERE class_code = ? AND student_id = ?", (info.code, row[0]))
+            conn.execute("DELETE FROM students WHERE class_code = ? AND student_id = ?", (info.code, row[0]))
+        return Student(info.code, row[0], row[1], number)
 
     def _student(self, conn: sqlite3.Connection, code: str, student_id: object) -> Student:
         row = None
@@ -374,3 +382,9 @@ class ClassStore:
         with self._read() as conn:
             info = self._class(conn, code)
             return conn.execute("SELECT COUNT(*) FROM students WHERE class_code = ?", (info.code,)).fetchone()[0]
+
+
+def _owner(visitor: str | None) -> str:
+    """What the store keeps of who started a class: a hash of their network (explainer/core/visitors.py), enough
+    to count their live classes; "" for the local user."""
+    return hashlib.sha256(f"class owner:{visitor}".encode()).hexdigest()[:32] if visitor else ""

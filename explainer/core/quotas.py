@@ -8,13 +8,22 @@ server (uvicorn, under gradio) does the walk through the header, right to left, 
 proxies: `forwarded_allow_ips` gives it this setting (FORWARDED_ALLOW_IPS), so a request's client address is
 the visitor everywhere. "*" is refused: uvicorn then believes the left-most entry, which a visitor writes.
 
-Rates (the `limits` library's notation, "10/hour", "60/minute"; its moving window, in memory):
+A visitor is one network, not one address (explainer/core/visitors.py: addresses normalized, IPv6 grouped by
+/64): every share below is per visitor. A school is many classes behind one address, so what protects a class
+is per class (its size, its lock, the teacher removing a student: explainer/core/class_store.py), and the
+per-visitor rates are sized for a school, not for one phone.
+
+Rates (the `limits` library's notation, "10/hour", "600/hour"; its moving window, in memory):
 - ELECTRA_CLASS_START_RATE (10/hour): classes one visitor may start;
-- ELECTRA_CLASS_JOIN_RATE (60/minute): students one visitor may add to classes (a classroom behind one school
-  address joins at once: 40 phones in a minute fit).
+- ELECTRA_CLASS_JOIN_RATE (600/hour): students one visitor may add, to all classes together (a school's
+  classes joining at once: 3 classes of 40 phones behind one address fit many times over);
+- ELECTRA_CLASS_JOIN_CLASS_RATE (120/hour): students one visitor may add to one class (a class of 40 fits;
+  one network's bots cannot fill a class of ELECTRA_CLASS_MAX_STUDENTS, so students from elsewhere still get in).
 Counts: ELECTRA_CLASS_HOURS (24) a class lasts; ELECTRA_CLASS_MAX_CLASSES (200) classes running at once (an
 ended class no longer runs; a lobby nobody joined, untouched for ELECTRA_CLASS_LOBBY_MINUTES (30), ends);
-ELECTRA_CLASS_MAX_STUDENTS (200) per class. A bad value is a ValueError naming the setting.
+ELECTRA_CLASS_MAX_PER_VISITOR (10) classes one visitor's starts may have running at once (so one address or
+network cannot fill the server, in a day or ever); ELECTRA_CLASS_MAX_STUDENTS (200) per class.
+A bad value is a ValueError naming the setting.
 No gradio here: the API and the page hand in the request's client address.
 """
 
@@ -25,11 +34,14 @@ import math
 import os
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 
 from limits import RateLimitItem, parse, storage, strategies
 
 DEFAULT_HOURS, DEFAULT_MAX_CLASSES, DEFAULT_MAX_STUDENTS, DEFAULT_LOBBY_MINUTES = 24.0, 200, 200, 30.0
-DEFAULT_START_RATE, DEFAULT_JOIN_RATE = "10/hour", "60/minute"
+DEFAULT_MAX_PER_VISITOR = 10
+DEFAULT_START_RATE, DEFAULT_JOIN_RATE, DEFAULT_JOIN_CLASS_RATE = "10/hour", "600/hour", "120/hour"
 
 
 def setting(name: str, default: float, kind: type) -> float:
@@ -101,12 +113,28 @@ def _period(item: RateLimitItem) -> str:
     return unit if item.multiples == 1 else f"{item.multiples} {unit}s"
 
 
+_STRIPES = tuple(threading.Lock() for _ in range(64))
+
+
+@contextmanager
+def one_at_a_time(keys) -> Iterator[None]:
+    """Hold the locks of `keys` (visitors, visitor-and-class), so that a share's check, the work and its count
+    are one step for each visitor: 32 joins at once cannot all pass a check that one more would fail. Striped
+    locks, taken in order (no deadlock); two visitors rarely share one."""
+    stripes = sorted({hash(key) % len(_STRIPES) for key in keys})
+    with ExitStack() as held:
+        for stripe in stripes:
+            held.enter_context(_STRIPES[stripe])
+        yield
+
+
 _quotas: dict[str, Quota] = {}
 _lock = threading.Lock()
 
 
 def quota(kind: str) -> Quota:
-    """The server's quota "start" (classes started) or "join" (students added), made on first use."""
+    """The server's quota "start" (classes started), "join" (students added) or "join_class" (students added to
+    one class: its key is the visitor and the class's code), made on first use."""
     with _lock:
         if kind not in _quotas:
             if kind == "start":
@@ -115,8 +143,13 @@ def quota(kind: str) -> Quota:
                                       "allows one visitor: try again in {wait}.")
             elif kind == "join":
                 _quotas[kind] = Quota(rate("ELECTRA_CLASS_JOIN_RATE", DEFAULT_JOIN_RATE),
-                                      "{amount} students have joined from your address in the last {period}, the "
-                                      "most this server allows one address: try again in {wait}.")
+                                      "{amount} students have joined from your network in the last {period}, the "
+                                      "most this server allows one network: try again in {wait}.")
+            elif kind == "join_class":
+                _quotas[kind] = Quota(rate("ELECTRA_CLASS_JOIN_CLASS_RATE", DEFAULT_JOIN_CLASS_RATE),
+                                      "{amount} students have joined this class from your network in the last "
+                                      "{period}, the most this server allows: try again in {wait}, or ask your "
+                                      "teacher.")
             else:
                 raise KeyError(kind)
         return _quotas[kind]

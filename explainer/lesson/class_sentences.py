@@ -7,7 +7,8 @@ exists, and a sentence that cannot be played gets a message that names it by its
 - it reads as words the model knows: at least MIN_WORDS words, at most a quarter of its tokens unknown
   ([UNK]: emoji, other scripts), nothing the tokenizer drops entirely (the pipeline's own InputError);
 - no word from the offensive-word list (training/offensive.py), as for nicknames and round B's words;
-- 1 to game.MAX_SENTENCES sentences; the same sentence twice counts once.
+- 1 to game.MAX_SENTENCES sentences; the same sentence twice counts once; at most MAX_LINES lines and
+  MAX_PASTED characters are read at all (checked before anything else).
 The round then plays them in the teacher's order, corrupted by the generator as the bundled ones are.
 
 Why it matters beyond the subject: the bundled sentences are public (assets/game_sentences.json), so a
@@ -22,12 +23,13 @@ from explainer.core.pipeline import sentence_words
 from explainer.core.text import InputError
 from explainer.core.user_text import clean_text, quote
 from explainer.lesson.game import MAX_SENTENCES
-from training.offensive import is_offensive
+from training.offensive import hides_offensive
 
 MAX_CHARS = 300  # characters of one sentence: a phone shows it as tick boxes, one per word
 MIN_WORDS = 4  # fewer, and the generator's 15% has almost nothing to replace
 MAX_UNKNOWN = 0.25  # share of [UNK] tokens past which the model cannot read the sentence
 MAX_PASTED = MAX_SENTENCES * MAX_CHARS * 4  # characters of the pasted text before its lines are read
+MAX_LINES = MAX_SENTENCES * 4  # lines (blank and repeated ones included) read at most: a list is refused past it
 
 
 def split_lines(text: object) -> list[str]:
@@ -41,33 +43,40 @@ def split_lines(text: object) -> list[str]:
 
 def check_sentences(pair, sentences: object) -> tuple[str, ...]:
     """The teacher's sentences, cleaned and checked (a list of texts, or the pasted box's text); ValueError
-    with a message naming the first one that cannot be played, and why."""
+    with a message naming the first one that cannot be played, and why. The cheap checks come first, so a
+    hostile list costs nothing: its count and each text's length, then cleaning and duplicates dropped, and
+    only then the model's tokenizer, once per sentence kept."""
     lines = split_lines(sentences) if isinstance(sentences, str) else sentences
     if not isinstance(lines, (list, tuple)) or not all(isinstance(line, str) for line in lines):
         raise ValueError("Your sentences are a list of texts, one sentence each.")
-    kept: list[str] = []
+    if len(lines) > MAX_LINES or sum(map(len, lines)) > MAX_PASTED:
+        raise ValueError(f"Give at most {MAX_SENTENCES} sentences of at most {MAX_CHARS} characters each "
+                         f"(you gave {len(lines):,} lines).")
+    kept: dict[str, int] = {}  # cleaned text -> its line's number, first occurrence only
     for number, line in enumerate(lines, 1):
-        if len(kept) == MAX_SENTENCES:
-            raise ValueError(f"A class plays at most {MAX_SENTENCES} sentences: you gave {len(lines)}.")
         try:
             text = clean_text(line, MAX_CHARS, "sentence")
-            if not text:
-                continue
+            if hides_offensive(line) or hides_offensive(text):  # as typed, and as it would be shown
+                raise ValueError("it holds a word this app does not show; please choose another sentence.")
+        except ValueError as error:
+            raise ValueError(f"Sentence {number} cannot be played: {error}") from None
+        if text and text not in kept:
+            kept[text] = number
+        if len(kept) > MAX_SENTENCES:
+            raise ValueError(f"A class plays at most {MAX_SENTENCES} sentences: you gave more.")
+    if not kept:
+        raise ValueError("Type or paste at least one sentence, one a line.")
+    for text, number in kept.items():
+        try:
             _check_one(pair, text)
         except ValueError as error:
             raise ValueError(f"Sentence {number} cannot be played: {error}") from None
-        if text not in kept:
-            kept.append(text)
-    if not kept:
-        raise ValueError("Type or paste at least one sentence, one a line.")
     return tuple(kept)
 
 
 def _check_one(pair, text: str) -> None:
     if len(text.split()) < MIN_WORDS:
         raise ValueError(f"it has fewer than {MIN_WORDS} words ({quote(text, 40)}); give the generator more to work on.")
-    if is_offensive(text):
-        raise ValueError("it holds a word this app does not show; please choose another sentence.")
     tokenizer = pair.tokenizer
     try:
         encoded, _ = sentence_words(pair, text)

@@ -30,6 +30,7 @@ from collections import OrderedDict
 from dataclasses import asdict, dataclass
 
 from explainer.core import generators
+from explainer.core.batching import in_model_thread
 from explainer.core.class_phases import answer_refusal
 from explainer.core.class_phases import stage as parse_stage
 from explainer.core.class_store import ClassInfo, ClassStore, Student
@@ -47,7 +48,7 @@ from explainer.lesson.class_teacher import (  # noqa: F401 (the teacher's view, 
     TeacherView,
     teacher_view,
 )
-from training.offensive import is_offensive
+from training.offensive import hides_offensive
 
 MAX_NEW_WORD = 40  # characters of a round-B word
 CACHED_ROUNDS = 32  # rounds kept in memory (model, seed, n)
@@ -57,6 +58,7 @@ _store: ClassStore | None = None
 _store_lock = threading.Lock()
 _rounds: OrderedDict[tuple[str, int, int, tuple[str, ...], str], tuple[game.SpotItem, ...]] = OrderedDict()
 _rounds_lock = threading.Lock()
+_computing: dict[tuple, threading.Lock] = {}  # a lock per round being computed
 
 
 def default_store() -> ClassStore:
@@ -72,14 +74,25 @@ def _items(pair, info: ClassInfo) -> tuple[game.SpotItem, ...]:
     if info.model and pair.name != info.model:
         raise ValueError(f"This class plays with the model {quote(info.model, 60)}, not {quote(pair.name, 60)}.")
     key = (info.model or pair.name, info.seed, info.n_sentences, info.sentences, info.generator)
-    with _rounds_lock:  # one computation at a time: a class joining at once waits for one, not thirty
-        if key not in _rounds:
-            _rounds[key] = game.spot_round(pair, info.seed, info.n_sentences, info.sentences or None,
-                                           in_order=bool(info.sentences), generator=info.generator)
+    with _rounds_lock:
+        if key in _rounds:
+            _rounds.move_to_end(key)
+            return _rounds[key]
+        computing = _computing.setdefault(key, threading.Lock())
+    # One computation per round at a time (a class joining at once waits for one, not thirty); another class's
+    # calls never wait for it: the cache's own lock is held for lookups only.
+    with computing:
+        with _rounds_lock:
+            if key in _rounds:
+                return _rounds[key]
+        items = in_model_thread(game.spot_round, pair, info.seed, info.n_sentences, info.sentences or None,
+                                in_order=bool(info.sentences), generator=info.generator)
+        with _rounds_lock:
+            _rounds[key] = items
             if len(_rounds) > CACHED_ROUNDS:
                 _rounds.popitem(last=False)
-        _rounds.move_to_end(key)
-        return _rounds[key]
+            _computing.pop(key, None)
+        return items
 
 
 @dataclass(frozen=True)
@@ -100,11 +113,12 @@ class ClassStart:
 
 
 def create_class(pair, n: int = game.ROUND_SENTENCES, seed: int | None = None, *, sentences=None,
-                 store: ClassStore | None = None, generator: str = generators.ELECTRA) -> ClassStart:
+                 store: ClassStore | None = None, generator: str = generators.ELECTRA,
+                 visitor: str | None = None) -> ClassStart:
     """A new class playing `n` sentences with `pair` (or, given `sentences`, the teacher's own: a list of texts
     or the pasted box, checked by class_sentences; then n is their number), its fakes forged by `generator`; its
     round is computed now, so students need not wait (and a generator that cannot forge for `pair` is refused
-    before the class exists)."""
+    before the class exists). `visitor`: who starts it, for their share of live classes (None: the local user)."""
     own = check_sentences(pair, sentences) if sentences else ()
     n = len(own) if own else n
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= game.MAX_SENTENCES:
@@ -113,7 +127,7 @@ def create_class(pair, n: int = game.ROUND_SENTENCES, seed: int | None = None, *
     seed = secrets.randbelow(game.MAX_SEED) if seed is None else game.check_seed(seed)
     _items(pair, ClassInfo("", seed, n, pair.name, 0.0, 0.0, sentences=own, generator=generator))
     store = store or default_store()
-    new = store.create_class(seed, n, pair.name, own, generator)
+    new = store.create_class(seed, n, pair.name, own, generator, visitor)
     code = new.info.code
     token = store.view_token(code, new.teacher_key)
     return ClassStart(code, new.teacher_key, seed, n, pair.name, new.info.expires, token, {"class": code},
@@ -139,6 +153,18 @@ def _open_for(info: ClassInfo, round_: str) -> None:
 def join_class(code, nickname=None, *, store: ClassStore | None = None) -> Student:
     """A student joins (nickname optional, at most 24 characters, filtered); keep `student_id` for the answers."""
     return (store or default_store()).join(code, nickname)
+
+
+def lock_class(code, teacher_key, locked: bool, *, store: ClassStore | None = None) -> ClassInfo:
+    """The teacher locks the class (nobody new joins; those in it play on) or opens it again."""
+    if not isinstance(locked, bool):
+        raise ValueError(f"locked is true or false, not {quote(locked)}.")
+    return (store or default_store()).set_locked(code, teacher_key, locked)
+
+
+def remove_student(code, teacher_key, number, *, store: ClassStore | None = None) -> Student:
+    """The teacher removes student `number` (as the roster numbers them) and their answers."""
+    return (store or default_store()).remove_student(code, teacher_key, number)
 
 
 def class_items(pair, code, *, store: ClassStore | None = None) -> tuple[game.SpotItem, ...]:
@@ -287,9 +313,9 @@ def submit_fool(pair, code, student_id, sentence_index, word_index, new_word, be
         word = clean_text(new_word, MAX_NEW_WORD, "new word")
         if not re.fullmatch(r"[\w'’.,!?-]+", word):  # what the projector will show: a word, no markup
             raise ValueError("Type one word: letters and digits, with an apostrophe or a hyphen if need be.")
-        if is_offensive(word):
+        if hides_offensive(word) or hides_offensive(str(new_word)):  # as shown, and as typed
             raise ValueError("Please choose another word.")
-        result = game.fool(pair, sentences[sentence_index], word_index, word, bet)
+        result = in_model_thread(game.fool, pair, sentences[sentence_index], word_index, word, bet)
         record = {**{field: getattr(result, field) for field in FOOL_FIELDS}, "p_edited": float(result.p_edited)}
         answer = {"word_index": word_index, "new_word": word, "bet": bet}
         stored = store.submit(info.code, student_id, "B", sentence_index, answer, record)

@@ -105,6 +105,7 @@ class TeacherView:
     fool_bets_right: int
     best_edits: tuple[EditStats, ...]  # the edits that fooled ELECTRA most often
     generator: str = "electra"  # who forged round A's fakes (explainer.core.generators)
+    locked: bool = False  # the teacher has locked the class: nobody new joins
 
     @property
     def joined(self) -> int:
@@ -163,4 +164,4 @@ def teacher_view(info: ClassInfo, teacher: bool, items: tuple[game.SpotItem, ...
                        _total(s.result["electra"] for s in spots), sum((s.electra for s in sentences), game.Score(0, 0, 0)),
                        len(fools), sum(bool(s.result["fooled"]) for s in fools),
                        sum(bool(s.result["student_right"]) for s in fools), tuple(best),
-                       info.generator)
+                       info.generator, info.locked)

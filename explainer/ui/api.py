@@ -17,7 +17,7 @@ from typing import Optional
 
 import gradio as gr
 
-from explainer.core import bounds, budget, models, quotas
+from explainer.core import bounds, budget, models, quotas, visitors
 from explainer.core.attributions import AttributionSettings, attribution_matrix
 from explainer.core.attributions import attribute as attribute_one
 from explainer.core import batching
@@ -146,22 +146,26 @@ def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model:
     The same code (and generator) gives the same round to everyone; nothing is stored. generator: "electra"
     (ELECTRA's own, the default) or "stronger" (the harder level)."""
     v = checked(model=model, generator=generator or "electra")
+    try:  # every value in words before any model runs: a bool, Infinity or 5,000 digits is no code, count or pick
+        code = bounds.Whole(0, lesson.MAX_SEED - 1, "the class code")("code", code)
+        n = bounds.Whole(1, lesson.MAX_SENTENCES, "sentences in the round")("sentences", sentences)
+        if picks is not None and (not isinstance(picks, list) or len(picks) != n):
+            raise ValueError(f"picks must be one list of word numbers per sentence ({n} lists), not {quote(picks)}.")
+        word_numbers = bounds.WholeList(0, bounds.MAX_MASK_WORDS - 1, bounds.MAX_MASK_WORDS, "a sentence's word numbers")
+        rows = [word_numbers("picks", p) for p in picks] if picks is not None else None
+    except ValueError as error:
+        raise gr.Error(str(error), print_exception=False) from error
     pair = load_pair(v["model"])
     try:
-        try:
-            n = int(sentences)
-        except (TypeError, ValueError, OverflowError):
-            raise ValueError(f"sentences must be a whole number, not {quote(sentences)}.") from None
-        items = lesson.spot_round(pair, code, n, generator=v["generator"])
-        if picks is not None:
-            if not isinstance(picks, list) or len(picks) != len(items) or not all(isinstance(p, list) for p in picks):
-                raise ValueError(f"picks must be one list of word indices per sentence ({len(items)} lists).")
-            scores = [lesson.score_spot(item, p) for item, p in zip(items, picks)]
+        items = batching.in_model_thread(lesson.spot_round, pair, code, n, generator=v["generator"])
+        if rows is not None:
+            scores = [lesson.score_spot(item, class_session.check_picks(list(p), len(item.words)))
+                      for item, p in zip(items, rows)]
     except (TypeError, ValueError) as error:
         raise gr.Error(str(error), print_exception=False) from error
     round_ = {"code": lesson.check_seed(code), "model": pair.name, "generator": v["generator"],
               "sentences": [{"words": list(item.words)} for item in items]}
-    if picks is None:
+    if rows is None:
         return round_
 
     for entry, item, result in zip(round_["sentences"], items, scores):
@@ -188,23 +192,33 @@ def class_pair(code):
 
 
 def visitor(request: gr.Request | None) -> str | None:
-    """Who is asking, for their share of the class (explainer.core.quotas): the request's client address, which
-    the web server takes from X-Forwarded-For only behind a proxy listed in ELECTRA_TRUSTED_PROXIES. None for
-    a call from Python itself (no request: the local user, not a visitor)."""
+    """Who is asking, for their share of the class (explainer.core.quotas): the network of the request's client
+    address (explainer.core.visitors), which the web server takes from X-Forwarded-For only behind a proxy listed
+    in ELECTRA_TRUSTED_PROXIES. None for a call from Python itself (no request: the local user, not a visitor)."""
     client = getattr(request, "client", None) if request is not None else None
-    return str(getattr(client, "host", None) or "unknown") if request is not None else None
+    return visitors.visitor(getattr(client, "host", None)) if request is not None else None
 
 
-def within_share(kind: str, client: str | None, call):
+def within_share(kind: str | dict[str, str], client: str | None, call):
     """`call()` when `client` has some of their share of `kind` ("start", "join") left, counted once it has
-    succeeded (a refused start or a full class costs nothing); a message otherwise."""
+    succeeded (a refused start or a full class costs nothing); a message otherwise. `kind` may be several shares
+    at once, {kind: key}, each checked before and counted after."""
     if client is None:
         return _class_call(call)
-    share = quotas.quota(kind)
-    _class_call(lambda: share.check(client))
-    out = _class_call(call)
-    share.take(client)
+    shares = kind if isinstance(kind, dict) else {kind: client}
+    with quotas.one_at_a_time(shares.values()):
+        for name, key in shares.items():
+            _class_call(lambda: quotas.quota(name).check(key))
+        out = _class_call(call)
+        for name, key in shares.items():
+            quotas.quota(name).take(key)
     return out
+
+
+def join_shares(client: str | None, code: object) -> dict[str, str]:
+    """A join's shares: the visitor's joins to every class, and to this one."""
+    key = _class_call(lambda: class_session.ClassStore.normalise_code(code))
+    return {"join": str(client), "join_class": f"{client} {key}"}
 
 
 def class_start(sentences: int = 5, seed: Optional[int] = None, model: str = "",
@@ -218,8 +232,9 @@ def class_start(sentences: int = 5, seed: Optional[int] = None, model: str = "",
     students' page and the projector's (page /class). A visitor may start ELECTRA_CLASS_START_RATE classes."""
     v = checked(model=model, generator=generator or "electra")
     pair = load_pair(v["model"])
-    start = within_share("start", visitor(request), lambda: class_session.create_class(
-        pair, sentences, seed, sentences=own_sentences, generator=v["generator"]))
+    who = visitor(request)
+    start = within_share("start", who, lambda: class_session.create_class(
+        pair, sentences, seed, sentences=own_sentences, generator=v["generator"], visitor=who))
     return {"code": start.code, "teacher_key": start.teacher_key, "view_token": start.view_token, "seed": start.seed,
             "sentences": start.n_sentences, "model": start.model, "generator": start.generator,
             "expires": start.expires, "phase": "lobby",
@@ -236,9 +251,25 @@ def class_phase(code: str, teacher_key: str, phase: str, sentence: int = 0) -> d
 
 def class_join(code: str, nickname: str = "", request: gr.Request = None) -> dict:
     """Join a class by its code, with an optional nickname (24 characters at most). Keep `student`: every
-    answer is sent with it, and nobody else sees it. ELECTRA_CLASS_JOIN_RATE students may join per address."""
-    student = within_share("join", visitor(request), lambda: class_session.join_class(code, nickname or None))
+    answer is sent with it, and nobody else sees it. ELECTRA_CLASS_JOIN_RATE students may join per network, and
+    ELECTRA_CLASS_JOIN_CLASS_RATE into one class; a class its teacher locked takes nobody new."""
+    who = visitor(request)
+    student = within_share(join_shares(who, code), who, lambda: class_session.join_class(code, nickname or None))
     return {"code": student.code, "student": student.student_id, "name": student.display_name, "number": student.number}
+
+
+def class_lock(code: str, teacher_key: str, locked: bool = True) -> dict:
+    """Lock the class (`locked` true: nobody new may join, those in it play on) or open it again, with the
+    teacher key."""
+    info = _class_call(lambda: class_session.lock_class(code, teacher_key, locked))
+    return {"code": info.code, "locked": info.locked}
+
+
+def class_remove(code: str, teacher_key: str, number: int) -> dict:
+    """Remove student `number` (as the projector's roster numbers them) and their answers, with the teacher key.
+    Lock the class too, or they may join again."""
+    gone = _class_call(lambda: class_session.remove_student(code, teacher_key, number))
+    return {"code": gone.code, "removed": gone.number, "name": gone.display_name}
 
 
 def class_round(code: str, student: str) -> dict:

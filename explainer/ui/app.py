@@ -27,7 +27,7 @@ os.environ["FORWARDED_ALLOW_IPS"] = forwarded_allow_ips()
 
 import gradio as gr
 
-from explainer.ui import api, queues
+from explainer.ui import api, fair_queue, queues
 from explainer.ui.class_page import build_class_page
 from explainer.ui.classroom import build_classroom
 from explainer.ui.classroom_links import page_from_link
@@ -72,13 +72,15 @@ with gr.Blocks(title="ELECTRA Explainer", delete_cache=(CACHE_MAX_AGE_S, CACHE_M
     gr.api(api.explain, api_name="explain", **queues.EXPLAIN)
     gr.api(api.attribute, api_name="attribute", **queues.ATTRIBUTE)
     gr.api(api.game, api_name="game", **queues.EXPLAIN)
-    for call in (api.class_join, api.class_round, api.class_spot, api.class_view, api.class_phase, api.class_results):
+    for call in (api.class_join, api.class_round, api.class_spot, api.class_view, api.class_phase, api.class_results,
+                 api.class_lock, api.class_remove):
         gr.api(call, api_name=call.__name__, **queues.CLASS)
-    for call in (api.class_start, api.class_fool):  # these run the models
-        gr.api(call, api_name=call.__name__, **queues.EXPLAIN)
+    for call in (api.class_start, api.class_fool):  # these run the models, in the class's own lane
+        gr.api(call, api_name=call.__name__, **queues.CLASS_MODEL)
 with demo.route("Live class", "class", show_in_navbar=False):  # /class: ?class=CODE (students), &view=TOKEN
     build_class_page(demo)
 demo.queue(max_size=queues.MAX_QUEUED, default_concurrency_limit=queues.DEFAULT)
+fair_queue.install(demo)  # each lane its own room, each visitor a share of it
 
 # Headings' line height: the complete faces' text is 1.42 em tall (ascent + descent; the broken SemiBold's was
 # 1.26), taller than gradio's 1.3 for headings, so a Markdown block ending in a heading (the title, "Round B")
@@ -96,4 +98,8 @@ CSS = """
 """
 # What every launch passes (explainer/launch.py, explainer/desktop.py); an address too long for gradio is refused
 # first (explainer/ui/http_guard.py).
-LAUNCH = dict(max_file_size=MANAGER.max_upload_bytes, theme=THEME, css=CSS, app_kwargs={"middleware": middleware()})
+# gradio keeps each browser session's state (~0.65 MB here: a copy of every component's settings) for its 10,000
+# most recent sessions by default; 1,000 bound that to ~650 MB (a session in use stays: the oldest unused goes).
+SESSIONS = 1000
+LAUNCH = dict(max_file_size=MANAGER.max_upload_bytes, theme=THEME, css=CSS, app_kwargs={"middleware": middleware()},
+              state_session_capacity=SESSIONS)

@@ -28,22 +28,10 @@ from explainer.render import class_room as room
 from explainer.render import class_view as view
 from explainer.render import game as game_view
 from explainer.ui import api, class_address, forgers, queues
+from explainer.ui.class_moderation import build_moderation
 from explainer.ui.class_screens import (  # noqa: F401 (REMEMBERED, page_link, remember, write_results: re-exported)
-    REMEMBERED,
-    _error,
-    _params,
-    _round,
-    b_choices,
-    join_student,
-    move_label,
-    next_unanswered,
-    page_link,
-    remember,
-    render_board,
-    sentence_html,
-    stage_key,
-    wait_html,
-    write_results,
+    REMEMBERED, _error, _params, _round, b_choices, join_student, move_label, next_unanswered, page_link, remember,
+    render_board, sentence_html, stage_key, wait_html, write_results,
 )
 
 INTRO = """
@@ -98,6 +86,7 @@ def build_class_page(demo: gr.Blocks) -> None:
             end_sure = gr.Button("Yes, end the class", variant="stop", visible=False, min_width=160, elem_id="class-end-sure")
             csv_file = gr.DownloadButton("Results (CSV)", visible=False, elem_id="class-csv")
             json_file = gr.DownloadButton("Results (JSON)", visible=False, elem_id="class-json")
+        held = build_moderation(who, message)  # the room's lock, removing a student
         gr.Markdown("**What the projector shows now:**")
     board = gr.HTML(elem_id="class-board")  # the teacher's preview, or the projector's whole window
     timer = gr.Timer(REFRESH_S, active=False)
@@ -146,7 +135,7 @@ def build_class_page(demo: gr.Blocks) -> None:
                                     interactive=usual is not None),
                skip_b: gr.update(visible=stage.phase == "reveal" and usual != Stage("round_b")),
                end: gr.update(visible=usual is not None and usual.phase != "ended"), end_sure: gr.update(visible=False),
-               on_stage: stage_key(stage.phase, stage.sentence)}
+               on_stage: stage_key(stage.phase, stage.sentence), held.lock: data.locked}
         limit = session.default_store().max_students
         if data.teacher and data.joined >= limit:
             out[message] = _error(f"The class is full: {data.joined} of {limit} students have joined, this server's "
@@ -247,9 +236,10 @@ def build_class_page(demo: gr.Blocks) -> None:
     def start_class(n_now, forger_now, own_now, location_now, teaching_now, request: gr.Request):
         try:
             pair = api.load_pair("")
-            new = api.within_share("start", api.visitor(request), lambda: session.create_class(
+            who = api.visitor(request)
+            new = api.within_share("start", who, lambda: session.create_class(
                 pair, int(n_now or game.ROUND_SENTENCES), sentences=(own_now or "").strip() or None,
-                generator=forgers.chosen(forger_now)))
+                generator=forgers.chosen(forger_now), visitor=who))
         except (gr.Error, ValueError, TypeError) as error:
             return {message: _error(error)}
         out = teacher_screen(new.code, new.teacher_key, location_now)
@@ -359,7 +349,7 @@ def build_class_page(demo: gr.Blocks) -> None:
                 b_sentence: gr.update(choices=choices, value=choices[0][1] if choices else None),
                 b_box: gr.Column(visible=bool(choices)), wait: "" if choices else wait_html(mine)}
 
-    buttons = {move_next, skip_b, end, end_sure, csv_file, json_file, on_stage}
+    buttons = {move_next, skip_b, end, end_sure, csv_file, json_file, on_stage, held.lock}
     screens = {who, student, remembered, teaching, a_index, shown, start_box, teacher_box, student_box, join_box,
                play_box, code_box, card, address, board, timer, follow, message, status, wait, a_box, b_box, sentence,
                ticks, saved, submit, next_button, b_sentence, b_result} | buttons
@@ -369,7 +359,7 @@ def build_class_page(demo: gr.Blocks) -> None:
     demo.load(open_page, [location, remembered, teaching], screens | {new_query}, js=LOCATION_JS,
               show_progress="hidden", **private, **queues.CLASS).then(None, [new_query], None, js=strip)
     start.click(start_class, [n, forger, own, location, teaching], screens | {new_query},
-                js="(n, g, o, x, t) => [n, g, o, window.location.href, t]", **private, **queues.EXPLAIN).then(
+                js="(n, g, o, x, t) => [n, g, o, window.location.href, t]", **private, **queues.CLASS_MODEL).then(
         None, [new_query], None, js=strip)
     address.input(lambda w, a, x: teacher_screen(w["code"], w["token"], x, a) if w else {}, [who, address, location],
                   screens, js="(w, a, x) => [w, a, window.location.href]", **private, **queues.CLASS)
@@ -391,4 +381,4 @@ def build_class_page(demo: gr.Blocks) -> None:
     b_sentence.change(b_words, [student, b_sentence], [b_word, b_text, b_new], trigger_mode="always_last", **private,
                       **queues.CLASS)
     b_test.click(submit_b, [student, b_sentence, b_word, b_new, b_bet], {b_result, status, b_sentence, message, b_box,
-                                                                         wait}, **private, **queues.EXPLAIN)
+                                                                         wait}, **private, **queues.CLASS_MODEL)

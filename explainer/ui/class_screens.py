@@ -132,5 +132,6 @@ def join_student(code, nickname, remembered: dict, client: str | None = None) ->
         except ValueError:
             pass  # the class forgot it (a new class with an old code cannot happen: codes are not reused while live)
     api.class_pair(key)  # the class's model loads, or the message says why not, before anyone is added
-    new = api.within_share("join", client, lambda: session.join_class(key, (nickname or "").strip() or None))
+    new = api.within_share(api.join_shares(client, key), client,
+                           lambda: session.join_class(key, (nickname or "").strip() or None))
     return {"code": key, "id": new.student_id}, remember(remembered, key, new.student_id)

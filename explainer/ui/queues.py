@@ -12,9 +12,15 @@ instead of piling up as threads blocked on the lock.
     attribute  /attribute, "Explain this word", the heatmap (seconds each)          ELECTRA_ATTRIBUTE_CONCURRENCY (2)
     model      loading a model named in the model box (memory: one at a time per model in models.load)  4
     sweep      the Classroom's temperature sweep (cached per model after the first)  1
-    class      a live class's joins, answers in round A and the teacher's view: SQLite  ELECTRA_CLASS_CONCURRENCY (16)
-               and a round computed once per class (round B's verdicts run the models: explain)
+    class      a live class's joins, answers in round A, the phones' polls, the teacher's  ELECTRA_CLASS_CONCURRENCY (16)
+               moves and views: SQLite and a round computed once per class
+    class_model a live class's calls that run the models (a class started, a round-B     ELECTRA_CLASS_MODEL_CONCURRENCY (16)
+               verdict): their own lane, so a class never waits behind Explore's queue
     the rest   quiz, walk-through, re-rendering, training-tab controls: milliseconds  DEFAULT (8)
+
+The class's two lanes are apart from the model work of Explore, attributions and the game: a queue of
+Explore calls never delays a class's call in gradio's queue. Each lane has room of its own and each visitor a
+share of a lane (explainer/ui/fair_queue.py): past it a call is told to try again in a few seconds.
 
 Training is one job per server, enforced by training.race.manager.RaceManager, not by the queue
 (a start returns at once; the race runs in its own thread). The Training tab's 1-second timer has
@@ -35,5 +41,7 @@ ATTRIBUTE = dict(concurrency_id="attribute", concurrency_limit=_limit("ELECTRA_A
 MODEL = dict(concurrency_id="model", concurrency_limit=4)
 SWEEP = dict(concurrency_id="sweep", concurrency_limit=1)
 CLASS = dict(concurrency_id="class", concurrency_limit=_limit("ELECTRA_CLASS_CONCURRENCY", 16))
+CLASS_MODEL = dict(concurrency_id="class_model", concurrency_limit=_limit("ELECTRA_CLASS_MODEL_CONCURRENCY", 16))
+CLASS_LANES = frozenset({"class", "class_model"})  # a school's phones share one address: a wider share per visitor
 DEFAULT = 8  # `Blocks.queue(default_concurrency_limit=...)`: every event not listed above
-MAX_QUEUED = 256  # requests waiting at once; past this a caller is told the queue is full (no unbounded memory)
+MAX_QUEUED = None  # gradio's one size for every lane together: none; each lane has its own (fair_queue.ROOM)
