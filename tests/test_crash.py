@@ -113,9 +113,9 @@ def test_a_race_left_by_a_killed_server_is_viewable_after_a_restart(tmp_path, mo
     assert race.status == "interrupted" and not race.running and not manager.busy()
     snapshot = race.snapshot()
     for objective in ("rtd", "mlm"):
-        steps = [e["step"] for e in snapshot["events"][objective]]
+        steps = [e.step for e in snapshot["events"][objective]]
         assert len(steps) >= 8 and steps == list(range(1, len(steps) + 1))
-    assert {p["objective"] for p in snapshot["probes"]} == {"rtd", "mlm"} and snapshot["floor"]
+    assert {p.objective for p in snapshot["probes"]} == {"rtd", "mlm"} and snapshot["floor"]
     assert "Interrupted" in status_html(snapshot) and str(tmp_path) not in status_html(snapshot)
     assert len(curves_figure(snapshot, "flops").data) >= 3
 
@@ -146,7 +146,7 @@ def test_a_finished_race_reloads_as_finished_with_its_downloads(tmp_path, monkey
     assert again.folder == race.folder and again.status == "finished" and again.error is None
     assert again.probes == race.probes and again.floor == race.floor
     for objective in ("rtd", "mlm"):
-        assert [e["step"] for e in again.runners[objective].events] == [1, 2, 3, 4]
+        assert [e.step for e in again.runners[objective].events] == [1, 2, 3, 4]
     assert abs(again.elapsed() - race.elapsed()) < 2  # from race.json's start and end
     monkeypatch.setattr(races, "MANAGER", restarted)
     status, *_, csv_file, zip_file, explore, finetune, _, _, message = training_tab.refresh("step", None)

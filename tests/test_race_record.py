@@ -10,6 +10,7 @@ import gradio as gr
 import pytest
 from test_race import TINY
 
+from training.events import TrainEvent
 from training.race.record import (
     MAX_EVENTS,
     SCHEMA,
@@ -42,9 +43,14 @@ def record(race) -> dict:
     return build_record(race.folder, description="A tiny race for the tests.")
 
 
-def _events(n: int) -> list[dict]:
-    return [{"step": s, "tokens": 100 * s, "supervised_positions": 15 * s, "flops": 1e9 * s, "wall_time": 0.5 * s,
-             "mlm_loss": float(s), "disc_auc": 0.5} for s in range(1, n + 1)]
+def _events(n: int) -> list[TrainEvent]:
+    return [TrainEvent(step=s, tokens=100 * s, supervised_positions=15 * s, flops=1e9 * s, wall_time=0.5 * s,
+                       mlm_loss=float(s), disc_auc=0.5) for s in range(1, n + 1)]
+
+
+def _typed(record: dict) -> dict:
+    """A record's points as the replay hands them out: typed events."""
+    return {o: [TrainEvent.from_dict(point) for point in points] for o, points in record["events"].items()}
 
 
 # --- building -------------------------------------------------------------------------------------------
@@ -53,13 +59,13 @@ def test_a_record_holds_every_step_of_a_short_race_and_its_probes(race, record):
     assert validate(record) is record and record["schema"] == SCHEMA and record["version"] == VERSION
     for objective in OBJECTIVES:
         live = race.runners[objective].events
-        assert [e["step"] for e in record["events"][objective]] == [e["step"] for e in live]  # under MAX_EVENTS: all
-        assert record["events"][objective][-1]["flops"] == pytest.approx(live[-1]["flops"])
-        assert record["steps"][objective] == live[-1]["step"] == 12
-    assert record["events"]["rtd"][3]["mlm_loss"] == pytest.approx(race.runners["rtd"].events[3]["mlm_loss"])
+        assert [e["step"] for e in record["events"][objective]] == [e.step for e in live]  # under MAX_EVENTS: all
+        assert record["events"][objective][-1]["flops"] == pytest.approx(live[-1].flops)
+        assert record["steps"][objective] == live[-1].step == 12
+    assert record["events"]["rtd"][3]["mlm_loss"] == pytest.approx(race.runners["rtd"].events[3].mlm_loss)
     assert sorted((p["objective"], p["step"]) for p in record["probes"]) == sorted(
-        (p["objective"], p["step"]) for p in race.probes)
-    assert record["floor"]["accuracy"] == pytest.approx(race.floor["accuracy"])
+        (p.objective, p.step) for p in race.probes)
+    assert record["floor"]["accuracy"] == pytest.approx(race.floor.accuracy)
     assert record["status"] == "finished" and record["elapsed"] > 0 and record["device"] == race.device
     assert record["title"] == "12 steps each, seed 0, 0 min" and record["description"] == "A tiny race for the tests."
 
@@ -73,7 +79,7 @@ def test_thinning_keeps_the_last_step_and_averages_the_noisy_metrics():
     assert thin[0]["mlm_loss"] == pytest.approx((1 + 2 + 3) / 3)  # the mean over its steps, not step 3's value
     assert thin[1]["step"] == 6 and thin[1]["mlm_loss"] == pytest.approx(5.0)
     assert thin[0]["tokens"] == 300 and thin[0]["disc_auc"] == 0.5
-    assert thin_events(events[:50]) == [{k: e[k] for k in e} for e in events[:50]]  # short: unchanged
+    assert [TrainEvent.from_dict(p) for p in thin_events(events[:50])] == events[:50]  # short: unchanged
     assert thin_events([]) == []
 
 
@@ -157,11 +163,11 @@ def test_replay_cuts_both_objectives_at_one_level_of_the_pace(record):
     assert start["events"] == {"rtd": [], "mlm": []} and start["probes"] == [] and start["floor"] is None
     assert start["status"] == "running" and start["progress"] == 0
     half = replay_snapshot(record, 0.5)
-    assert [e["step"] for e in half["events"]["rtd"]] == [1, 2, 3, 4, 5, 6] == [e["step"] for e in half["events"]["mlm"]]
-    assert sorted(p["step"] for p in half["probes"]) == [5, 5] and half["floor"] is not None
-    assert half["elapsed"] == max(half["events"][o][-1]["wall_time"] for o in OBJECTIVES)
+    assert [e.step for e in half["events"]["rtd"]] == [1, 2, 3, 4, 5, 6] == [e.step for e in half["events"]["mlm"]]
+    assert sorted(p.step for p in half["probes"]) == [5, 5] and half["floor"] is not None
+    assert half["elapsed"] == max(half["events"][o][-1].wall_time for o in OBJECTIVES)
     done = replay_snapshot(record, 1)
-    assert done["events"] == record["events"] and len(done["probes"]) == len(record["probes"])
+    assert done["events"] == _typed(record) and len(done["probes"]) == len(record["probes"])
     assert done["status"] == "finished" and done["elapsed"] == record["elapsed"]
     for wild, expected in ((-3, 0.0), (7, 1.0), (float("nan"), 0.0), ("x", 0.0)):
         assert replay_snapshot(record, wild)["progress"] == expected
@@ -172,8 +178,8 @@ def test_a_flops_paced_record_replays_by_flops(record):
     assert flops["settings"]["pace"] == "flops"
     cut = replay_snapshot(flops, 0.5)
     half = total_level(flops) / 2
-    assert all(e["flops"] <= half for o in OBJECTIVES for e in cut["events"][o])
-    assert all(p["flops"] <= half for p in cut["probes"])
+    assert all(e.flops <= half for o in OBJECTIVES for e in cut["events"][o])
+    assert all(p.flops <= half for p in cut["probes"])
     assert len(cut["events"]["rtd"]) < len(flops["events"]["rtd"])
 
 
@@ -273,7 +279,7 @@ def test_every_shipped_record_loads_and_replays_to_its_end():
         assert all(0 < len(record["events"][o]) <= MAX_EVENTS for o in OBJECTIVES)
         assert record["probes"] and record["floor"] and record["status"] == "finished"
         done = replay_snapshot(record, 1)
-        assert done["events"] == record["events"] and done["status"] == "finished"
+        assert done["events"] == _typed(record) and done["status"] == "finished"
 
 
 # --- the gap across budgets -----------------------------------------------------------------------------

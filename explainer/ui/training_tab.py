@@ -192,7 +192,7 @@ def latest_race() -> dict | None:
     race = races.MANAGER.race
     if race is None or race.running:
         return None
-    result = {o: {"flops": p["flops"], "accuracy": p["accuracy"]} for o in ("rtd", "mlm") if (p := race.final_probe(o))}
+    result = {o: {"flops": p.flops, "accuracy": p.accuracy} for o in ("rtd", "mlm") if (p := race.final_probe(o))}
     return result or None
 
 

@@ -9,6 +9,7 @@ import json
 import math
 from pathlib import Path
 
+from training.events import Probe, last_probe
 from training.project import ASSETS
 from training.race.settings import (
     CPU_RACE_FLOPS,
@@ -128,13 +129,9 @@ def same_recipe(settings: dict) -> bool:
 
 def final_gap(record: dict) -> float | None:
     """A record's last ELECTRA probe minus its last BERT-style probe (accuracy, 0..1), when both exist."""
-    last = {}
-    for probe in record.get("probes") or []:
-        if probe["objective"] not in last or probe["step"] > last[probe["objective"]]["step"]:
-            last[probe["objective"]] = probe
-    if set(last) != set(OBJECTIVES):
-        return None
-    return last["rtd"]["accuracy"] - last["mlm"]["accuracy"]
+    probes = [Probe.from_dict(p) for p in record.get("probes") or []]
+    rtd, mlm = (last_probe(probes, o) for o in OBJECTIVES)
+    return rtd.accuracy - mlm.accuracy if rtd and mlm else None
 
 
 def gaps_by_budget(campaign: dict | None, records: list[dict]) -> list[dict]:
