@@ -394,25 +394,29 @@ def test_the_tab_says_busy_and_reattaches_to_the_managers_race(tmp_path, monkeyp
     too_long = training_tab.corpus_check(str(tmp_path))  # a folder is no corpus
     assert "ee-error" in too_long
     first = training_tab.refresh("step", None)  # a fresh page (or a reload) draws the race at once
-    assert ("Running" in first[0] or "Getting ready" in first[0]) and first[-2]
+    assert ("Running" in first["status"] or "Getting ready" in first["status"]) and first["shown"]
+    assert "message" not in first  # a running race leaves the start message alone
     race = races.MANAGER.race
     _wait_for(lambda: all(race.runners[o].events for o in OBJECTIVES))
-    assert all(value is not None for value in training_tab.refresh("step", None)[:4])
+    drawn = training_tab.refresh("step", None)
+    assert all(drawn[name] is not None for name in ("status", "curves", "supervised", "payoff"))
     assert "Stopping" in training_tab.stop_race()
     assert races.MANAGER.wait(60)
     # Stop means now: no final probe, so a race stopped before its first probe has no score for the Classroom's
     # efficiency view (a finished race has one: test_a_race_probes_both_objectives_and_the_floor)
     assert training_tab.latest_race() is None
     final = training_tab.refresh("step", None)
-    assert "Stopped" in final[0] and final[4]["interactive"] and final[5]["value"].endswith("models.zip")
-    assert "kept: both models as trained so far" in final[0] and "none runs after a Stop" in final[0]
-    assert final[-1] == ""  # the "Stopping after the current step…" message is gone
-    assert any("none runs after a Stop" in a.text for a in final[3].layout.annotations)  # no probe is promised
+    assert "Stopped" in final["status"] and final["csv_button"]["interactive"]
+    assert final["zip_button"]["value"].endswith("models.zip")
+    assert "kept: both models as trained so far" in final["status"] and "none runs after a Stop" in final["status"]
+    assert final["message"] == ""  # the "Stopping after the current step…" message is gone
+    assert any("none runs after a Stop" in a.text for a in final["payoff"].layout.annotations)  # no probe is promised
     assert "No race is running" in training_tab.stop_race()
     # "Open the ELECTRA pair in Explore": the race folder's rtd/ pair, through Explore's own loader
     monkeypatch.setenv("ELECTRA_MODEL_ROOTS", str(tmp_path))
-    model, status, active = training_tab.open_in_explore()
-    assert model == active == str(race.folder / "rtd") and "discriminator 2 layers × 32" in status
+    opened = training_tab.open_in_explore()
+    assert opened["model"] == opened["active_model"] == str(race.folder / "rtd")
+    assert "discriminator 2 layers × 32" in opened["status"]
 
 
 def test_the_race_cli_takes_the_presets_budget_when_none_is_given():

@@ -97,7 +97,7 @@ def test_after_a_stop_the_page_says_what_was_kept_and_promises_no_probe(tmp_path
     ("steps", "1", "minutes", "tiny", "300"),  # the preset's own default in its own unit
 ])
 def test_the_budget_box_follows_its_unit(unit, amount, previous, preset, expected):
-    assert race_budget.unit_changed(unit, amount, previous, preset) == (expected, unit)
+    assert race_budget.unit_changed(unit, amount, previous, preset) == {"amount": expected, "unit": unit}
 
 
 def test_a_finished_races_files_are_handed_to_gradio_from_the_temp_folder(tmp_path):
@@ -114,3 +114,12 @@ def test_a_finished_races_files_are_handed_to_gradio_from_the_temp_folder(tmp_pa
     os.utime(race / "metrics.csv", (2e9, 2e9))
     assert open(training_tab.servable(race / "metrics.csv")).read() == "step\n1\n2\n"
 
+
+def test_the_tab_redraws_by_name_and_only_what_moved(monkeypatch):
+    monkeypatch.setattr(training_tab.races, "MANAGER", SimpleNamespace(race=None, job=None))
+    first = training_tab.refresh("step", None)  # no race yet: the empty charts, the buttons asleep
+    assert "No race yet" in first["status"] and not first["csv_button"]["interactive"] and "message" not in first
+    assert training_tab.refresh("step", first["shown"]) == {}  # nothing moved: nothing is sent again
+    assert training_tab.refresh("flops", first["shown"])["shown"] != first["shown"]  # another axis: redrawn
+    preset = training_tab.preset_changed("mini")
+    assert preset["unit"] == preset["budget"] == "flops" and "Default budget" in preset["preset_note"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 
-import gradio as gr
 import pytest
 from test_race import TINY
 
@@ -213,42 +212,47 @@ def tab(record, tmp_path, monkeypatch):
 def test_play_follows_the_clock_at_the_chosen_speed_pauses_and_stops_at_the_end(tab, monkeypatch):
     clock = [1000.0]
     monkeypatch.setattr(tab.time, "monotonic", lambda: clock[0])
-    percent, status, curves, supervised, payoff, anchor, timer, button = tab.replay_play("tiny.json", 100, 30, "step", None)
-    assert percent == 0 and anchor == {"t0": 1000.0, "p0": 0.0, "speed": 30.0}  # at the end: from the start
-    assert timer.active is True and button["value"] == "⏸ Pause" and "Replaying · 0%" in status
+    played = tab.replay_play("tiny.json", 100, 30, "step", None)
+    assert played["scrubber"] == 0 and played["anchor"] == {"t0": 1000.0, "p0": 0.0, "speed": 30.0}  # from the start
+    assert played["timer"].active is True and played["play"]["value"] == "⏸ Pause" and "Replaying · 0%" in played["status"]
+    assert set(played) == {"scrubber", "status", "curves", "supervised", "payoff", "anchor", "timer", "play"}
+    anchor = played["anchor"]
     clock[0] += 6  # 6 s of a 30 s replay, however many ticks were skipped
-    percent, status, *_, kept, timer, button = tab.replay_tick("tiny.json", 3.3, 30, "step", anchor)
-    assert percent == pytest.approx(20) and "Replaying · 20%" in status
-    assert kept == timer == button == gr.skip()  # a tick in flight never undoes a pause
-    percent, *_, new_anchor, _, _ = tab.replay_tick("tiny.json", 20, 10, "step", anchor)  # a new speed: from here
-    assert percent == 20 and new_anchor == {"t0": 1006.0, "p0": 20.0, "speed": 10.0}
+    tick = tab.replay_tick("tiny.json", 3.3, 30, "step", anchor)
+    assert tick["scrubber"] == pytest.approx(20) and "Replaying · 20%" in tick["status"]
+    assert not {"anchor", "timer", "play"} & set(tick)  # a tick in flight never undoes a pause
+    tick = tab.replay_tick("tiny.json", 20, 10, "step", anchor)  # a new speed: from here
+    assert tick["scrubber"] == 20 and tick["anchor"] == {"t0": 1006.0, "p0": 20.0, "speed": 10.0}
     clock[0] += 9
-    percent, status, *_, anchor, timer, button = tab.replay_tick("tiny.json", 90, 10, "step", new_anchor)
-    assert percent == 100 and anchor is None and timer.active is False and button["value"] == "▶ Play"
-    assert "End of the recording · 100%" in status
+    tick = tab.replay_tick("tiny.json", 90, 10, "step", tick["anchor"])
+    assert tick["scrubber"] == 100 and tick["anchor"] is None and tick["timer"].active is False
+    assert tick["play"]["value"] == "▶ Play" and "End of the recording · 100%" in tick["status"]
     paused = tab.replay_play("tiny.json", 40, 30, "step", {"t0": 0, "p0": 0, "speed": 30})  # pressing again pauses
-    assert paused[0] == gr.skip() and paused[-3] is None and paused[-2].active is False and "Paused · 40%" in paused[1]
+    assert "scrubber" not in paused and paused["anchor"] is None and paused["timer"].active is False
+    assert "Paused · 40%" in paused["status"]
     page = type("Request", (), {"session_hash": "page-1"})()
-    playing = tab.replay_play("tiny.json", 40, 30, "step", None, page)[-3]
+    playing = tab.replay_play("tiny.json", 40, 30, "step", None, page)["anchor"]
     tab.replay_play("tiny.json", 40, 30, "step", playing, page)  # paused while a tick was on its way
-    assert tab.replay_tick("tiny.json", 40, 30, "step", playing, page) == (gr.skip(),) * 8  # it draws nothing
+    assert tab.replay_tick("tiny.json", 40, 30, "step", playing, page) == {}  # it draws nothing
     stray = tab.replay_tick("tiny.json", 40, 30, "step", None)  # a tick after the pause: nothing moves
-    assert stray[0] == gr.skip() and stray[-2].active is False
-    status, *_, anchor = tab.replay_scrubbed("tiny.json", 75, 30, "step", {"t0": 0, "p0": 0, "speed": 30})
-    assert "Replaying · 75%" in status and anchor["p0"] == 75  # playing goes on from the scrubbed place
+    assert "scrubber" not in stray and stray["timer"].active is False
+    scrubbed = tab.replay_scrubbed("tiny.json", 75, 30, "step", {"t0": 0, "p0": 0, "speed": 30})
+    assert "Replaying · 75%" in scrubbed["status"] and scrubbed["anchor"]["p0"] == 75  # playing goes on from there
+    other = tab.replay_other_record("tiny.json", 30, "step")
+    assert other["scrubber"] == 100 and other["anchor"] is None and "100%" in other["status"]
 
 
 def test_frames_are_drawn_on_a_grid_and_shared(tab):
     first = tab.replay_views("tiny.json", 50.1, "step", False)
     again = tab.replay_views("tiny.json", 49.9, "step", True)
-    assert first[1] is again[1] and first[3] is again[3]  # one frame (50%) for both: built once
-    assert "50%" in first[0] and "Paused" in first[0] and "Replaying" in again[0]
+    assert first["curves"] is again["curves"] and first["payoff"] is again["payoff"]  # one frame (50%): built once
+    assert "50%" in first["status"] and "Paused" in first["status"] and "Replaying" in again["status"]
 
 
 @pytest.mark.parametrize("name", ["../tiny.json", "absent.json", "/etc/passwd", "", None])
 def test_only_listed_records_are_read(tab, name):
-    status, *rest = tab.replay_views(name, 50, "step", False)
-    assert "choose one from the list" in status
+    shown = tab.replay_views(name, 50, "step", False)
+    assert "choose one from the list" in shown["status"] and set(shown) == {"status"}  # the charts stay
 
 
 def test_the_list_offers_shipped_records_and_the_live_switch(tab, monkeypatch):

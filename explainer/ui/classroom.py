@@ -260,6 +260,21 @@ def _wire_quiz(q: SimpleNamespace) -> None:
     q.previous.click(lambda s: next_question(s, -1), [q.state], [q.state, *view_parts], api_visibility="private")
 
 
+def _build_difficulty() -> tuple:
+    """The generator-difficulty view: the temperature sweep (plot, note), then generator strength (plot, note)."""
+    gr.Markdown("The generator sets the discriminator's exam. Here it corrupts a fixed set of held-out "
+                "sentences at several sampling temperatures (and a weaker copy of it, cut after its first layer): "
+                "how many tokens end up really replaced, and how well the discriminator spots them.")
+    sweep_plot = gr.Plot(show_label=False)
+    sweep_note = gr.HTML(elem_id="classroom-sweep-note")
+    gr.Markdown("#### Generator strength: the paper's Figure 3 on this pair\nSeveral generators, weaker and "
+                "stronger, against one discriminator: the stronger the generator, the harder its fakes are "
+                "to catch. Explore, the game and the live class let you choose between ELECTRA's own "
+                "generator (★) and, where it is installed, a stronger one.")
+    return (sweep_plot, sweep_note, gr.Plot(show_label=False, elem_id="classroom-strength"),
+            gr.HTML(elem_id="classroom-strength-note"))
+
+
 def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = lambda: None,
                     measured_gaps: Callable[[], list[dict]] = lambda: []) -> None:
     """The tab's components and events. `latest_race` returns the Training tab's last race (or None);
@@ -291,17 +306,7 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
                         "(the same masking as the walk-through).")
             positions = gr.HTML(elem_id="classroom-positions")
         with gr.Tab("③ Generator difficulty", id="difficulty", elem_id="classroom-sweep-tab") as sweep_tab:
-            gr.Markdown("The generator sets the discriminator's exam. Here it corrupts a fixed set of held-out "
-                        "sentences at several sampling temperatures (and a weaker copy of it, cut after its first layer): "
-                        "how many tokens end up really replaced, and how well the discriminator spots them.")
-            sweep_plot = gr.Plot(show_label=False)
-            sweep_note = gr.HTML(elem_id="classroom-sweep-note")
-            gr.Markdown("#### Generator strength: the paper's Figure 3 on this pair\nSeveral generators, weaker and "
-                        "stronger, against one discriminator: the stronger the generator, the harder its fakes are "
-                        "to catch. Explore, the game and the live class let you choose between ELECTRA's own "
-                        "generator (★) and, where it is installed, a stronger one.")
-            strength_plot = gr.Plot(show_label=False, elem_id="classroom-strength")
-            strength_note = gr.HTML(elem_id="classroom-strength-note")
+            sweep_plot, sweep_note, strength_plot, strength_note = _build_difficulty()
         with gr.Tab("④ Efficiency", id="efficiency", elem_id="classroom-efficiency-tab") as efficiency_tab:
             efficiency_plot = _build_efficiency()
         with gr.Tab("⑤ Use it in Hugging Face", id="hf", elem_id="classroom-hf-tab"):

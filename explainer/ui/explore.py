@@ -3,15 +3,13 @@
 Thin wiring only: each handler calls `explainer.ui.api` / `explainer.core.pipeline` / `explainer.core.attributions`
 and hands the frozen results to `explainer.render.explore`. The last explanation is kept in a `gr.State`
 so attributions explain exactly the sentence on screen. Each handler returns its values by the names of the
-components they go to (`_named` hands them to gradio by component). Handlers here are private to the page;
+components they go to (`named` hands them to gradio by component). Handlers here are private to the page;
 the scriptable endpoints are `/explain` and `/attribute` (explainer.ui.api, registered in app.py).
 The copied link and the download buttons' files are `explainer.ui.explore_share`'s.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 import secrets
 import time
 from types import SimpleNamespace
@@ -29,6 +27,7 @@ from explainer.render.guesses import guesses_html
 from explainer.ui import api, forgers, queues
 from explainer.ui import explore_share as share
 from explainer.ui.explore_share import COPY_LINK_JS, link_query
+from explainer.ui.named import named
 
 INTRO = """
 ## Watch ELECTRA's game on your own sentence
@@ -235,25 +234,6 @@ class ModelControls(NamedTuple):
     active_model: gr.State
 
 
-def _named(handler, c: SimpleNamespace):
-    """`handler`, which returns (or yields) {name: value}, as gradio takes it: {component: value}. A component the
-    handler does not name keeps what it shows."""
-    def by_component(out: dict) -> dict:
-        return {getattr(c, name): value for name, value in out.items()}
-
-    if inspect.isgeneratorfunction(handler):
-        @functools.wraps(handler)
-        def each(*args, **kwargs):
-            for out in handler(*args, **kwargs):
-                yield by_component(out)
-        return each
-
-    @functools.wraps(handler)  # keeps the signature gradio reads (progress, request)
-    def once(*args, **kwargs):
-        return by_component(handler(*args, **kwargs))
-    return once
-
-
 def _layout() -> SimpleNamespace:
     """The tab's components, top to bottom, by their names here."""
     gr.Markdown(INTRO)
@@ -349,13 +329,13 @@ def build_explore(demo: gr.Blocks) -> ModelControls:
                       [c.text, c.active_model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words,
                        c.generator], [c.link_query_box, c.link], **private).then(
         None, [c.link_query_box], [c.link], js=COPY_LINK_JS)
-    gr.on([c.merged.change, c.palette.change], _named(rerender, c), [c.explanation, c.attribution, c.merged, c.palette],
+    gr.on([c.merged.change, c.palette.change], named(rerender, c), [c.explanation, c.attribution, c.merged, c.palette],
           [c.generator_input, c.verdict, c.attribution_text, c.attribution_plot], **private)
-    single = c.why.click(_named(run_attribute, c), [c.explanation, c.target, c.method, c.n_steps, c.baseline,
+    single = c.why.click(named(run_attribute, c), [c.explanation, c.target, c.method, c.n_steps, c.baseline,
                                                      c.adaptive, c.merged, c.palette],
                          [c.attribution_text, c.attribution_plot, c.attribution, *pictures], **private,
                          **queues.ATTRIBUTE)
-    every = c.why_all.click(_named(run_matrix, c), [c.explanation, c.method, c.n_steps, c.baseline, c.adaptive,
+    every = c.why_all.click(named(run_matrix, c), [c.explanation, c.method, c.n_steps, c.baseline, c.adaptive,
                                                      c.palette], [c.matrix_plot, c.matrix_note], **private,
                             **queues.ATTRIBUTE)
     c.stop.click(None, cancels=[single, every], **private)
@@ -363,19 +343,19 @@ def build_explore(demo: gr.Blocks) -> ModelControls:
                          [c.explanation, c.attribution, c.merged, c.palette])
     controls = [c.text, c.model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words, c.link_note,
                 c.ticked_on, c.generator]
-    first = demo.load(_named(apply_link, c), None, controls, **private).then(
+    first = demo.load(named(apply_link, c), None, controls, **private).then(
         model_status, [c.model], [c.status, c.active_model], **private, **queues.MODEL).then(
         lambda m: m, [c.active_model], [c.model], **private).then(
-        _named(run_explain, c), inputs, results, **private, **queues.EXPLAIN)
+        named(run_explain, c), inputs, results, **private, **queues.EXPLAIN)
     # The user's own sentence wins: a run they start cancels the first example's if that is still going.
     # Every press is a new draw (press_seed): the seed box shows it, and the copied link carries it. Then the
     # page brings the verdict into view (SHOW_RESULT_JS), else a press above the fold would seem to do nothing.
     # Another forger redraws the same masking with the same seed: the result on screen is always the chosen
     # forger's (a user's choice only: a link's forger arrives with the first run). A press then wins over it.
-    switched = c.generator.input(_named(run_explain, c), inputs, results, cancels=[first], **private,
+    switched = c.generator.input(named(run_explain, c), inputs, results, cancels=[first], **private,
                                  **queues.EXPLAIN)
     for trigger in (c.run.click, c.text.submit):
         trigger(press_seed, [c.seed, c.explanation], [c.seed], cancels=[first, switched], show_progress="hidden",
-                **private).then(_named(run_explain, c), inputs, results, **private, **queues.EXPLAIN).then(
+                **private).then(named(run_explain, c), inputs, results, **private, **queues.EXPLAIN).then(
             None, js=SHOW_RESULT_JS, **private)
     return ModelControls(c.model, c.status, c.active_model)
