@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 
+from explainer.render.device_race import device_run_markdown
 from explainer.render.style import esc
 from training.events import last_probe
+from training.race.device_record import device_run_summary
 from training.race.campaign import OBJECTIVES, budget_text, final_gap, separated, stats
 from training.race.record import record_events, record_floor, record_probes
 
@@ -106,5 +108,7 @@ def headline_markdown(records: list[dict], short_group: dict | None, minutes: fl
     """The Training tab's first lines: the leading recorded race, then the short race's limits ("" when
     neither is known)."""
     races = leading_races(records)
-    parts = [lead_markdown(races) if races else "", short_race_markdown(short_group, minutes, flops)]
+    machine = next((s for r in races if (s := device_run_summary(r))), None)  # a race on a borrowed GPU
+    parts = [lead_markdown(races) if races else "", device_run_markdown(machine) if machine else "",
+             short_race_markdown(short_group, minutes, flops)]
     return "\n\n".join(f"{p}" for p in parts if p)
