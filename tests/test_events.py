@@ -46,9 +46,10 @@ def test_the_trainer_cannot_emit_a_metric_the_event_does_not_name():
 
 
 def test_probes_read_back_from_a_race_json_and_the_last_one_wins():
+    found = (("rtd", 5, 0.6), ("rtd", 10, 0.7), ("mlm", 10, 0.5))
     probes = [Probe.from_dict({"objective": o, "step": s, "flops": 1e9 * s, "tokens": 64 * s, "accuracy": a,
                                "train_accuracy": 0.9, "n_train": 10, "n_test": 5, "features": 32, "seconds": 1.0,
-                               "random_init": False}) for o, s, a in (("rtd", 5, 0.6), ("rtd", 10, 0.7), ("mlm", 10, 0.5))]
+                               "random_init": False}) for o, s, a in found]
     assert last_probe(probes, "rtd").accuracy == 0.7 and last_probe(probes, "untrained") is None
     assert Probe.from_dict(probes[0].to_dict()) == probes[0]
 

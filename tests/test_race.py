@@ -394,20 +394,17 @@ def test_the_tab_says_busy_and_reattaches_to_the_managers_race(tmp_path, monkeyp
     too_long = training_tab.corpus_check(str(tmp_path))  # a folder is no corpus
     assert "ee-error" in too_long
     first = training_tab.refresh("step", None)  # a fresh page (or a reload) draws the race at once
-    assert ("Running" in first["status"] or "Getting ready" in first["status"]) and first["shown"]
-    assert "message" not in first  # a running race leaves the start message alone
+    assert ("Running" in first["status"] or "Getting ready" in first["status"]) and "message" not in first
     race = races.MANAGER.race
     _wait_for(lambda: all(race.runners[o].events for o in OBJECTIVES))
-    drawn = training_tab.refresh("step", None)
-    assert all(drawn[name] is not None for name in ("status", "curves", "supervised", "payoff"))
+    assert all(training_tab.refresh("step", None)[name] is not None for name in ("status", "curves", "payoff"))
     assert "Stopping" in training_tab.stop_race()
     assert races.MANAGER.wait(60)
     # Stop means now: no final probe, so a race stopped before its first probe has no score for the Classroom's
     # efficiency view (a finished race has one: test_a_race_probes_both_objectives_and_the_floor)
     assert training_tab.latest_race() is None
     final = training_tab.refresh("step", None)
-    assert "Stopped" in final["status"] and final["csv_button"]["interactive"]
-    assert final["zip_button"]["value"].endswith("models.zip")
+    assert "Stopped" in final["status"] and final["csv_button"]["interactive"] and final["zip_button"]["value"]
     assert "kept: both models as trained so far" in final["status"] and "none runs after a Stop" in final["status"]
     assert final["message"] == ""  # the "Stopping after the current step…" message is gone
     assert any("none runs after a Stop" in a.text for a in final["payoff"].layout.annotations)  # no probe is promised
@@ -415,8 +412,7 @@ def test_the_tab_says_busy_and_reattaches_to_the_managers_race(tmp_path, monkeyp
     # "Open the ELECTRA pair in Explore": the race folder's rtd/ pair, through Explore's own loader
     monkeypatch.setenv("ELECTRA_MODEL_ROOTS", str(tmp_path))
     opened = training_tab.open_in_explore()
-    assert opened["model"] == opened["active_model"] == str(race.folder / "rtd")
-    assert "discriminator 2 layers × 32" in opened["status"]
+    assert opened["model"] == opened["active_model"] == str(race.folder / "rtd") and "2 layers" in opened["status"]
 
 
 def test_the_race_cli_takes_the_presets_budget_when_none_is_given():

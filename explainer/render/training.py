@@ -146,7 +146,8 @@ def payoff_figure(snapshot: dict | None) -> go.Figure:
             mine = sorted((p for p in probes if p.objective == objective), key=lambda p: p.step)
             figure.add_trace(go.Scatter(
                 x=[p.flops for p in mine], y=[100 * p.accuracy for p in mine], mode="lines+markers",
-                name=f"{NAMES[objective]}, linear probe", line=dict(color=colour, width=2.5), customdata=[p.step for p in mine],
+                name=f"{NAMES[objective]}, linear probe", line=dict(color=colour, width=2.5),
+                customdata=[p.step for p in mine],
                 hovertemplate="step %{customdata}: %{x:.2e} FLOPs, %{y:.1f}%<extra></extra>"), 1, 1)
         if floor:
             xs = [p.flops for p in probes if p.flops > 0]

@@ -1,8 +1,8 @@
 """Handlers that return their values by name: `named(handler, c)` hands gradio {component: value}.
 
 A handler here returns (or yields) {name: value}, the names being attributes of `c` (a tab's components, e.g. a
-SimpleNamespace); a component the handler does not name keeps what it shows, and {} leaves them all as they are. So a handler never depends on the
-order of an event's outputs, and a test reads its result by name.
+SimpleNamespace); a component the handler does not name keeps what it shows, and {} leaves them all as they are.
+So a handler never depends on the order of an event's outputs, and a test reads its result by name.
 """
 
 from __future__ import annotations

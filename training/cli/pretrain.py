@@ -40,7 +40,9 @@ def cmd_compare(args: argparse.Namespace) -> None:
     summary = {}
     for objective in ("rtd", "mlm"):
         last = run_with_progress(config_from(args, objective, both=True), Path(args.out) / objective, args.resume)
-        summary[objective] = {k: last.value(k) if last else None for k in ("step", "flops", "tokens", "supervised_positions", "loss", "mlm_loss", "mlm_accuracy", "disc_auc", "token_cosine", "wall_time")}
+        keys = ("step", "flops", "tokens", "supervised_positions", "loss", "mlm_loss", "mlm_accuracy", "disc_auc",
+                "token_cosine", "wall_time")
+        summary[objective] = {k: last.value(k) if last else None for k in keys}
     (Path(args.out) / "compare.json").write_text(json.dumps(summary, indent=2))
     print(json.dumps(summary, indent=2))
 
