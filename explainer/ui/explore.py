@@ -81,23 +81,24 @@ def model_status(model: str, progress=gr.Progress(track_tqdm=True)):
                              pair.max_tokens, pair.generator is not None), model
 
 
-def word_choices(text: str, model: str, mode: str, current=None, shown=None):
+def word_choices(text: str, model: str, mode: str, current=None, shown=None) -> dict:
     """The words of the text, for the manual-masking picker (same splitting as the results), and those words
     (what the ticks point at). The ticks follow their words: a tick on "coffee" stays on "coffee" when the
     sentence changes, and goes when the word is gone. Without the words they were ticked on (a link's mask
-    words arrive with its text), the ticks that still name a word are kept as they are."""
+    words arrive with its text), the ticks that still name a word are kept as they are. By component name."""
     if mode != "manual":
-        return gr.update(visible=False), gr.skip()
+        return {"mask_words": gr.update(visible=False)}
     try:
         _, found = sentence_words(models.load(model, roots=models.allowed_roots()), text)
     except (models.ModelLoadError, InputError):
-        return gr.update(choices=[], value=[], visible=True), []
+        return {"mask_words": gr.update(choices=[], value=[], visible=True), "ticked_on": []}
     words = [visible(w.text) for w in found]
     if shown:
         kept = follow_words(shown, current, words)
     else:
         kept = [w for w in (current or []) if isinstance(w, int) and 0 <= w < len(words)]
-    return gr.update(choices=[(w, i) for i, w in enumerate(words)], value=kept, visible=True), words
+    return {"mask_words": gr.update(choices=[(w, i) for i, w in enumerate(words)], value=kept, visible=True),
+            "ticked_on": words}
 
 
 def press_seed(seed, explanation: Explanation | None) -> int:
@@ -120,13 +121,13 @@ def apply_link(request: gr.Request):
     link, problems = links.parse_explore(params, links.ExploreLink(EXAMPLES[0], models.default_model()))
     if link is None:
         return {"link_note": ""}
-    picker, words = word_choices(link.text, link.model, link.mode, list(link.mask_words))
-    if link.mode == "manual" and link.mask_words and picker.get("value") != list(link.mask_words):
+    picked = word_choices(link.text, link.model, link.mode, list(link.mask_words))
+    if link.mode == "manual" and link.mask_words and picked["mask_words"].get("value") != list(link.mask_words):
         problems.append("Some of the link's mask words are not in its text; they were left out.")
     note = render.notices_html(["Opened from a link: the sentence and settings below are the link's.", *problems])
     return {"text": link.text, "model": link.model, "mode": link.mode, "mask_rate": link.mask_rate, "seed": link.seed,
-            "temperature": link.temperature, "top_k": link.top_k, "mask_words": picker, "link_note": note,
-            "ticked_on": words, "generator": link.generator}
+            "temperature": link.temperature, "top_k": link.top_k, "link_note": note, "generator": link.generator,
+            **picked}
 
 
 def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_words, merged, palette=style.DEFAULT_PALETTE,
@@ -322,7 +323,7 @@ def build_explore(demo: gr.Blocks) -> ModelControls:
     # A load that fails leaves the last good model active and puts the dropdown back to it.
     c.model.input(model_status, [c.model], [c.status, c.active_model], **private, **queues.MODEL).then(
         lambda m: m, [c.active_model], [c.model], **private)
-    gr.on([c.mode.change, c.text.change, c.active_model.change], word_choices,
+    gr.on([c.mode.change, c.text.change, c.active_model.change], named(word_choices, c),
           [c.text, c.active_model, c.mode, c.mask_words, c.ticked_on], [c.mask_words, c.ticked_on],
           trigger_mode="always_last", show_progress="hidden", **private)
     c.copy_link.click(lambda *values: (link_query(*values), gr.update(visible=True)),
