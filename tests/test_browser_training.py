@@ -75,7 +75,7 @@ def test_start_a_tiny_race_watch_it_grow_and_stop_it(page, manager, monkeypatch)
     page.wait_for_timeout(2500)
     assert page.locator(STATUS).inner_text() == stopped_at  # nothing moves after the stop
     race = manager.race
-    assert race.status == "stopped" and race.runners["rtd"].events[-1]["step"] < 20_000
+    assert race.status == "stopped" and race.runners["rtd"].events[-1].step < 20_000
     assert ((race.folder / "rtd" / "checkpoint.pt").exists()
             and (race.folder / "mlm" / "encoder" / "config.json").exists())
     page.wait_for_function("() => !document.querySelector('#race-zip')?.disabled", timeout=10_000)

@@ -40,11 +40,11 @@ def test_schedule_and_precision_are_checked():
 def test_bf16_on_the_cpu_trains_with_float32_weights_and_close_losses(tmp_path):
     fp32 = list(train(TINY, tmp_path / "fp32"))
     bf16 = list(train(dataclasses.replace(TINY, precision="bf16", schedule="constant"), tmp_path / "bf16"))
-    assert [e["step"] for e in bf16] == [2, 4, 6]
-    first32, first16 = fp32[0]["loss"], bf16[0]["loss"]
+    assert [e.step for e in bf16] == [2, 4, 6]
+    first32, first16 = fp32[0].loss, bf16[0].loss
     # The first step's forward is the same function of the same weights, only rounded differently.
     assert first16 != first32 and first16 == pytest.approx(first32, rel=0.02)
-    assert all(e["lr"] == TINY.lr for e in bf16[1:])  # constant after the 5% warmup
+    assert all(e.lr == TINY.lr for e in bf16[1:])  # constant after the 5% warmup
     state = torch.load(tmp_path / "bf16" / "checkpoint.pt", weights_only=False)["model"]
     assert {v.dtype for v in state.values() if v.is_floating_point()} == {torch.float32}
 
@@ -188,7 +188,7 @@ def test_a_run_alternates_running_text_with_whole_sentence_blocks(tmp_path, word
     assert (long.blocks.ids != wordpiece.pad_token_id).all()  # running text: full blocks
     assert (short.blocks.ids[:, -1] == wordpiece.pad_token_id).any()  # sentences: padded
     events = list(train(config, tmp_path / "trained"))
-    assert [e["step"] for e in events] == [2, 4] and all(e["loss"] == e["loss"] for e in events)
+    assert [e.step for e in events] == [2, 4] and all(e.loss == e.loss for e in events)
 
 
 def _weights(module) -> dict[str, torch.Tensor]:

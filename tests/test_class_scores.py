@@ -123,13 +123,14 @@ def test_the_game_shows_its_score_once_after_a_reveal(tiny_pair_dir, tiny_pair, 
     from explainer.ui import game as game_ui
 
     monkeypatch.setattr(game_ui.api, "load_pair", lambda name: tiny_pair)
-    state, *_ = game_ui.start_round(1, 3, str(tiny_pair_dir))
-    state, reveal_html, score_html, *_ = game_ui.reveal(state, [0])
-    result = state["results"][0]
+    state = game_ui.start_round(1, 3, str(tiny_pair_dir))["state"]
+    shown = game_ui.reveal(state, [0])
+    state, reveal_html, score_html = shown["state"], shown["revealed"], shown["score"]
+    result = state.results[0]
     both = reveal_html + score_html
     assert both.count("false alarms") == 2  # "You: caught..." and "ELECTRA: caught...", once each
     assert "This sentence:" not in reveal_html
     assert (f"Sentence 1: <span style=\"color:#2166ac\">●</span> you <b>{result.student.points:+d}</b>"
             in score_html) and "The round so far" in score_html
-    phone = game_view.spot_reveal_html(state["items"][0], result, [0])  # a live class's phone: its one score line
+    phone = game_view.spot_reveal_html(state.items[0], result, [0])  # a live class's phone: its one score line
     assert phone.count("false alarms") == 2 and "This sentence:" in phone

@@ -29,14 +29,14 @@ def test_compare_trains_both_objectives_on_one_budget(tmp_path, capsys):
     assert json.loads(printed[printed.index("{"):]) == summary  # the same summary is printed
     for objective, folders in (("rtd", ("generator", "discriminator")), ("mlm", ("encoder",))):
         events = read_metrics(out / objective)
-        assert [e["step"] for e in events] == [5, 10, 15, 20, 25, 30]
-        assert all(e["objective"] == objective for e in events)
-        assert events[-1]["loss"] < events[0]["loss"]
-        assert events[-1]["mlm_loss"] < events[0]["mlm_loss"]
+        assert [e.step for e in events] == [5, 10, 15, 20, 25, 30]
+        assert all(e.objective == objective for e in events)
+        assert events[-1].loss < events[0].loss
+        assert events[-1].mlm_loss < events[0].mlm_loss
         for folder in folders:
             assert (out / objective / folder / "model.safetensors").exists()
         assert summary[objective]["step"] == 30
-        assert summary[objective]["loss"] == events[-1]["loss"]
+        assert summary[objective]["loss"] == events[-1].loss
         config = json.loads((out / objective / "config.json").read_text())
         assert config["objective"] == objective and config["preset"] == "tiny" and config["max_steps"] == 30
     # Same budget in steps and tokens; RTD learns from every token, MLM from ~15% of them.

@@ -113,19 +113,19 @@ def test_a_race_left_by_a_killed_server_is_viewable_after_a_restart(tmp_path, mo
     assert race.status == "interrupted" and not race.running and not manager.busy()
     snapshot = race.snapshot()
     for objective in ("rtd", "mlm"):
-        steps = [e["step"] for e in snapshot["events"][objective]]
+        steps = [e.step for e in snapshot["events"][objective]]
         assert len(steps) >= 8 and steps == list(range(1, len(steps) + 1))
-    assert {p["objective"] for p in snapshot["probes"]} == {"rtd", "mlm"} and snapshot["floor"]
+    assert {p.objective for p in snapshot["probes"]} == {"rtd", "mlm"} and snapshot["floor"]
     assert "Interrupted" in status_html(snapshot) and str(tmp_path) not in status_html(snapshot)
     assert len(curves_figure(snapshot, "flops").data) >= 3
 
     monkeypatch.setattr(races, "MANAGER", manager)  # the tab, after the restart
-    status, curves, supervised, payoff, *_ = training_tab.refresh("step", None)
-    assert "Interrupted" in status and curves.data and payoff.data
+    shown = training_tab.refresh("step", None)
+    assert "Interrupted" in shown["status"] and shown["curves"].data and shown["payoff"].data
     assert set(training_tab.latest_race()) == {"rtd", "mlm"}  # the Classroom's efficiency view
     monkeypatch.setenv("ELECTRA_MODEL_ROOTS", str(out))
-    model, shown, _ = training_tab.open_in_explore()  # the pair as last checkpointed opens in Explore
-    assert model == str(out / "seed-0" / "rtd") and "discriminator 2 layers" in shown
+    opened = training_tab.open_in_explore()  # the pair as last checkpointed opens in Explore
+    assert opened["model"] == str(out / "seed-0" / "rtd") and "discriminator 2 layers" in opened["status"]
     assert not manager.stop()  # nothing runs: Stop says so
     assert state_file.read_bytes() == before  # viewed read-only
 
@@ -146,10 +146,11 @@ def test_a_finished_race_reloads_as_finished_with_its_downloads(tmp_path, monkey
     assert again.folder == race.folder and again.status == "finished" and again.error is None
     assert again.probes == race.probes and again.floor == race.floor
     for objective in ("rtd", "mlm"):
-        assert [e["step"] for e in again.runners[objective].events] == [1, 2, 3, 4]
+        assert [e.step for e in again.runners[objective].events] == [1, 2, 3, 4]
     assert abs(again.elapsed() - race.elapsed()) < 2  # from race.json's start and end
     monkeypatch.setattr(races, "MANAGER", restarted)
-    status, *_, csv_file, zip_file, explore, finetune, _, _, message = training_tab.refresh("step", None)
-    assert "Finished" in status and csv_file["value"].endswith("metrics.csv") and zip_file["value"].endswith("models.zip")
-    assert explore["interactive"] and finetune["interactive"]  # the pair opens in Explore; fine-tuning may start
-    assert message == ""  # an ended race's status line says what happened: no "Stopping…" message stays
+    shown = training_tab.refresh("step", None)
+    assert "Finished" in shown["status"] and shown["csv_button"]["value"].endswith("metrics.csv")
+    assert shown["zip_button"]["value"].endswith("models.zip")
+    assert shown["explore_button"]["interactive"] and shown["finetune"]["interactive"]  # Explore; fine-tuning may start
+    assert shown["message"] == ""  # an ended race's status line says what happened: no "Stopping…" message stays

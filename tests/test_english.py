@@ -254,7 +254,7 @@ def test_pretraining_runs_on_the_english_corpus_pooled_with_imdb(tmp_path, fresh
           "--device", "cpu", "--out", str(out)])
     config = json.loads((out / "config.json").read_text())
     assert config["corpus"] == "english+imdb" and config["blocks"] > 0
-    assert [e["step"] for e in read_metrics(out)] == [1, 2]
+    assert [e.step for e in read_metrics(out)] == [1, 2]
 
 
 # --- the real archives, where this machine has them cached ------------------------------------------

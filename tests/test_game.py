@@ -102,16 +102,46 @@ def test_the_handlers_play_a_round_to_the_end(tiny_pair_dir, monkeypatch):
     model = str(tiny_pair_dir)
     monkeypatch.setenv("ELECTRA_MODEL_ROOTS", model)
     models.clear_cache() if hasattr(models, "clear_cache") else None
-    state, sentence, ticks, revealed, score, reveal_button, next_button = ui.start_round(3, 3, model)
-    assert state["code"] == 3 and "Sentence 1 of 3" in sentence and ticks["choices"]
+    started = ui.start_round(3, 3, model)
+    state = started["state"]
+    assert state.code == 3 and "Sentence 1 of 3" in started["sentence"] and started["ticks"]["choices"]
     for index in range(3):
-        state, revealed, score, _, _, following = ui.reveal(state, [0])
-        assert "the truth" in revealed and following["interactive"] == (index < 2)
-        assert ui.reveal(state, [0])[1] == ui.gr.skip()  # a second reveal of one sentence scores nothing
+        shown = ui.reveal(state, [0])
+        state = shown["state"]
+        assert "the truth" in shown["revealed"] and shown["next_button"]["interactive"] == (index < 2)
+        assert "revealed" not in ui.reveal(state, [0])  # a second reveal of one sentence scores nothing
         if index < 2:
-            state, sentence, *_ = ui.next_sentence(state)
-            assert f"Sentence {index + 2} of 3" in sentence
-    assert "Round over" in score and len(state["results"]) == 3
+            following = ui.next_sentence(state)
+            state = following["state"]
+            assert f"Sentence {index + 2} of 3" in following["sentence"] and state.index == index + 1
+    assert "Round over" in shown["score"] and len(state.results) == 3 and state.picks == ((0,),) * 3
+    assert ui.next_sentence(state) == {"next_button": ui.gr.update(interactive=False)}  # the round is over
     bad = ui.start_round(-4, 3, model)
-    assert bad[0] is None and "from 0 to" in bad[1]
+    assert bad["state"] is None and "from 0 to" in bad["sentence"]
     assert "?game=3" in ui.class_link(3) and "whole number" in ui.class_link("x")
+
+
+def test_round_b_keeps_its_tally_by_name(tiny_pair, monkeypatch):
+    from explainer.ui import game as ui
+
+    monkeypatch.setattr(ui.api, "load_pair", lambda name: tiny_pair)
+    assert ui.fool_try(SENTENCES[0], None, "dog", True, "tiny", ui.Tally()) == {
+        "fooled": ui.style.message_html("Choose the word to change.")}  # no try counted
+    first = ui.fool_try(SENTENCES[0], 1, "dog", True, "tiny", ui.Tally())
+    result = game.fool(tiny_pair, SENTENCES[0], 1, "dog", True)
+    assert first["tally"] == ui.Tally(1, int(result.fooled), int(result.student_right))
+    second = ui.fool_try(SENTENCES[0], 1, "dog", True, "tiny", first["tally"])
+    assert second["tally"].tries == 2 and "Choose" not in second["fooled"]
+    refused = ui.fool_sentence("x", "tiny")
+    assert "whole number" in refused["fooled"] and "fool_text" not in refused  # the sentence box keeps its text
+
+
+def test_a_handler_that_changes_nothing_skips_every_output():
+    from types import SimpleNamespace
+
+    from explainer.ui import game as ui
+    from explainer.ui.named import named
+
+    c = SimpleNamespace(revealed="revealed-box", score="score-box")
+    assert named(lambda: {}, c)() == ui.gr.skip()  # gradio would read {} as one value
+    assert named(lambda: {"score": "3"}, c)() == {"score-box": "3"}

@@ -120,17 +120,18 @@ def test_explain_and_game_apis_take_the_generator(stronger, tiny_pair):
 def test_the_games_harder_level_through_its_handlers(stronger, tiny_pair_dir):
     from explainer.ui import game as page
 
-    state, *_ = page.start_round(5, 3, str(tiny_pair_dir), "stronger")
-    assert state["generator"] == "stronger"
-    assert [i.explanation.settings.generator for i in state["items"]] == ["stronger"] * 3
-    assert state["items"] == game.spot_round(game_pair(tiny_pair_dir), 5, 3, generator="stronger")
-    _, revealed, score, *_ = page.reveal(state, [0])
+    state = page.start_round(5, 3, str(tiny_pair_dir), "stronger")["state"]
+    assert state.generator == "stronger"
+    assert [i.explanation.settings.generator for i in state.items] == ["stronger"] * 3
+    assert state.items == game.spot_round(game_pair(tiny_pair_dir), 5, 3, generator="stronger")
+    shown = page.reveal(state, [0])
+    revealed, score = shown["revealed"], shown["score"]
     assert "harder level: a stronger generator forged the fakes" in score and "the truth" in revealed
     assert page.class_link(5, "stronger").count("?game=5&amp;level=harder") == 1
     assert "level=" not in page.class_link(5, "electra")
     request = SimpleNamespace(query_params={"game": "5", "level": "harder"})
-    assert page.code_from_link(request)[::2] == (5, "stronger")
-    assert page.code_from_link(SimpleNamespace(query_params={"game": "5"}))[2] == "electra"
+    assert {k: page.code_from_link(request)[k] for k in ("code", "level")} == {"code": 5, "level": "stronger"}
+    assert page.code_from_link(SimpleNamespace(query_params={"game": "5"}))["level"] == "electra"
 
 
 def game_pair(folder):

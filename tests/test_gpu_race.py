@@ -16,9 +16,11 @@ import pytest
 import torch
 from conftest import N_DOCUMENTS, WORDPIECE
 
+from explainer.render.device_race import device_run_markdown
 from training.bundle import write_bundle
 from training.project import PROJECT
 from training.race.campaign import final_gap
+from training.race.device_record import device_run_summary
 from training.race.timing import matmul_peak
 from training.race.record import load_record
 from training.race.settings import RaceSettings
@@ -157,6 +159,10 @@ def test_the_device_command_runs_here_end_to_end_and_writes_what_comes_back(bund
     every = record["settings"]["probe_every"]  # 2 probes on the way: every half of the longer objective's steps
     assert every == math.ceil(max(BUDGET / per_step[o] for o in last) / 2)
     assert {(p["objective"], p["step"]) for p in record["probes"]} >= {("rtd", every), ("mlm", every)}
+    summary = device_run_summary(record)  # what the Training tab says of the machine, from the dry run's record
+    assert (summary.hardware, summary.budget_flops, summary.budget_reached) == ("CPU", BUDGET, 1.0)
+    assert summary.gap == pytest.approx(final_gap(record)) and summary.gap_spread > 0
+    assert device_run_markdown(summary).startswith("**On one CPU:** 2e9 training FLOPs per objective in ")
     text = files[name].read_text()
     assert str(tmp_path) not in text and str(bundle) not in text  # no folder of the machine it ran on
 

@@ -79,19 +79,22 @@ def test_shuffle_is_seeded_and_keeps_every_question_and_answer():
 def test_the_ui_handlers_score_first_tries_only():
     from explainer.ui import classroom as ui
 
-    state, *_ = ui.start_quiz(False, 0)
-    first = state["questions"][0]
+    state = ui.start_quiz(False, 0)["state"]
+    first = state.questions[0]
     wrong = next(c for c in first.choices if c != first.answer) if first.choices else "nonsense"
-    state, feedback, score = ui.check_answer(state, wrong, "")
+    shown = ui.check_answer(state, wrong, "")
+    state, feedback, score = shown["state"], shown["feedback"], shown["score"]
     assert "Not quite" in feedback and "<b>0</b> / 1" in score
-    state, feedback, score = ui.check_answer(state, first.answer, first.answer)
+    shown = ui.check_answer(state, first.answer, first.answer)
+    state, feedback, score = shown["state"], shown["feedback"], shown["score"]
     assert "Correct" in feedback and "<b>0</b> / 1" in score  # a retry shows the answer but does not score
-    state, *_ = ui.next_question(state)
-    second = state["questions"][1]
-    state, feedback, score = ui.check_answer(state, second.answer, second.answer)
+    state = ui.next_question(state)["state"]
+    second = state.questions[1]
+    score = ui.check_answer(state, second.answer, second.answer)["score"]
     assert "<b>1</b> / 2" in score
-    shuffled_state, *_ = ui.start_quiz(True, 5)
-    assert [q.id for q in shuffled_state["questions"]] == [q.id for q in shuffled(QUESTIONS, 5)]
+    assert ui.next_question(state, -1)["state"].index == 0 and ui.next_question(state, -5)["state"].index == 0
+    shuffled_state = ui.start_quiz(True, 5)["state"]
+    assert [q.id for q in shuffled_state.questions] == [q.id for q in shuffled(QUESTIONS, 5)]
 
 
 # --- the efficiency questions agree with the paper's Table 1 and with the races the app ships ------------

@@ -163,8 +163,8 @@ def test_equal_flops_keeps_the_two_within_one_step_of_each_other(tmp_path):
     def check(race: Race) -> None:
         rtd, mlm = (race.runners[o].events for o in OBJECTIVES)
         if rtd and mlm:
-            step_flops = max(rtd[-1]["flops"] / rtd[-1]["step"], mlm[-1]["flops"] / mlm[-1]["step"])
-            gaps.append(abs(rtd[-1]["flops"] - mlm[-1]["flops"]) / step_flops)
+            step_flops = max(rtd[-1].flops / rtd[-1].step, mlm[-1].flops / mlm[-1].step)
+            gaps.append(abs(rtd[-1].flops - mlm[-1].flops) / step_flops)
 
     race = Race(tiny(budget="flops", amount=1.5e9, probe_every=0), tmp_path)
     summary = race.run(on_step=check)
@@ -201,25 +201,25 @@ def test_a_wall_clock_race_ends_both_objectives_level(tmp_path, monkeypatch):
 
 
 def test_a_race_probes_both_objectives_and_the_floor(finished):
-    probes = {(p["objective"], p["step"]) for p in finished.probes}
+    probes = {(p.objective, p.step) for p in finished.probes}
     assert probes == {(o, s) for o in OBJECTIVES for s in (5, 10, 12)}
     for p in finished.probes:
-        assert 0 <= p["accuracy"] <= 1 and p["n_test"] == 100
-        event = finished.runners[p["objective"]].events[p["step"] - 1]
-        assert p["flops"] == pytest.approx(event["flops"]) and p["tokens"] == event["tokens"]
-    assert finished.floor["random_init"] and finished.floor["flops"] == 0 and 0 <= finished.floor["accuracy"] <= 1
+        assert 0 <= p.accuracy <= 1 and p.n_test == 100
+        event = finished.runners[p.objective].events[p.step - 1]
+        assert p.flops == pytest.approx(event.flops) and p.tokens == event.tokens
+    assert finished.floor.random_init and finished.floor.flops == 0 and 0 <= finished.floor.accuracy <= 1
     state = json.loads((finished.folder / "race.json").read_text())
     assert state["status"] == "finished" and state["started"] and state["ended"] and state["device"].startswith("CPU")
     assert finished.elapsed() == finished.elapsed() == state["summary"]["wall_seconds"]  # the clock stopped at the end
     assert state["settings"]["preset"] == "tiny" and len(state["probes"]) == 6
-    assert state["summary"]["rtd"]["probe_accuracy"] == finished.final_probe("rtd")["accuracy"]
+    assert state["summary"]["rtd"]["probe_accuracy"] == finished.final_probe("rtd").accuracy
 
 
 def test_supervised_positions_show_the_denser_signal(finished):
     rtd, mlm = (finished.runners[o].events[-1] for o in OBJECTIVES)
-    assert rtd["supervised_positions"] == rtd["tokens"]  # every token
+    assert rtd.supervised_positions == rtd.tokens  # every token
     masked_per_block = round(0.15 * (TINY.seq_len - 2))  # 15% of the non-special tokens
-    assert mlm["supervised_positions"] == mlm["step"] * TINY.batch_size * masked_per_block
+    assert mlm.supervised_positions == mlm.step * TINY.batch_size * masked_per_block
 
 
 def test_aggregate_over_seeds():
@@ -265,7 +265,7 @@ def test_one_race_per_server_and_stop_keeps_a_loadable_checkpoint(tmp_path):
     assert manager.stop()
     assert manager.wait(60) and race.status == "stopped" and not manager.stop()
 
-    steps = {o: race.runners[o].events[-1]["step"] for o in OBJECTIVES}
+    steps = {o: race.runners[o].events[-1].step for o in OBJECTIVES}
     assert all(3 <= s < 50_000 for s in steps.values())
     for objective in OBJECTIVES:
         checkpoint = torch.load(race.folder / objective / "checkpoint.pt", weights_only=False)
@@ -354,14 +354,14 @@ def test_the_views_render_a_snapshot(finished):
     assert names[:2] == ["MLM baseline (BERT-style)", "ELECTRA's generator (its MLM loss)"]
     assert "discriminator loss (raw BCE, not ×50)" in names and "discriminator AUC" in names
     assert list(by_step.data[0].x) == list(range(1, 13))
-    assert list(by_flops.data[0].x) == [e["flops"] for e in finished.runners["mlm"].events]
+    assert list(by_flops.data[0].x) == [e.flops for e in finished.runners["mlm"].events]
     # Stacked for a 420-px phone: the masked-word losses on top, the discriminator below (its accuracy and AUC
     # on the lower panel's right-hand axis), both full width.
     assert [(t.xaxis, t.yaxis) for t in by_step.data] == [("x", "y")] * 2 + [("x2", "y2")] * 2 + [("x2", "y3")] * 2
     assert by_step.layout.xaxis.domain == by_step.layout.xaxis2.domain
     assert by_step.layout.yaxis2.domain[1] < by_step.layout.yaxis.domain[0] and by_step.layout.height == 860
     supervised = view.supervised_figure(snapshot, "tokens")
-    assert supervised.data[0].y[-1] == finished.runners["rtd"].events[-1]["supervised_positions"]
+    assert supervised.data[0].y[-1] == finished.runners["rtd"].events[-1].supervised_positions
     payoff = view.payoff_figure(snapshot)
     labels = [t.name for t in payoff.data]
     assert "untrained encoder (the floor)" in labels and "the paper's ELECTRA" in labels and "the paper's BERT" in labels
@@ -394,25 +394,25 @@ def test_the_tab_says_busy_and_reattaches_to_the_managers_race(tmp_path, monkeyp
     too_long = training_tab.corpus_check(str(tmp_path))  # a folder is no corpus
     assert "ee-error" in too_long
     first = training_tab.refresh("step", None)  # a fresh page (or a reload) draws the race at once
-    assert ("Running" in first[0] or "Getting ready" in first[0]) and first[-2]
+    assert ("Running" in first["status"] or "Getting ready" in first["status"]) and "message" not in first
     race = races.MANAGER.race
     _wait_for(lambda: all(race.runners[o].events for o in OBJECTIVES))
-    assert all(value is not None for value in training_tab.refresh("step", None)[:4])
+    assert all(training_tab.refresh("step", None)[name] is not None for name in ("status", "curves", "payoff"))
     assert "Stopping" in training_tab.stop_race()
     assert races.MANAGER.wait(60)
     # Stop means now: no final probe, so a race stopped before its first probe has no score for the Classroom's
     # efficiency view (a finished race has one: test_a_race_probes_both_objectives_and_the_floor)
     assert training_tab.latest_race() is None
     final = training_tab.refresh("step", None)
-    assert "Stopped" in final[0] and final[4]["interactive"] and final[5]["value"].endswith("models.zip")
-    assert "kept: both models as trained so far" in final[0] and "none runs after a Stop" in final[0]
-    assert final[-1] == ""  # the "Stopping after the current step…" message is gone
-    assert any("none runs after a Stop" in a.text for a in final[3].layout.annotations)  # no probe is promised
+    assert "Stopped" in final["status"] and final["csv_button"]["interactive"] and final["zip_button"]["value"]
+    assert "kept: both models as trained so far" in final["status"] and "none runs after a Stop" in final["status"]
+    assert final["message"] == ""  # the "Stopping after the current step…" message is gone
+    assert any("none runs after a Stop" in a.text for a in final["payoff"].layout.annotations)  # no probe is promised
     assert "No race is running" in training_tab.stop_race()
     # "Open the ELECTRA pair in Explore": the race folder's rtd/ pair, through Explore's own loader
     monkeypatch.setenv("ELECTRA_MODEL_ROOTS", str(tmp_path))
-    model, status, active = training_tab.open_in_explore()
-    assert model == active == str(race.folder / "rtd") and "discriminator 2 layers × 32" in status
+    opened = training_tab.open_in_explore()
+    assert opened["model"] == opened["active_model"] == str(race.folder / "rtd") and "2 layers" in opened["status"]
 
 
 def test_the_race_cli_takes_the_presets_budget_when_none_is_given():

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 import training.race.run as race_module
+from training.events import TrainEvent
 from explainer.render.training import payoff_figure, status_html
 from explainer.ui import race_budget, training_tab
 from training.race.run import Race
@@ -41,8 +42,8 @@ def _fake_race(tmp_path, monkeypatch, clock, seen: list) -> Race:
             if stop():
                 return
             clock.now += 1
-            yield {"step": step, "tokens": 64 * step, "flops": 1e9 * step, "wall_time": float(step),
-                   "supervised_positions": 64 * step}
+            yield TrainEvent(step=step, tokens=64 * step, flops=1e9 * step, wall_time=float(step),
+                             supervised_positions=64 * step)
 
     monkeypatch.setattr(race_module, "train", fake_train)
     settings = RaceSettings(preset="tiny", budget="steps", amount=3, probe_every=0, device="cpu", threads=1)
@@ -65,7 +66,7 @@ def test_loading_ticks_on_the_page_and_stays_off_the_race_clock(tmp_path, monkey
     assert mlm[1] == 1.0  # RTD's first step is on the clock; both loadings are not
     assert race.loading() is None and race.loading_seconds() == sum(LOAD.values())
     assert race.elapsed() == 6.0  # 3 steps each, 1 s apiece: 38 s of wall time less 32 s of loading
-    assert race.runners["rtd"].events[0]["compute_seconds"] == 1.0
+    assert race.runners["rtd"].events[0].compute_seconds == 1.0
 
 
 def test_after_a_stop_the_page_says_what_was_kept_and_promises_no_probe(tmp_path, monkeypatch, clock):
@@ -96,7 +97,7 @@ def test_after_a_stop_the_page_says_what_was_kept_and_promises_no_probe(tmp_path
     ("steps", "1", "minutes", "tiny", "300"),  # the preset's own default in its own unit
 ])
 def test_the_budget_box_follows_its_unit(unit, amount, previous, preset, expected):
-    assert race_budget.unit_changed(unit, amount, previous, preset) == (expected, unit)
+    assert race_budget.unit_changed(unit, amount, previous, preset) == {"amount": expected, "unit": unit}
 
 
 def test_a_finished_races_files_are_handed_to_gradio_from_the_temp_folder(tmp_path):
@@ -112,3 +113,13 @@ def test_a_finished_races_files_are_handed_to_gradio_from_the_temp_folder(tmp_pa
     (race / "metrics.csv").write_text("step\n1\n2\n")
     os.utime(race / "metrics.csv", (2e9, 2e9))
     assert open(training_tab.servable(race / "metrics.csv")).read() == "step\n1\n2\n"
+
+
+def test_the_tab_redraws_by_name_and_only_what_moved(monkeypatch):
+    monkeypatch.setattr(training_tab.races, "MANAGER", SimpleNamespace(race=None, job=None))
+    first = training_tab.refresh("step", None)  # no race yet: the empty charts, the buttons asleep
+    assert "No race yet" in first["status"] and not first["csv_button"]["interactive"] and "message" not in first
+    assert training_tab.refresh("step", first["shown"]) == {}  # nothing moved: nothing is sent again
+    assert training_tab.refresh("flops", first["shown"])["shown"] != first["shown"]  # another axis: redrawn
+    preset = training_tab.preset_changed("mini")
+    assert preset["unit"] == preset["budget"] == "flops" and "Default budget" in preset["preset_note"]

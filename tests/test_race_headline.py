@@ -16,9 +16,9 @@ def _record(flops: float, seed: int, rtd: float, mlm: float, device: str = "CPU 
     settings = {"preset": preset, "budget": "flops", "amount": flops, "seed": seed, "temperature": 2.0,
                 "device": "auto", "threads": 1, "probe_every": 400}
     return {"settings": settings, "device": device, "elapsed": 60 * minutes,
-            "events": {o: [{"step": 10, "flops": flops}] for o in ("rtd", "mlm")},
+            "events": {o: [{"step": 10, "flops": flops, "wall_time": 60.0}] for o in ("rtd", "mlm")},
             "probes": [{"objective": "rtd", "step": 10, "accuracy": rtd}, {"objective": "mlm", "step": 10, "accuracy": mlm}],
-            "floor": {"accuracy": 0.55}}
+            "floor": {"objective": "untrained", "step": 0, "flops": 0.0, "accuracy": 0.55}}
 
 
 def test_the_shipped_records_lead_with_the_5e13_race_and_its_numbers():

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import math
 
-import gradio as gr
 import pytest
 from test_race import TINY
 
+from training.events import TrainEvent
 from training.race.record import (
     MAX_EVENTS,
     SCHEMA,
@@ -42,9 +42,14 @@ def record(race) -> dict:
     return build_record(race.folder, description="A tiny race for the tests.")
 
 
-def _events(n: int) -> list[dict]:
-    return [{"step": s, "tokens": 100 * s, "supervised_positions": 15 * s, "flops": 1e9 * s, "wall_time": 0.5 * s,
-             "mlm_loss": float(s), "disc_auc": 0.5} for s in range(1, n + 1)]
+def _events(n: int) -> list[TrainEvent]:
+    return [TrainEvent(step=s, tokens=100 * s, supervised_positions=15 * s, flops=1e9 * s, wall_time=0.5 * s,
+                       mlm_loss=float(s), disc_auc=0.5) for s in range(1, n + 1)]
+
+
+def _typed(record: dict) -> dict:
+    """A record's points as the replay hands them out: typed events."""
+    return {o: [TrainEvent.from_dict(point) for point in points] for o, points in record["events"].items()}
 
 
 # --- building -------------------------------------------------------------------------------------------
@@ -53,13 +58,13 @@ def test_a_record_holds_every_step_of_a_short_race_and_its_probes(race, record):
     assert validate(record) is record and record["schema"] == SCHEMA and record["version"] == VERSION
     for objective in OBJECTIVES:
         live = race.runners[objective].events
-        assert [e["step"] for e in record["events"][objective]] == [e["step"] for e in live]  # under MAX_EVENTS: all
-        assert record["events"][objective][-1]["flops"] == pytest.approx(live[-1]["flops"])
-        assert record["steps"][objective] == live[-1]["step"] == 12
-    assert record["events"]["rtd"][3]["mlm_loss"] == pytest.approx(race.runners["rtd"].events[3]["mlm_loss"])
+        assert [e["step"] for e in record["events"][objective]] == [e.step for e in live]  # under MAX_EVENTS: all
+        assert record["events"][objective][-1]["flops"] == pytest.approx(live[-1].flops)
+        assert record["steps"][objective] == live[-1].step == 12
+    assert record["events"]["rtd"][3]["mlm_loss"] == pytest.approx(race.runners["rtd"].events[3].mlm_loss)
     assert sorted((p["objective"], p["step"]) for p in record["probes"]) == sorted(
-        (p["objective"], p["step"]) for p in race.probes)
-    assert record["floor"]["accuracy"] == pytest.approx(race.floor["accuracy"])
+        (p.objective, p.step) for p in race.probes)
+    assert record["floor"]["accuracy"] == pytest.approx(race.floor.accuracy)
     assert record["status"] == "finished" and record["elapsed"] > 0 and record["device"] == race.device
     assert record["title"] == "12 steps each, seed 0, 0 min" and record["description"] == "A tiny race for the tests."
 
@@ -73,7 +78,7 @@ def test_thinning_keeps_the_last_step_and_averages_the_noisy_metrics():
     assert thin[0]["mlm_loss"] == pytest.approx((1 + 2 + 3) / 3)  # the mean over its steps, not step 3's value
     assert thin[1]["step"] == 6 and thin[1]["mlm_loss"] == pytest.approx(5.0)
     assert thin[0]["tokens"] == 300 and thin[0]["disc_auc"] == 0.5
-    assert thin_events(events[:50]) == [{k: e[k] for k in e} for e in events[:50]]  # short: unchanged
+    assert [TrainEvent.from_dict(p) for p in thin_events(events[:50])] == events[:50]  # short: unchanged
     assert thin_events([]) == []
 
 
@@ -157,11 +162,11 @@ def test_replay_cuts_both_objectives_at_one_level_of_the_pace(record):
     assert start["events"] == {"rtd": [], "mlm": []} and start["probes"] == [] and start["floor"] is None
     assert start["status"] == "running" and start["progress"] == 0
     half = replay_snapshot(record, 0.5)
-    assert [e["step"] for e in half["events"]["rtd"]] == [1, 2, 3, 4, 5, 6] == [e["step"] for e in half["events"]["mlm"]]
-    assert sorted(p["step"] for p in half["probes"]) == [5, 5] and half["floor"] is not None
-    assert half["elapsed"] == max(half["events"][o][-1]["wall_time"] for o in OBJECTIVES)
+    assert [e.step for e in half["events"]["rtd"]] == [1, 2, 3, 4, 5, 6] == [e.step for e in half["events"]["mlm"]]
+    assert sorted(p.step for p in half["probes"]) == [5, 5] and half["floor"] is not None
+    assert half["elapsed"] == max(half["events"][o][-1].wall_time for o in OBJECTIVES)
     done = replay_snapshot(record, 1)
-    assert done["events"] == record["events"] and len(done["probes"]) == len(record["probes"])
+    assert done["events"] == _typed(record) and len(done["probes"]) == len(record["probes"])
     assert done["status"] == "finished" and done["elapsed"] == record["elapsed"]
     for wild, expected in ((-3, 0.0), (7, 1.0), (float("nan"), 0.0), ("x", 0.0)):
         assert replay_snapshot(record, wild)["progress"] == expected
@@ -172,8 +177,8 @@ def test_a_flops_paced_record_replays_by_flops(record):
     assert flops["settings"]["pace"] == "flops"
     cut = replay_snapshot(flops, 0.5)
     half = total_level(flops) / 2
-    assert all(e["flops"] <= half for o in OBJECTIVES for e in cut["events"][o])
-    assert all(p["flops"] <= half for p in cut["probes"])
+    assert all(e.flops <= half for o in OBJECTIVES for e in cut["events"][o])
+    assert all(p.flops <= half for p in cut["probes"])
     assert len(cut["events"]["rtd"]) < len(flops["events"]["rtd"])
 
 
@@ -207,42 +212,48 @@ def tab(record, tmp_path, monkeypatch):
 def test_play_follows_the_clock_at_the_chosen_speed_pauses_and_stops_at_the_end(tab, monkeypatch):
     clock = [1000.0]
     monkeypatch.setattr(tab.time, "monotonic", lambda: clock[0])
-    percent, status, curves, supervised, payoff, anchor, timer, button = tab.replay_play("tiny.json", 100, 30, "step", None)
-    assert percent == 0 and anchor == {"t0": 1000.0, "p0": 0.0, "speed": 30.0}  # at the end: from the start
-    assert timer.active is True and button["value"] == "⏸ Pause" and "Replaying · 0%" in status
+    played = tab.replay_play("tiny.json", 100, 30, "step", None)
+    assert played["scrubber"] == 0 and played["anchor"] == {"t0": 1000.0, "p0": 0.0, "speed": 30.0}  # from the start
+    assert played["timer"].active is True and played["play"]["value"] == "⏸ Pause"
+    assert "Replaying · 0%" in played["status"]
+    assert set(played) == {"scrubber", "status", "curves", "supervised", "payoff", "anchor", "timer", "play"}
+    anchor = played["anchor"]
     clock[0] += 6  # 6 s of a 30 s replay, however many ticks were skipped
-    percent, status, *_, kept, timer, button = tab.replay_tick("tiny.json", 3.3, 30, "step", anchor)
-    assert percent == pytest.approx(20) and "Replaying · 20%" in status
-    assert kept == timer == button == gr.skip()  # a tick in flight never undoes a pause
-    percent, *_, new_anchor, _, _ = tab.replay_tick("tiny.json", 20, 10, "step", anchor)  # a new speed: from here
-    assert percent == 20 and new_anchor == {"t0": 1006.0, "p0": 20.0, "speed": 10.0}
+    tick = tab.replay_tick("tiny.json", 3.3, 30, "step", anchor)
+    assert tick["scrubber"] == pytest.approx(20) and "Replaying · 20%" in tick["status"]
+    assert not {"anchor", "timer", "play"} & set(tick)  # a tick in flight never undoes a pause
+    tick = tab.replay_tick("tiny.json", 20, 10, "step", anchor)  # a new speed: from here
+    assert tick["scrubber"] == 20 and tick["anchor"] == {"t0": 1006.0, "p0": 20.0, "speed": 10.0}
     clock[0] += 9
-    percent, status, *_, anchor, timer, button = tab.replay_tick("tiny.json", 90, 10, "step", new_anchor)
-    assert percent == 100 and anchor is None and timer.active is False and button["value"] == "▶ Play"
-    assert "End of the recording · 100%" in status
+    tick = tab.replay_tick("tiny.json", 90, 10, "step", tick["anchor"])
+    assert tick["scrubber"] == 100 and tick["anchor"] is None and tick["timer"].active is False
+    assert tick["play"]["value"] == "▶ Play" and "End of the recording · 100%" in tick["status"]
     paused = tab.replay_play("tiny.json", 40, 30, "step", {"t0": 0, "p0": 0, "speed": 30})  # pressing again pauses
-    assert paused[0] == gr.skip() and paused[-3] is None and paused[-2].active is False and "Paused · 40%" in paused[1]
+    assert "scrubber" not in paused and paused["anchor"] is None and paused["timer"].active is False
+    assert "Paused · 40%" in paused["status"]
     page = type("Request", (), {"session_hash": "page-1"})()
-    playing = tab.replay_play("tiny.json", 40, 30, "step", None, page)[-3]
+    playing = tab.replay_play("tiny.json", 40, 30, "step", None, page)["anchor"]
     tab.replay_play("tiny.json", 40, 30, "step", playing, page)  # paused while a tick was on its way
-    assert tab.replay_tick("tiny.json", 40, 30, "step", playing, page) == (gr.skip(),) * 8  # it draws nothing
+    assert tab.replay_tick("tiny.json", 40, 30, "step", playing, page) == {}  # it draws nothing
     stray = tab.replay_tick("tiny.json", 40, 30, "step", None)  # a tick after the pause: nothing moves
-    assert stray[0] == gr.skip() and stray[-2].active is False
-    status, *_, anchor = tab.replay_scrubbed("tiny.json", 75, 30, "step", {"t0": 0, "p0": 0, "speed": 30})
-    assert "Replaying · 75%" in status and anchor["p0"] == 75  # playing goes on from the scrubbed place
+    assert "scrubber" not in stray and stray["timer"].active is False
+    scrubbed = tab.replay_scrubbed("tiny.json", 75, 30, "step", {"t0": 0, "p0": 0, "speed": 30})
+    assert "Replaying · 75%" in scrubbed["status"] and scrubbed["anchor"]["p0"] == 75  # playing goes on from there
+    other = tab.replay_other_record("tiny.json", 30, "step")
+    assert other["scrubber"] == 100 and other["anchor"] is None and "100%" in other["status"]
 
 
 def test_frames_are_drawn_on_a_grid_and_shared(tab):
     first = tab.replay_views("tiny.json", 50.1, "step", False)
     again = tab.replay_views("tiny.json", 49.9, "step", True)
-    assert first[1] is again[1] and first[3] is again[3]  # one frame (50%) for both: built once
-    assert "50%" in first[0] and "Paused" in first[0] and "Replaying" in again[0]
+    assert first["curves"] is again["curves"] and first["payoff"] is again["payoff"]  # one frame (50%): built once
+    assert "50%" in first["status"] and "Paused" in first["status"] and "Replaying" in again["status"]
 
 
 @pytest.mark.parametrize("name", ["../tiny.json", "absent.json", "/etc/passwd", "", None])
 def test_only_listed_records_are_read(tab, name):
-    status, *rest = tab.replay_views(name, 50, "step", False)
-    assert "choose one from the list" in status
+    shown = tab.replay_views(name, 50, "step", False)
+    assert "choose one from the list" in shown["status"] and set(shown) == {"status"}  # the charts stay
 
 
 def test_the_list_offers_shipped_records_and_the_live_switch(tab, monkeypatch):
@@ -273,7 +284,7 @@ def test_every_shipped_record_loads_and_replays_to_its_end():
         assert all(0 < len(record["events"][o]) <= MAX_EVENTS for o in OBJECTIVES)
         assert record["probes"] and record["floor"] and record["status"] == "finished"
         done = replay_snapshot(record, 1)
-        assert done["events"] == record["events"] and done["status"] == "finished"
+        assert done["events"] == _typed(record) and done["status"] == "finished"
 
 
 # --- the gap across budgets -----------------------------------------------------------------------------

@@ -39,7 +39,7 @@ def test_a_stop_ends_the_race_at_its_current_step_with_no_probe_after_it(tmp_pat
     def on_step(race: Race) -> None:
         # The rtd step 3 is the one after which step 2's probe would start: stop there, as a user's click would.
         rtd = race.runners["rtd"].events
-        if not at_stop and rtd and rtd[-1]["step"] == 3:
+        if not at_stop and rtd and rtd[-1].step == 3:
             race.stop()
             at_stop.update({o: list(race.runners[o].events) for o in OBJECTIVES}, probes=list(race.probes))
 
@@ -47,11 +47,11 @@ def test_a_stop_ends_the_race_at_its_current_step_with_no_probe_after_it(tmp_pat
     assert summary["status"] == race.status == "stopped"
     for objective in OBJECTIVES:  # not one step more for either objective
         assert race.runners[objective].events == at_stop[objective]
-        step = at_stop[objective][-1]["step"]
+        step = at_stop[objective][-1].step
         checkpoint = torch.load(tmp_path / objective / "checkpoint.pt", weights_only=False)
         assert checkpoint["counters"]["step"] == step  # kept as trained
     assert race.probes == at_stop["probes"]  # none after the stop: no final probe either
-    assert not any(p["objective"] == "rtd" for p in race.probes)  # rtd's step-2 probe never started
+    assert not any(p.objective == "rtd" for p in race.probes)  # rtd's step-2 probe never started
     assert summary["rtd"]["probe_accuracy"] is None
     assert (tmp_path / "rtd" / "discriminator" / "config.json").exists()
     assert (tmp_path / "mlm" / "encoder" / "config.json").exists()

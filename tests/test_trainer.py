@@ -11,6 +11,7 @@ import torch
 from transformers import AutoModelForMaskedLM, AutoModelForPreTraining, AutoTokenizer
 
 from training.config import TrainConfig
+from training.events import TrainEvent
 from training.models import PRESETS, count_parameters, embeddings_shared, load_pair
 from training.runfiles import read_metrics
 from training.trainer import _flops_after, train
@@ -35,19 +36,19 @@ def test_same_seed_same_losses_other_seed_other_losses(tmp_path):
     first = list(train(short, tmp_path / "a"))
     second = list(train(short, tmp_path / "b"))
     other = list(train(dataclasses.replace(short, seed=1), tmp_path / "c"))
-    assert [e["step"] for e in first] == [1, 2, 3, 4, 5, 6]
+    assert [e.step for e in first] == [1, 2, 3, 4, 5, 6]
     assert losses(first) == losses(second)
-    assert [e["disc_loss"] for e in first] == [e["disc_loss"] for e in second]
+    assert [e.disc_loss for e in first] == [e.disc_loss for e in second]
     assert all(a != b for a, b in zip(losses(first), losses(other)))
 
 
 def test_resume_from_a_checkpoint_gives_the_uninterrupted_losses(tmp_path, rtd_run):
     _, uninterrupted = rtd_run
     out = tmp_path / "run"
-    before: list[dict] = []
-    for event in train(BASE, out, stop=lambda: bool(before) and before[-1]["step"] >= 10):
+    before: list[TrainEvent] = []
+    for event in train(BASE, out, stop=lambda: bool(before) and before[-1].step >= 10):
         before.append(event)
-    assert [e["step"] for e in before] == [5, 10]
+    assert [e.step for e in before] == [5, 10]
     checkpoint = torch.load(out / "checkpoint.pt", weights_only=False)
     assert checkpoint["counters"]["step"] == 10
 
@@ -56,13 +57,13 @@ def test_resume_from_a_checkpoint_gives_the_uninterrupted_losses(tmp_path, rtd_r
         f.write('{"objective": "rtd", "step": 12, "loss": 3')
     after = list(train(BASE, out, resume=True))
 
-    assert [e["step"] for e in after] == [15, 20]
+    assert [e.step for e in after] == [15, 20]
     assert losses(before) + losses(after) == losses(uninterrupted)  # exactly, not approximately
     for resumed, straight in zip(after, uninterrupted[2:]):
         for key in ("mlm_loss", "disc_loss", "disc_accuracy", "lr", "flops", "tokens", "supervised_positions"):
-            assert resumed[key] == straight[key], key
+            assert resumed.value(key) == straight.value(key), key
     logged = read_metrics(out)
-    assert [e["step"] for e in logged] == [5, 10, 15, 20]
+    assert [e.step for e in logged] == [5, 10, 15, 20]
     assert all(json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines())
     assert losses(logged) == losses(uninterrupted)
 
@@ -75,9 +76,9 @@ def test_resume_without_a_checkpoint_is_an_error(tmp_path):
 def test_metrics_jsonl_has_one_line_per_event(rtd_run):
     out, events = rtd_run
     lines = (out / "metrics.jsonl").read_text(encoding="utf-8").splitlines()
-    assert [json.loads(line) for line in lines] == events
+    assert [json.loads(line) for line in lines] == [e.to_dict() for e in events]
     assert read_metrics(out) == events
-    assert [e["step"] for e in events] == [5, 10, 15, 20]
+    assert [e.step for e in events] == [5, 10, 15, 20]
 
 
 def test_a_torn_last_line_is_ignored_by_read_metrics(rtd_run, tmp_path):
@@ -91,21 +92,21 @@ def test_events_carry_consistent_counts(rtd_run, wordpiece):
     _, events = rtd_run
     tokens_per_step = BASE.batch_size * BASE.seq_len
     for event in events:
-        assert event["objective"] == "rtd"
-        assert event["tokens"] == event["step"] * tokens_per_step
+        assert event.objective == "rtd"
+        assert event.tokens == event.step * tokens_per_step
         # RTD learns from every token (no padding in packed blocks); MLM only from the masked ones.
-        assert event["supervised_positions"] == event["tokens"]
-        assert event["step_supervised_positions"] == tokens_per_step
-        assert event["masked_positions"] == BASE.batch_size * round(0.15 * (BASE.seq_len - 2))
-        assert 0 < event["replaced_fraction"] <= event["masked_positions"] / tokens_per_step
-        assert event["loss"] == pytest.approx(event["mlm_loss"] + 50 * event["disc_loss"], rel=1e-5)
-    assert events[-1]["lr"] == 0.0  # linear decay to zero at the end of the budget
+        assert event.supervised_positions == event.tokens
+        assert event.step_supervised_positions == tokens_per_step
+        assert event.masked_positions == BASE.batch_size * round(0.15 * (BASE.seq_len - 2))
+        assert 0 < event.replaced_fraction <= event.masked_positions / tokens_per_step
+        assert event.loss == pytest.approx(event.mlm_loss + 50 * event.disc_loss, rel=1e-5)
+    assert events[-1].lr == 0.0  # linear decay to zero at the end of the budget
 
 
 def test_mlm_supervises_only_masked_positions(long_runs):
     for event in long_runs["mlm"]:
-        assert event["step_supervised_positions"] == event["masked_positions"] == BASE.batch_size * round(0.15 * 62)
-        assert "disc_loss" not in event and event["loss"] == event["mlm_loss"]
+        assert event.step_supervised_positions == event.masked_positions == BASE.batch_size * round(0.15 * 62)
+        assert event.disc_loss is None and event.loss == event.mlm_loss
 
 
 def test_config_json_holds_the_resolved_config(rtd_run, wordpiece):
@@ -142,7 +143,7 @@ def test_run_folder_holds_loadable_models_and_tokenizer(rtd_run, wordpiece):
 def test_mlm_run_folder_holds_an_encoder(tmp_path):
     out = tmp_path / "mlm"
     events = list(train(config(objective="mlm", max_steps=3, log_every=1), out))
-    assert [e["step"] for e in events] == [1, 2, 3]
+    assert [e.step for e in events] == [1, 2, 3]
     assert (out / "encoder" / "model.safetensors").exists() and (out / "encoder" / "tokenizer.json").exists()
     assert not (out / "discriminator").exists() and not (out / "generator").exists()
     encoder = AutoModelForMaskedLM.from_pretrained(out / "encoder")
@@ -164,18 +165,18 @@ def test_losses_fall(long_runs, objective):
     assert len(events) == 12
     first, last = losses(events[:3]), losses(events[-3:])
     assert sum(last) / 3 < sum(first) / 3 - 0.3  # MLM: ~6.75 -> ~6.24 nats; RTD: ~38 -> ~26
-    mlm_first, mlm_last = [e["mlm_loss"] for e in events[:3]], [e["mlm_loss"] for e in events[-3:]]
+    mlm_first, mlm_last = [e.mlm_loss for e in events[:3]], [e.mlm_loss for e in events[-3:]]
     assert max(mlm_last) < min(mlm_first)
 
 
 def test_rtd_disc_loss_falls_below_chance(long_runs):
     events = long_runs["rtd"]
-    assert events[0]["disc_loss"] > 0.5
-    assert events[-1]["disc_loss"] < 0.5  # ln 2 = 0.69 is a coin flip
+    assert events[0].disc_loss > 0.5
+    assert events[-1].disc_loss < 0.5  # ln 2 = 0.69 is a coin flip
 
 
 def flops_per_step(events: list[dict]) -> float:
-    per_step = {e["flops"] / e["step"] for e in events}
+    per_step = {e.flops / e.step for e in events}
     assert len(per_step) == 1  # every step costs the same (fixed shapes)
     return per_step.pop()
 
@@ -185,7 +186,7 @@ def test_flops_are_a_fixed_positive_cost_per_step(long_runs):
         per_step = flops_per_step(events)
         assert per_step > 0
         for event in events:
-            assert event["flops"] == event["step"] * per_step
+            assert event.flops == event.step * per_step
 
 
 def test_an_rtd_step_costs_more_than_an_mlm_step(long_runs, wordpiece):
@@ -207,20 +208,20 @@ def test_a_flops_budget_stops_within_one_step(long_runs, tmp_path):
     budget = 7.5 * per_step
     events = list(train(config(max_steps=None, max_flops=budget, log_every=1, checkpoint_every=1000), tmp_path))
     last = events[-1]
-    assert last["step"] == 8
-    assert last["flops"] >= budget and last["flops"] - per_step < budget
+    assert last.step == 8
+    assert last.flops >= budget and last.flops - per_step < budget
     assert (tmp_path / "discriminator" / "model.safetensors").exists()  # saved at the end of the budget
 
 
 def test_the_first_budget_reached_ends_the_run(long_runs, tmp_path):
     per_step = flops_per_step(long_runs["rtd"])
     events = list(train(config(max_steps=4, max_flops=100 * per_step, log_every=1), tmp_path))
-    assert events[-1]["step"] == 4
+    assert events[-1].step == 4
 
 
-def step_costs(events: list[dict]) -> list[float]:
+def step_costs(events: list[TrainEvent]) -> list[float]:
     """FLOPs of each step, from events logged every step."""
-    return [b["flops"] - a["flops"] for a, b in zip([{"flops": 0.0}] + events, events)]
+    return [b - a for a, b in zip([0.0] + [e.flops for e in events], [e.flops for e in events])]
 
 
 def test_mixed_block_lengths_alternate_with_the_same_tokens_per_step(tmp_path):
@@ -231,9 +232,9 @@ def test_mixed_block_lengths_alternate_with_the_same_tokens_per_step(tmp_path):
     assert len(set(long)) == 1 and len(set(short)) == 1  # one measured price per block length
     assert short[0] < long[0]  # 32 blocks of 16 tokens: the same tokens, shorter attention
     # Even steps are the unmixed run's steps: the same 64-token batch, masks and price.
-    assert long[0] == plain[0]["flops"] and events[0]["loss"] == plain[0]["loss"]
-    assert [e["tokens"] for e in events] == [k * BASE.batch_size * BASE.seq_len for k in range(1, 7)]
-    assert all(e["step_supervised_positions"] == BASE.batch_size * BASE.seq_len for e in events)
+    assert long[0] == plain[0].flops and events[0].loss == plain[0].loss
+    assert [e.tokens for e in events] == [k * BASE.batch_size * BASE.seq_len for k in range(1, 7)]
+    assert all(e.step_supervised_positions == BASE.batch_size * BASE.seq_len for e in events)
     saved = json.loads((tmp_path / "mixed" / "config.json").read_text())
     assert saved["mixed_seq_len"] == 16 and saved["mixed_blocks"] > 4 * saved["blocks"]
 
@@ -241,13 +242,13 @@ def test_mixed_block_lengths_alternate_with_the_same_tokens_per_step(tmp_path):
 def test_a_mixed_run_resumes_with_the_uninterrupted_losses(tmp_path):
     mixed = config(mixed_seq_len=16, max_steps=6, log_every=1, checkpoint_every=3)
     straight = list(train(mixed, tmp_path / "straight"))
-    before: list[dict] = []
-    for event in train(mixed, tmp_path / "run", stop=lambda: bool(before) and before[-1]["step"] >= 3):
+    before: list[TrainEvent] = []
+    for event in train(mixed, tmp_path / "run", stop=lambda: bool(before) and before[-1].step >= 3):
         before.append(event)
     after = list(train(mixed, tmp_path / "run", resume=True))  # resumes at step 3: a short step
-    assert [e["step"] for e in before + after] == [1, 2, 3, 4, 5, 6]
+    assert [e.step for e in before + after] == [1, 2, 3, 4, 5, 6]
     assert losses(before + after) == losses(straight)
-    assert [e["flops"] for e in before + after] == [e["flops"] for e in straight]
+    assert [e.flops for e in before + after] == [e.flops for e in straight]
 
 
 def test_a_checkpoint_from_before_mixed_lengths_resumes(tmp_path, rtd_run):
@@ -258,7 +259,7 @@ def test_a_checkpoint_from_before_mixed_lengths_resumes(tmp_path, rtd_run):
     state["counters"]["flops_per_step"] = state["counters"].pop("flops_per_shape")[BASE.seq_len]
     torch.save(state, out / "checkpoint.pt")
     after = list(train(BASE, out, resume=True))
-    assert [e["flops"] for e in after] == [e["flops"] for e in uninterrupted[2:]]
+    assert [e.flops for e in after] == [e.flops for e in uninterrupted[2:]]
 
 
 def test_flops_after_counts_each_block_length_in_turn():
@@ -271,13 +272,13 @@ def test_a_flops_budget_stops_within_one_step_with_mixed_lengths(tmp_path):
     long, short = step_costs(list(train(mixed, tmp_path / "priced")))
     budget = 2 * long + 1.5 * short  # reached during step 4, a short one
     events = list(train(dataclasses.replace(mixed, max_steps=None, max_flops=budget), tmp_path / "run"))
-    assert events[-1]["step"] == 4 and events[-1]["flops"] == 2 * long + 2 * short
+    assert events[-1].step == 4 and events[-1].flops == 2 * long + 2 * short
 
 
 def test_stop_ends_the_run_cleanly_and_saves(tmp_path):
     seen: list[dict] = []
     for event in train(config(max_steps=50, log_every=1, checkpoint_every=1000), tmp_path, stop=lambda: len(seen) >= 3):
         seen.append(event)
-    assert [e["step"] for e in seen] == [1, 2, 3]
+    assert [e.step for e in seen] == [1, 2, 3]
     assert torch.load(tmp_path / "checkpoint.pt", weights_only=False)["counters"]["step"] == 3
     assert (tmp_path / "discriminator" / "model.safetensors").exists()

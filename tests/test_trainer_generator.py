@@ -41,7 +41,7 @@ def test_a_fully_frozen_generator_and_its_embeddings_do_not_move_and_the_discrim
     moved = {name for name, param in discriminator.named_parameters() if not torch.equal(param, old[name])}
     assert not any(name.startswith("electra.embeddings.") for name in moved)
     assert any(name.startswith("discriminator_predictions.") for name in moved) and any(".encoder." in f".{n}" for n in moved)
-    assert all(e["disc_loss"] is not None for e in events)
+    assert all(e.disc_loss is not None for e in events)
 
 
 def test_untied_a_frozen_generator_keeps_its_own_embeddings_while_the_discriminators_learn(tmp_path, rtd_run):
@@ -60,10 +60,10 @@ def test_untied_a_frozen_generator_keeps_its_own_embeddings_while_the_discrimina
     old = dict(old_discriminator.named_parameters())
     moved = {name for name, param in discriminator.named_parameters() if not torch.equal(param, old[name])}
     assert "electra.embeddings.word_embeddings.weight" in moved and "discriminator_predictions.dense.weight" in moved
-    assert all(e["disc_loss"] is not None for e in events)
+    assert all(e.disc_loss is not None for e in events)
     resumed = list(train(config(warm_start=str(start), generator_warm_start=str(phase), untie_embeddings=True,
                                 freeze_generator=True, max_steps=4, log_every=1), tmp_path / "run", resume=True))
-    assert [e["step"] for e in resumed] == [4]
+    assert [e.step for e in resumed] == [4]
 
 
 def test_a_generator_warm_start_from_a_pair_needs_the_same_shape(tmp_path, rtd_run):
@@ -96,8 +96,8 @@ def test_disc_weight_zero_trains_the_generator_alone(tmp_path, rtd_run):
     old = dict(old_discriminator.named_parameters())
     own = {n: p for n, p in discriminator.named_parameters() if not n.startswith("electra.embeddings.")}
     assert all(torch.equal(p, old[n]) for n, p in own.items())  # no discriminator loss: not even run
-    assert all(e.get("disc_loss") is None and e["loss"] == pytest.approx(e["mlm_loss"]) for e in events)
-    assert events[-1]["supervised_positions"] < events[-1]["tokens"] / 4  # the masked ~15% only
+    assert all(e.disc_loss is None and e.loss == pytest.approx(e.mlm_loss) for e in events)
+    assert events[-1].supervised_positions < events[-1].tokens / 4  # the masked ~15% only
 
 
 def test_the_generator_lr_scale_applies_to_the_generators_own_weights_only(wordpiece):

@@ -7,6 +7,7 @@ import dataclasses
 from conftest import N_DOCUMENTS, WORDPIECE
 
 from training.config import TrainConfig
+from training.events import TrainEvent
 
 BASE = TrainConfig(
     objective="rtd",
@@ -29,5 +30,5 @@ def config(**changes) -> TrainConfig:
     return dataclasses.replace(BASE, **changes)
 
 
-def losses(events: list[dict]) -> list[float]:
-    return [e["loss"] for e in events]
+def losses(events: list[TrainEvent]) -> list[float]:
+    return [e.loss for e in events]

@@ -23,7 +23,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict
 from pathlib import Path
 from typing import NamedTuple
 
@@ -39,7 +39,8 @@ from training.build import masking_for, objective_and_optimizer
 from training.config import TrainConfig
 from training.metrics import step_metrics, supervised_positions
 from training.objectives import StepOutput, mask_tokens
-from training.runfiles import MetricsLog, load_checkpoint, save_checkpoint, save_models
+from training.events import TrainEvent
+from training.runfiles import Counters, MetricsLog, load_checkpoint, save_checkpoint, save_models
 from training.tokenizer import load_tokenizer
 
 
@@ -134,23 +135,6 @@ def _tokenizer_and_streams(config: TrainConfig, out_dir: Path, resume: bool, acc
     return tokenizer, streams
 
 
-@dataclass
-class Counters:
-    """What a run has done so far, kept in its checkpoint (as a dict: `as_dict`, `from_dict`)."""
-    step: int = 0  # optimizer steps
-    flops: float = 0.0  # training FLOPs, every process together
-    elapsed: float = 0.0  # seconds of training, across resumes
-    supervised: int = 0  # positions that carried a loss, every process together
-    flops_per_shape: dict[int, float] = field(default_factory=dict)  # one measured step's FLOPs per block length
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, values: dict) -> Counters:
-        return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
-
-
 class StepResult(NamedTuple):
     """One optimizer step: its output, the learning-rate factor it moved towards, the positions it supervised
     on this process."""
@@ -165,30 +149,51 @@ class _Run:
     def __init__(self, config: TrainConfig, out_dir: Path, resume: bool, stop: Callable[[], bool]):
         self.config, self.out_dir, self.stop = config, out_dir, stop
         accelerator = self.accelerator = _accelerator(config)
-        self.rank, self.world = accelerator.process_index, accelerator.num_processes
-        self.main = accelerator.is_main_process
         self.tokenizer, self.streams = _tokenizer_and_streams(config, out_dir, resume, accelerator)
         objective, optimizer = objective_and_optimizer(config, len(self.tokenizer), self.tokenizer.pad_token_id)
         self.masking = masking_for(config)
 
-        self.checkpoint = out_dir / "checkpoint.pt"
         self.counters = Counters()
         if resume and self.checkpoint.exists():
-            self.counters = Counters.from_dict(load_checkpoint(self.checkpoint, objective, optimizer, config.seq_len))
+            self.counters = load_checkpoint(self.checkpoint, objective, optimizer, config.seq_len)
         elif resume:
             raise FileNotFoundError(f"no checkpoint to resume in {out_dir}")
         self.objective, self.optimizer = accelerator.prepare(objective, optimizer)
-        self.model = accelerator.unwrap_model(self.objective)
         if self.main:
             self._write_config()
             self.log = MetricsLog(out_dir / "metrics.jsonl", keep_until_step=self.counters.step if resume else None)
 
-        self.tokens_per_step = config.batch_size * config.seq_len * self.world  # the same for every block length
         self.started = time.perf_counter() - self.counters.elapsed
-        self.interval_start, self.interval_step = time.perf_counter(), self.counters.step
+        self.interval = (time.perf_counter(), self.counters.step)  # since when, and from which step, tokens/s counts
         # The step the files on disk hold. Every rank keeps it itself: asking the filesystem
         # (checkpoint.exists()) would race with rank 0's write and leave one rank in a barrier alone.
         self.saved_step = self.counters.step if resume else None
+
+    @property
+    def rank(self) -> int:
+        return self.accelerator.process_index
+
+    @property
+    def world(self) -> int:
+        return self.accelerator.num_processes
+
+    @property
+    def main(self) -> bool:
+        return self.accelerator.is_main_process
+
+    @property
+    def model(self) -> torch.nn.Module:
+        """The objective itself, unwrapped from any data-parallel wrapper."""
+        return self.accelerator.unwrap_model(self.objective)
+
+    @property
+    def checkpoint(self) -> Path:
+        return self.out_dir / "checkpoint.pt"
+
+    @property
+    def tokens_per_step(self) -> int:
+        """The same for every block length (the batch size scales with it)."""
+        return self.config.batch_size * self.config.seq_len * self.world
 
     def _write_config(self) -> None:
         """config.json: the config as resolved on this machine."""
@@ -250,28 +255,28 @@ class _Run:
         counters.supervised += supervised * self.world
         return StepResult(out, factor, supervised)
 
-    def event(self, result: StepResult, elapsed: float) -> dict:
+    def event(self, result: StepResult, elapsed: float) -> TrainEvent:
         """The event of the step that gave `result`, appended to metrics.jsonl (by rank 0)."""
-        now = time.perf_counter()
+        now, (since, since_step) = time.perf_counter(), self.interval
         step, tokens_per_step, out = self.counters.step, self.tokens_per_step, result.out
-        record = {
+        values = {
             "objective": self.config.objective,
             "step": step,
             "tokens": step * tokens_per_step,
             "supervised_positions": self.counters.supervised,
             "flops": self.counters.flops,
             "wall_time": elapsed,
-            "tokens_per_second": (step - self.interval_step) * tokens_per_step / max(now - self.interval_start, 1e-9),
+            "tokens_per_second": (step - since_step) * tokens_per_step / max(now - since, 1e-9),
             "lr": self.config.lr * result.lr_factor,
             "loss": out.loss.item(),
             **{k: v for k, v in step_metrics(out).items() if k != "supervised_positions"},
             "step_supervised_positions": result.supervised * self.world,
         }
-        self.interval_start, self.interval_step = now, step
-        record = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in record.items()}
+        self.interval = (now, step)
+        event = TrainEvent(**{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in values.items()})
         if self.main:
-            self.log.append(record)
-        return record
+            self.log.append(event)
+        return event
 
     def save(self) -> None:
         """Models and checkpoint at the current step (rank 0 writes, once every rank has arrived)."""
@@ -280,10 +285,10 @@ class _Run:
         self.accelerator.wait_for_everyone()
         if self.main:
             save_models(self.model, self.tokenizer, self.out_dir)
-            save_checkpoint(self.checkpoint, self.model, self.optimizer, self.counters.as_dict())
+            save_checkpoint(self.checkpoint, self.model, self.optimizer, self.counters)
 
 
-def train(config: TrainConfig, out_dir: str | Path, resume: bool = False, stop=lambda: False) -> Iterator[dict]:
+def train(config: TrainConfig, out_dir: str | Path, resume: bool = False, stop=lambda: False) -> Iterator[TrainEvent]:
     """Run (or resume) pretraining; yield one event per log step. `stop()` ends it cleanly."""
     run = _Run(config, Path(out_dir), resume, stop)
     counters = run.counters

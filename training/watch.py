@@ -42,6 +42,7 @@ from training.build import build_objective
 from training.config import WARM_START_ONLY, TrainConfig
 from training.downstream import cloze
 from training.downstream.evaluate import CLOZE_SENTENCES, detection, swap_pairs
+from training.runfiles import Checkpoint
 
 SLICES = (  # (name, corpus, block length, blocks, whole sentences?)
     ("english", "english", 128, 160, False),
@@ -69,10 +70,10 @@ def load_checkpoint_pair(run: Path):
     defaults = {f.name: f.default for f in dataclasses.fields(TrainConfig)}
     config = TrainConfig.from_dict({**settings, **{k: defaults[k] for k in WARM_START_ONLY}})
     tokenizer = AutoTokenizer.from_pretrained(run)
-    state = torch.load(run / "checkpoint.pt", map_location="cpu", weights_only=False)
+    checkpoint = Checkpoint.read(run / "checkpoint.pt")
     objective, _ = build_objective(config, len(tokenizer), tokenizer.pad_token_id)
-    objective.load_state_dict(state["model"])
-    return objective.generator, objective.discriminator, tokenizer, int(state["counters"]["step"])
+    objective.load_state_dict(checkpoint.model)
+    return objective.generator, objective.discriminator, tokenizer, int(checkpoint.counters.step)
 
 
 def measure(generator, discriminator, tokenizer, texts: dict[str, tuple[str, ...]]) -> dict:

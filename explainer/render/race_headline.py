@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import json
 
+from explainer.render.device_race import device_run_markdown
 from explainer.render.style import esc
+from training.events import last_probe
+from training.race.device_record import device_run_summary
 from training.race.campaign import OBJECTIVES, budget_text, final_gap, separated, stats
+from training.race.record import record_events, record_floor, record_probes
 
 SAME_RACE_IGNORES = ("seed", "threads", "device", "probe_every")  # what seeds of one race may differ in
 
 
 def trained_flops(record: dict) -> float:
     """The training FLOPs per objective a record reached: the smaller of its two objectives' last counts."""
-    events = record.get("events") or {}
-    reached = [max((e.get("flops") or 0.0) for e in events[o]) for o in OBJECTIVES if events.get(o)]
+    events = {o: record_events(record, o) for o in OBJECTIVES if (record.get("events") or {}).get(o)}
+    reached = [max(e.flops or 0.0 for e in events[o]) for o in events]
     return min(reached) if len(reached) == len(OBJECTIVES) else 0.0
 
 
@@ -45,8 +49,7 @@ def record_order(record: dict, leaders: list[dict]) -> tuple:
 
 
 def _last_probe(record: dict, objective: str) -> float:
-    mine = [p for p in record["probes"] if p["objective"] == objective]
-    return max(mine, key=lambda p: p["step"])["accuracy"]
+    return last_probe(record_probes(record), objective).accuracy
 
 
 def _where(records: list[dict]) -> str:
@@ -68,7 +71,7 @@ def lead_markdown(races: list[dict]) -> str:
     gap, sd = 100 * spread["mean"], 100 * spread["std"]
     mean = lambda values: 100 * sum(values) / len(values)
     rtd, mlm = mean([_last_probe(r, "rtd") for r in races]), mean([_last_probe(r, "mlm") for r in races])
-    floor = [r["floor"]["accuracy"] for r in races if r.get("floor")]
+    floor = [f.accuracy for r in races if (f := record_floor(r))]
     wins = sum(g > 0 for g in gaps)
     # one seed: its direction, said to be one seed; more: a side only beyond two standard errors (separated)
     side = separated(gaps) if n > 1 else "ahead" if gaps[0] > 0 else "behind" if gaps[0] < 0 else "level"
@@ -105,5 +108,7 @@ def headline_markdown(records: list[dict], short_group: dict | None, minutes: fl
     """The Training tab's first lines: the leading recorded race, then the short race's limits ("" when
     neither is known)."""
     races = leading_races(records)
-    parts = [lead_markdown(races) if races else "", short_race_markdown(short_group, minutes, flops)]
+    machine = next((s for r in races if (s := device_run_summary(r))), None)  # a race on a borrowed GPU
+    parts = [lead_markdown(races) if races else "", device_run_markdown(machine) if machine else "",
+             short_race_markdown(short_group, minutes, flops)]
     return "\n\n".join(f"{p}" for p in parts if p)

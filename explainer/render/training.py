@@ -21,6 +21,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from explainer.render.style import FONT, MLM_COLOUR, MUTED, RTD_COLOUR, esc
+from training.events import TrainEvent, last_probe
 from training.paper import PAPER_POINTS, SHORT_SOURCE
 from training.project import PROJECT
 from training.race.campaign import budget_text
@@ -49,8 +50,8 @@ def _thin(xs: list, ys: list) -> tuple[list, list]:
     return [xs[i] for i in keep], [ys[i] for i in keep]
 
 
-def _series(events: list[dict], x_key: str, y_key: str, smooth: bool = True) -> tuple[list, list]:
-    points = [(e[x_key], e[y_key]) for e in events if e.get(y_key) is not None and e.get(x_key) is not None]
+def _series(events: list[TrainEvent], x_key: str, y_key: str, smooth: bool = True) -> tuple[list, list]:
+    points = [(x, y) for e in events if (x := e.value(x_key)) is not None and (y := e.value(y_key)) is not None]
     if not points:
         return [], []
     xs, ys = map(list, zip(*points))
@@ -93,7 +94,7 @@ def curves_figure(snapshot: dict | None, x_axis: str = "step") -> go.Figure:
     xs, ys = _series(rtd, x_key, "disc_loss")
     figure.add_trace(go.Scatter(x=xs, y=ys, name="discriminator loss (raw BCE, not ×50)", mode="lines",
                                 line=dict(color=RTD_COLOUR, width=2.5)), 2, 1)
-    replaced = [e["replaced_fraction"] for e in rtd[-50:] if e.get("replaced_fraction") is not None]
+    replaced = [e.replaced_fraction for e in rtd[-50:] if e.replaced_fraction is not None]
     if replaced and xs:
         guess = _base_rate_loss(sum(replaced) / len(replaced))
         figure.add_trace(go.Scatter(x=[xs[0], xs[-1]], y=[guess, guess], mode="lines", line=dict(color=FLOOR_COLOUR, dash="dot"),
@@ -142,20 +143,21 @@ def payoff_figure(snapshot: dict | None) -> go.Figure:
     probes, floor = snapshot.get("probes") or [], snapshot.get("floor")
     if probes:
         for objective, colour in (("rtd", RTD_COLOUR), ("mlm", MLM_COLOUR)):
-            mine = sorted((p for p in probes if p["objective"] == objective), key=lambda p: p["step"])
+            mine = sorted((p for p in probes if p.objective == objective), key=lambda p: p.step)
             figure.add_trace(go.Scatter(
-                x=[p["flops"] for p in mine], y=[100 * p["accuracy"] for p in mine], mode="lines+markers",
-                name=f"{NAMES[objective]}, linear probe", line=dict(color=colour, width=2.5), customdata=[p["step"] for p in mine],
+                x=[p.flops for p in mine], y=[100 * p.accuracy for p in mine], mode="lines+markers",
+                name=f"{NAMES[objective]}, linear probe", line=dict(color=colour, width=2.5),
+                customdata=[p.step for p in mine],
                 hovertemplate="step %{customdata}: %{x:.2e} FLOPs, %{y:.1f}%<extra></extra>"), 1, 1)
         if floor:
-            xs = [p["flops"] for p in probes if p["flops"] > 0]
-            figure.add_trace(go.Scatter(x=[min(xs), max(xs)], y=[100 * floor["accuracy"]] * 2, mode="lines",
+            xs = [p.flops for p in probes if p.flops > 0]
+            figure.add_trace(go.Scatter(x=[min(xs), max(xs)], y=[100 * floor.accuracy] * 2, mode="lines",
                                         line=dict(color=FLOOR_COLOUR, dash="dash"), name="untrained encoder (the floor)"), 1, 1)
         tuned = ((snapshot.get("extras") or {}).get("finetune") or {}).get("results") or {}
         for objective, colour in (("rtd", RTD_COLOUR), ("mlm", MLM_COLOUR)):
-            last = max((p for p in probes if p["objective"] == objective), key=lambda p: p["step"], default=None)
+            last = last_probe(probes, objective)
             if objective in tuned and last:
-                figure.add_trace(go.Scatter(x=[last["flops"]], y=[100 * tuned[objective]["accuracy"]], mode="markers",
+                figure.add_trace(go.Scatter(x=[last.flops], y=[100 * tuned[objective]["accuracy"]], mode="markers",
                                             marker=dict(color=colour, symbol="star", size=15),
                                             name=f"{NAMES[objective]}, full fine-tune"), 1, 1)
         figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=1, exponentformat="power")
@@ -215,12 +217,12 @@ def _clock(seconds: float) -> str:
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def _rate(events: list[dict]) -> float | None:
+def _rate(events: list[TrainEvent]) -> float | None:
     """Tokens per second over this objective's last 20 steps, its own compute time only."""
-    recent = [e for e in events[-21:] if e.get("compute_seconds") is not None]
-    if len(recent) < 2 or recent[-1]["compute_seconds"] <= recent[0]["compute_seconds"]:
-        return recent[-1].get("tokens_per_second") if recent else None
-    return (recent[-1]["tokens"] - recent[0]["tokens"]) / (recent[-1]["compute_seconds"] - recent[0]["compute_seconds"])
+    recent = [e for e in events[-21:] if e.compute_seconds is not None and e.tokens is not None]
+    if len(recent) < 2 or recent[-1].compute_seconds <= recent[0].compute_seconds:
+        return recent[-1].tokens_per_second if recent else None
+    return (recent[-1].tokens - recent[0].tokens) / (recent[-1].compute_seconds - recent[0].compute_seconds)
 
 
 def _shown_folder(folder: str) -> str:
@@ -239,7 +241,7 @@ def status_html(snapshot: dict | None) -> str:
         last = (events.get(objective) or [None])[-1]
         if last:
             rate = _rate(events[objective])
-            parts.append(f"{objective.upper()} step {last['step']:,}" + (f" ({rate:,.0f} tokens/s)" if rate else ""))
+            parts.append(f"{objective.upper()} step {last.step:,}" + (f" ({rate:,.0f} tokens/s)" if rate else ""))
     where = " · ".join(parts) or "getting ready…"
     elapsed, progress = snapshot["elapsed"], snapshot.get("progress") or 0.0
     status, loading = snapshot["status"], snapshot.get("loading")
@@ -284,7 +286,7 @@ def finetune_html(snapshot: dict | None) -> str:
 def replay_status_html(snapshot: dict, record: dict, playing: bool) -> str:
     """Where a replay stands: playing or paused, each objective's step, the race clock, the probes so far."""
     position, events = snapshot["progress"], snapshot["events"]
-    parts = [f"{objective.upper()} step {events[objective][-1]['step']:,}" for objective in ("rtd", "mlm")
+    parts = [f"{objective.upper()} step {events[objective][-1].step:,}" for objective in ("rtd", "mlm")
              if events.get(objective)]
     head = "▶ Replaying" if playing and position < 1 else ("✓ End of the recording" if position >= 1 else "⏸ Paused")
     probes = len(snapshot["probes"])

@@ -235,7 +235,11 @@ def gaps_caption(groups: list[dict]) -> str:
     """The figures behind the gap chart in one sentence (escaped text)."""
     if not groups:
         return ""
-    parts = [f"{g['flops']:.1e} FLOPs: {100 * g['mean']:+.1f}".replace("e+", "e")
+    def where(group: dict) -> str:  # a race on a borrowed GPU says which (its recipe is the one sized for it)
+        machines = [s.removeprefix("a race on ") for s in group.get("sources", []) if s.startswith("a race on ")]
+        return f" ({', '.join(machines)})" if machines else ""
+
+    parts = [f"{g['flops']:.1e} FLOPs{where(g)}: {100 * g['mean']:+.1f}".replace("e+", "e")
              + (f" ± {100 * g['sd']:.1f} points over {g['n']} seeds" if g["n"] > 1 else " points (1 seed)")
              for g in groups]
     paper = "; ".join(f"{size} +{gap:.1f}" for size, _, gap in _paper_gaps())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from dataclasses import dataclass, replace
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -40,6 +41,7 @@ from explainer.ui.classroom_links import apply_lesson_link, lesson_link_query
 from explainer.ui.explore import EXAMPLES
 from explainer.ui.explore_share import COPY_LINK_JS
 from explainer.ui.game import build_game
+from explainer.ui.named import named
 from training import paper
 
 LESSON = """
@@ -84,7 +86,7 @@ def _settings(text: str, seed) -> Settings:
     return Settings(seed=int(seed or 0))
 
 
-def run_lesson(text: str, seed, model: str):
+def run_lesson(text: str, seed, model: str) -> dict:
     """The sentence through the Explore pipeline -> walk-through steps (at step 1) and supervised positions."""
     try:
         pair = api.load_pair(model)
@@ -94,18 +96,20 @@ def run_lesson(text: str, seed, model: str):
         table = view.supervised_html(classroom.supervised_positions(explanation, vocab))
     except (gr.Error, ValueError) as error:
         message = style.message_html(getattr(error, "message", None) or str(error))
-        return message, None, 0, message, message
-    return render.notices_html(explanation.notices), steps, 0, walk_step_html(steps[0]), table
+        return {"notices": message, "steps": None, "step_index": 0, "step": message, "positions": message}
+    return {"notices": render.notices_html(explanation.notices), "steps": steps, "step_index": 0,
+            "step": walk_step_html(steps[0]), "positions": table}
 
 
-def move(steps, index: int, delta: int):
+def move(steps, index: int, delta: int) -> dict:
+    """The walk-through `delta` steps on (Back: -1), within its steps."""
     if not steps:
-        return index, gr.update()
+        return {}
     index = min(max(index + delta, 0), len(steps) - 1)
-    return index, walk_step_html(steps[index])
+    return {"step_index": index, "step": walk_step_html(steps[index])}
 
 
-def run_sweep(model: str, progress=gr.Progress()):
+def run_sweep(model: str, progress=gr.Progress()) -> dict:
     with _sweep_lock:
         sweep = _sweeps.get(model)
         if sweep is None:
@@ -113,9 +117,9 @@ def run_sweep(model: str, progress=gr.Progress()):
             try:
                 sweep = difficulty.temperature_sweep(api.load_pair(model), difficulty.heldout_sentences())
             except (gr.Error, ValueError) as error:
-                return None, style.message_html(getattr(error, "message", None) or str(error))
+                return {"sweep_plot": None, "sweep_note": style.message_html(getattr(error, "message", None) or str(error))}
             _sweeps[model] = sweep
-    return sweep_figure(sweep), sweep_summary_html(sweep)
+    return {"sweep_plot": sweep_figure(sweep), "sweep_note": sweep_summary_html(sweep)}
 
 
 def _strength_study():
@@ -141,54 +145,63 @@ def _discriminator_sha256(model: str) -> str | None:
     return _discriminator_hashes[model]
 
 
-def run_strength(model: str):
+def run_strength(model: str) -> dict:
     """The generator-strength figure and its summary; the note says when the study is another model's."""
     with _strength_lock:
         study = _strength_study()
         if isinstance(study, ValueError):
-            return None, style.message_html(models.public(str(study)))
+            return {"strength_plot": None, "strength_note": style.message_html(models.public(str(study)))}
         if study is None:
-            return None, strength_summary_html(None, False)
+            return {"strength_plot": None, "strength_note": strength_summary_html(None, False)}
         matches = _discriminator_sha256(model) == study.discriminator_sha256
     shipped = next((p.name for p in study.points if p.shipped), None)
-    return strength_figure(study, shipped if matches else None), strength_summary_html(study, matches)
+    return {"strength_plot": strength_figure(study, shipped if matches else None),
+            "strength_note": strength_summary_html(study, matches)}
 
 
 # --- knowledge check -----------------------------------------------------------------------------
 
-def _quiz_view(state: dict):
-    question = state["questions"][state["index"]]
+@dataclass(frozen=True)
+class Quiz:
+    """The knowledge check in the page's gr.State: its questions (in this page's order), the one on screen, and
+    the first try at each question answered (its id, whether it was right)."""
+    questions: tuple
+    index: int = 0
+    results: tuple[tuple[str, bool], ...] = ()
+
+    @property
+    def question(self):
+        return self.questions[self.index]
+
+    def score_html(self) -> str:
+        return view.quiz_score_html(sum(right for _, right in self.results), len(self.results), len(self.questions))
+
+
+def _quiz_view(state: Quiz) -> dict:
+    question = state.question
     choices = question.kind != "short"
-    return (
-        view.question_html(question, state["index"], len(state["questions"])),
-        gr.update(choices=list(question.choices), value=None, visible=choices),
-        gr.update(value="", visible=not choices),
-    )
+    return {"question": view.question_html(question, state.index, len(state.questions)),
+            "choices": gr.update(choices=list(question.choices), value=None, visible=choices),
+            "typed": gr.update(value="", visible=not choices)}
 
 
-def _score(state: dict) -> str:
-    results = state["results"]
-    return view.quiz_score_html(sum(results.values()), len(results), len(state["questions"]))
-
-
-def start_quiz(shuffle: bool, seed):
+def start_quiz(shuffle: bool, seed) -> dict:
     questions = quiz.shuffled(quiz.QUESTIONS, int(seed or 0)) if shuffle else quiz.QUESTIONS
-    state = {"questions": questions, "index": 0, "results": {}}
-    return state, *_quiz_view(state), "", _score(state)
+    state = Quiz(tuple(questions))
+    return {"state": state, **_quiz_view(state), "feedback": "", "score": state.score_html()}
 
 
-def check_answer(state: dict, choice, typed: str):
-    question = state["questions"][state["index"]]
+def check_answer(state: Quiz, choice, typed: str) -> dict:
+    question = state.question
     grade = quiz.grade(question, typed if question.kind == "short" else choice)
-    if grade.answered and question.id not in state["results"]:
-        state = {**state, "results": {**state["results"], question.id: grade.correct}}  # first try counts
-    return state, view.feedback_html(grade), _score(state)
+    if grade.answered and question.id not in dict(state.results):  # the first try counts
+        state = replace(state, results=(*state.results, (question.id, grade.correct)))
+    return {"state": state, "feedback": view.feedback_html(grade), "score": state.score_html()}
 
 
-def next_question(state: dict, delta: int = 1):
-    index = min(max(state["index"] + delta, 0), len(state["questions"]) - 1)
-    state = {**state, "index": index}
-    return state, *_quiz_view(state), ""
+def next_question(state: Quiz, delta: int = 1) -> dict:
+    state = replace(state, index=min(max(state.index + delta, 0), len(state.questions) - 1))
+    return {"state": state, **_quiz_view(state), "feedback": ""}
 
 
 # --- layout --------------------------------------------------------------------------------------
@@ -231,20 +244,21 @@ def _build_hugging_face() -> None:
 def _build_quiz() -> SimpleNamespace:
     """⑥ The knowledge check, showing its first question."""
     first = start_quiz(False, 0)
-    state = gr.State(first[0])
+    state = gr.State(first["state"])
     with gr.Row():
         shuffle = gr.Checkbox(False, label="Shuffle questions and choices", elem_id="quiz-shuffle")
         seed = gr.Number(0, precision=0, label="Shuffle seed (the same seed, the same order)", elem_id="quiz-seed")
         restart = gr.Button("Start over", elem_id="quiz-restart")
-    question = gr.HTML(first[1], elem_id="quiz-question")
-    choices = gr.Radio(first[2]["choices"], label="Your answer", elem_id="quiz-choices", visible=first[2]["visible"])
-    typed = gr.Textbox(label="Your answer", elem_id="quiz-short", visible=first[3]["visible"])
+    question = gr.HTML(first["question"], elem_id="quiz-question")
+    choices = gr.Radio(first["choices"]["choices"], label="Your answer", elem_id="quiz-choices",
+                       visible=first["choices"]["visible"])
+    typed = gr.Textbox(label="Your answer", elem_id="quiz-short", visible=first["typed"]["visible"])
     with gr.Row():
         previous = gr.Button("← Previous", elem_id="quiz-previous", scale=0, min_width=160)
         check = gr.Button("Check", variant="primary", elem_id="quiz-check", scale=0, min_width=160)
         following = gr.Button("Next question →", elem_id="quiz-next", scale=0, min_width=200)
     feedback = gr.HTML(elem_id="quiz-feedback")
-    score = gr.HTML(first[5], elem_id="quiz-score")
+    score = gr.HTML(first["score"], elem_id="quiz-score")
     return SimpleNamespace(state=state, shuffle=shuffle, seed=seed, restart=restart, question=question,
                            choices=choices, typed=typed, previous=previous, check=check, following=following,
                            feedback=feedback, score=score)
@@ -253,92 +267,104 @@ def _build_quiz() -> SimpleNamespace:
 def _wire_quiz(q: SimpleNamespace) -> None:
     view_parts = [q.question, q.choices, q.typed, q.feedback]
     for trigger in (q.restart.click, q.shuffle.change):
-        trigger(start_quiz, [q.shuffle, q.seed], [q.state, *view_parts, q.score], api_visibility="private")
+        trigger(named(start_quiz, q), [q.shuffle, q.seed], [q.state, *view_parts, q.score], api_visibility="private")
     for trigger in (q.check.click, q.typed.submit):
-        trigger(check_answer, [q.state, q.choices, q.typed], [q.state, q.feedback, q.score], api_visibility="private")
-    q.following.click(next_question, [q.state], [q.state, *view_parts], api_visibility="private")
-    q.previous.click(lambda s: next_question(s, -1), [q.state], [q.state, *view_parts], api_visibility="private")
+        trigger(named(check_answer, q), [q.state, q.choices, q.typed], [q.state, q.feedback, q.score],
+                api_visibility="private")
+    q.following.click(named(next_question, q), [q.state], [q.state, *view_parts], api_visibility="private")
+    q.previous.click(named(lambda s: next_question(s, -1), q), [q.state], [q.state, *view_parts],
+                     api_visibility="private")
+
+
+def _build_difficulty() -> tuple:
+    """The generator-difficulty view: the temperature sweep (plot, note), then generator strength (plot, note)."""
+    gr.Markdown("The generator sets the discriminator's exam. Here it corrupts a fixed set of held-out "
+                "sentences at several sampling temperatures (and a weaker copy of it, cut after its first layer): "
+                "how many tokens end up really replaced, and how well the discriminator spots them.")
+    sweep_plot = gr.Plot(show_label=False)
+    sweep_note = gr.HTML(elem_id="classroom-sweep-note")
+    gr.Markdown("#### Generator strength: the paper's Figure 3 on this pair\nSeveral generators, weaker and "
+                "stronger, against one discriminator: the stronger the generator, the harder its fakes are "
+                "to catch. Explore, the game and the live class let you choose between ELECTRA's own "
+                "generator (★) and, where it is installed, a stronger one.")
+    return (sweep_plot, sweep_note, gr.Plot(show_label=False, elem_id="classroom-strength"),
+            gr.HTML(elem_id="classroom-strength-note"))
+
+
+def _layout(demo: gr.Blocks) -> SimpleNamespace:
+    """The tab's components, top to bottom, by their names here (the walk-through's and the quiz's in their own)."""
+    gr.HTML(f"<style>{view.CLASSROOM_CSS}</style>", js_on_load=None)
+    gr.Markdown(LESSON)
+    c = SimpleNamespace(model=gr.State(models.default_model()), steps=gr.State(None), step_index=gr.State(0))
+    with gr.Row(equal_height=True):
+        c.text = gr.Textbox(value=EXAMPLES[0], label="The lesson's sentence (the same sentence and seed as in Explore "
+                            "give the same masks and draws)", lines=1, max_lines=4, scale=5, elem_id="classroom-text")
+        c.seed = gr.Number(0, precision=0, label="Seed", scale=1, min_width=90, elem_id="classroom-seed")
+        c.run = gr.Button("Use this sentence", variant="primary", scale=1, elem_id="classroom-run")
+        c.toy = gr.Button(f"Toy: “{classroom.TOY_TEXT}”", scale=1, elem_id="classroom-toy")
+    c.notices = gr.HTML()
+    with gr.Row(equal_height=True):
+        c.copy_link = gr.Button("Copy a link to this lesson (sentence, seed, view)", size="sm", scale=0, min_width=320,
+                                elem_id="classroom-copy-link")
+        c.link = gr.Textbox(label="Lesson link", interactive=False, buttons=["copy"], scale=3, visible=False,
+                            elem_id="classroom-link")
+    c.link_query_box, c.link_note = gr.Textbox(visible=False), gr.HTML(elem_id="classroom-link-note")
+    c.view_id = gr.State("walk")
+    with gr.Tabs(overflow_behavior="wrap", elem_id="classroom-views") as c.views:  # every view one tap away on a phone
+        with gr.Tab("① Walk-through", id="walk", elem_id="classroom-walk-tab"):
+            c.walk = _build_walk()
+            c.step = c.walk.step
+        with gr.Tab("② Supervised positions", id="positions", elem_id="classroom-positions-tab"):
+            gr.Markdown("What each objective is trained on, position by position, for the lesson's sentence "
+                        "(the same masking as the walk-through).")
+            c.positions = gr.HTML(elem_id="classroom-positions")
+        with gr.Tab("③ Generator difficulty", id="difficulty", elem_id="classroom-sweep-tab") as c.sweep_tab:
+            c.sweep_plot, c.sweep_note, c.strength_plot, c.strength_note = _build_difficulty()
+        with gr.Tab("④ Efficiency", id="efficiency", elem_id="classroom-efficiency-tab") as c.efficiency_tab:
+            c.efficiency_plot = _build_efficiency()
+        with gr.Tab("⑤ Use it in Hugging Face", id="hf", elem_id="classroom-hf-tab"):
+            _build_hugging_face()
+        with gr.Tab("⑥ Knowledge check", id="quiz", elem_id="classroom-quiz-tab"):
+            c.quiz = _build_quiz()
+        with gr.Tab("⑦ Can you beat ELECTRA?", id="game", elem_id="classroom-game-tab"):
+            build_game(demo, c.model)
+    return c
 
 
 def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = lambda: None,
                     measured_gaps: Callable[[], list[dict]] = lambda: []) -> None:
     """The tab's components and events. `latest_race` returns the Training tab's last race (or None);
-    `measured_gaps` the shipped races' ELECTRA − BERT-style gaps per budget (the Efficiency view)."""
-    gr.HTML(f"<style>{view.CLASSROOM_CSS}</style>", js_on_load=None)
-    gr.Markdown(LESSON)
-    model = gr.State(models.default_model())
-    steps, step_index = gr.State(None), gr.State(0)
-    with gr.Row(equal_height=True):
-        text = gr.Textbox(value=EXAMPLES[0], label="The lesson's sentence (the same sentence and seed as in Explore "
-                          "give the same masks and draws)", lines=1, max_lines=4, scale=5, elem_id="classroom-text")
-        seed = gr.Number(0, precision=0, label="Seed", scale=1, min_width=90, elem_id="classroom-seed")
-        run = gr.Button("Use this sentence", variant="primary", scale=1, elem_id="classroom-run")
-        toy = gr.Button(f"Toy: “{classroom.TOY_TEXT}”", scale=1, elem_id="classroom-toy")
-    notices = gr.HTML()
-    with gr.Row(equal_height=True):
-        copy_link = gr.Button("Copy a link to this lesson (sentence, seed, view)", size="sm", scale=0, min_width=320,
-                              elem_id="classroom-copy-link")
-        link = gr.Textbox(label="Lesson link", interactive=False, buttons=["copy"], scale=3, visible=False,
-                          elem_id="classroom-link")
-    link_query_box = gr.Textbox(visible=False)
-    link_note = gr.HTML(elem_id="classroom-link-note")
-    view_id = gr.State("walk")
-    # on a phone every view stays one tap away
-    with gr.Tabs(overflow_behavior="wrap", elem_id="classroom-views") as views:
-        with gr.Tab("① Walk-through", id="walk", elem_id="classroom-walk-tab"):
-            walk = _build_walk()
-        with gr.Tab("② Supervised positions", id="positions", elem_id="classroom-positions-tab"):
-            gr.Markdown("What each objective is trained on, position by position, for the lesson's sentence "
-                        "(the same masking as the walk-through).")
-            positions = gr.HTML(elem_id="classroom-positions")
-        with gr.Tab("③ Generator difficulty", id="difficulty", elem_id="classroom-sweep-tab") as sweep_tab:
-            gr.Markdown("The generator sets the discriminator's exam. Here it corrupts a fixed set of held-out "
-                        "sentences at several sampling temperatures (and a weaker copy of it, cut after its first "
-                        "layer): how many tokens end up really replaced, and how well the discriminator spots them.")
-            sweep_plot = gr.Plot(show_label=False)
-            sweep_note = gr.HTML(elem_id="classroom-sweep-note")
-            gr.Markdown("#### Generator strength: the paper's Figure 3 on this pair\nSeveral generators, weaker and "
-                        "stronger, against one discriminator: the stronger the generator, the harder its fakes are "
-                        "to catch. Explore, the game and the live class let you choose between ELECTRA's own "
-                        "generator (★) and, where it is installed, a stronger one.")
-            strength_plot = gr.Plot(show_label=False, elem_id="classroom-strength")
-            strength_note = gr.HTML(elem_id="classroom-strength-note")
-        with gr.Tab("④ Efficiency", id="efficiency", elem_id="classroom-efficiency-tab") as efficiency_tab:
-            efficiency_plot = _build_efficiency()
-        with gr.Tab("⑤ Use it in Hugging Face", id="hf", elem_id="classroom-hf-tab"):
-            _build_hugging_face()
-        with gr.Tab("⑥ Knowledge check", id="quiz", elem_id="classroom-quiz-tab"):
-            quiz_parts = _build_quiz()
-        with gr.Tab("⑦ Can you beat ELECTRA?", id="game", elem_id="classroom-game-tab"):
-            build_game(demo, model)
-
-    for tab in views.children:  # the view a copied link opens
-        tab.select(lambda name=tab.id: name, None, [view_id], api_visibility="private", show_progress="hidden")
-    copy_link.click(lambda *values: (lesson_link_query(*values), gr.update(visible=True)), [text, seed, view_id],
-                    [link_query_box, link], api_visibility="private").then(
-        None, [link_query_box], [link], js=COPY_LINK_JS)
-    lesson_outputs = [notices, steps, step_index, walk.step, positions]
-    for trigger in (run.click, text.submit):
-        trigger(run_lesson, [text, seed, model], lesson_outputs, api_visibility="private", **queues.EXPLAIN)
-    toy.click(lambda: classroom.TOY_TEXT, None, [text], api_visibility="private").then(
-        run_lesson, [text, seed, model], lesson_outputs, api_visibility="private", **queues.EXPLAIN)
-    walk.back.click(lambda s, i: move(s, i, -1), [steps, step_index], [step_index, walk.step], api_visibility="private")
-    walk.forward.click(lambda s, i: move(s, i, 1), [steps, step_index], [step_index, walk.step],
-                       api_visibility="private")
-    walk.present.change(None, [walk.present], None, js=PRESENT_JS)
-    sweep_tab.select(run_sweep, [model], [sweep_plot, sweep_note], api_visibility="private", **queues.SWEEP)
-    sweep_tab.select(run_strength, [model], [strength_plot, strength_note], api_visibility="private")
-    efficiency_tab.select(lambda: efficiency_figure(latest_race(), measured_gaps()), None, [efficiency_plot],
-                          api_visibility="private")
-    _wire_quiz(quiz_parts)
+    `measured_gaps` the shipped races' ELECTRA − BERT-style gaps per budget (the Efficiency view). Every handler
+    with more than one output returns by component name (`named`)."""
+    c = _layout(demo)
+    private = dict(api_visibility="private")
+    for tab in c.views.children:  # the view a copied link opens
+        tab.select(lambda name=tab.id: name, None, [c.view_id], show_progress="hidden", **private)
+    c.copy_link.click(lambda *values: (lesson_link_query(*values), gr.update(visible=True)), [c.text, c.seed, c.view_id],
+                      [c.link_query_box, c.link], **private).then(None, [c.link_query_box], [c.link], js=COPY_LINK_JS)
+    lesson, lesson_outputs = named(run_lesson, c), [c.notices, c.steps, c.step_index, c.step, c.positions]
+    for trigger in (c.run.click, c.text.submit):
+        trigger(lesson, [c.text, c.seed, c.model], lesson_outputs, **private, **queues.EXPLAIN)
+    c.toy.click(lambda: classroom.TOY_TEXT, None, [c.text], **private).then(
+        lesson, [c.text, c.seed, c.model], lesson_outputs, **private, **queues.EXPLAIN)
+    c.walk.back.click(named(lambda s, i: move(s, i, -1), c), [c.steps, c.step_index], [c.step_index, c.step], **private)
+    c.walk.forward.click(named(lambda s, i: move(s, i, 1), c), [c.steps, c.step_index], [c.step_index, c.step],
+                         **private)
+    c.walk.present.change(None, [c.walk.present], None, js=PRESENT_JS)
+    sweep, power = named(run_sweep, c), named(run_strength, c)
+    c.sweep_tab.select(sweep, [c.model], [c.sweep_plot, c.sweep_note], **private, **queues.SWEEP)
+    c.sweep_tab.select(power, [c.model], [c.strength_plot, c.strength_note], **private)
+    efficiency = lambda: efficiency_figure(latest_race(), measured_gaps())
+    c.efficiency_tab.select(efficiency, None, [c.efficiency_plot], **private)
+    _wire_quiz(c.quiz)
 
     demo.load(None, None, None, js=KEYS_JS)
-    opened = demo.load(apply_lesson_link, None, [text, seed, views, view_id, link_note], api_visibility="private")
-    opened.then(run_lesson, [text, seed, model], lesson_outputs, api_visibility="private", **queues.EXPLAIN)
+    opened = demo.load(named(apply_lesson_link, c), None, [c.text, c.seed, c.views, c.view_id, c.link_note], **private)
+    opened.then(lesson, [c.text, c.seed, c.model], lesson_outputs, **private, **queues.EXPLAIN)
     # A view opened by a link, not by a click, gets no select event: draw it here.
-    opened.then(lambda view, m: run_sweep(m) if view == "difficulty" else (gr.skip(), gr.skip()), [view_id, model],
-                [sweep_plot, sweep_note], api_visibility="private", **queues.SWEEP)
-    opened.then(lambda view, m: run_strength(m) if view == "difficulty" else (gr.skip(), gr.skip()), [view_id, model],
-                [strength_plot, strength_note], api_visibility="private")
-    opened.then(lambda view: efficiency_figure(latest_race(), measured_gaps()) if view == "efficiency" else gr.skip(),
-                [view_id], [efficiency_plot], api_visibility="private")
+    opened.then(named(lambda view, m: run_sweep(m) if view == "difficulty" else {}, c), [c.view_id, c.model],
+                [c.sweep_plot, c.sweep_note], **private, **queues.SWEEP)
+    opened.then(named(lambda view, m: run_strength(m) if view == "difficulty" else {}, c), [c.view_id, c.model],
+                [c.strength_plot, c.strength_note], **private)
+    opened.then(lambda view: efficiency() if view == "efficiency" else gr.skip(), [c.view_id], [c.efficiency_plot],
+                **private)

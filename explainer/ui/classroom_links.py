@@ -22,15 +22,16 @@ def lesson_link_query(text, seed, view) -> str:
         return "The seed must be a whole number for a link."
 
 
-def apply_lesson_link(request: gr.Request):
-    """?tab=classroom&text=...&seed=...&view=... opens the lesson there (bad values: a message, the defaults)."""
+def apply_lesson_link(request: gr.Request) -> dict:
+    """?tab=classroom&text=...&seed=...&view=... opens the lesson there (bad values: a message, the defaults), by
+    component name."""
     params = dict(getattr(request, "query_params", None) or {})
     link, problems = links.parse_classroom(params, links.ClassroomLink(EXAMPLES[0]))
-    if link is None:
-        game = "game" in params  # a class code: the game's view
-        return gr.skip(), gr.skip(), gr.Tabs(selected="game") if game else gr.skip(), "game" if game else gr.skip(), ""
+    if link is None:  # a class code alone: the game's view
+        return {"link_note": "", **({"views": gr.Tabs(selected="game"), "view_id": "game"} if "game" in params else {})}
     note = render.notices_html(["Opened from a link: the lesson's sentence, seed and view are the link's.", *problems])
-    return link.text, link.seed, gr.Tabs(selected=link.view), link.view, note
+    return {"text": link.text, "seed": link.seed, "views": gr.Tabs(selected=link.view), "view_id": link.view,
+            "link_note": note}
 
 
 def page_from_link(request: gr.Request):

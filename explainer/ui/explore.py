@@ -3,15 +3,13 @@
 Thin wiring only: each handler calls `explainer.ui.api` / `explainer.core.pipeline` / `explainer.core.attributions`
 and hands the frozen results to `explainer.render.explore`. The last explanation is kept in a `gr.State`
 so attributions explain exactly the sentence on screen. Each handler returns its values by the names of the
-components they go to (`_named` hands them to gradio by component). Handlers here are private to the page;
+components they go to (`named` hands them to gradio by component). Handlers here are private to the page;
 the scriptable endpoints are `/explain` and `/attribute` (explainer.ui.api, registered in app.py).
 The copied link and the download buttons' files are `explainer.ui.explore_share`'s.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 import secrets
 import time
 from types import SimpleNamespace
@@ -29,6 +27,7 @@ from explainer.render.guesses import guesses_html
 from explainer.ui import api, forgers, queues
 from explainer.ui import explore_share as share
 from explainer.ui.explore_share import COPY_LINK_JS, link_query
+from explainer.ui.named import named
 
 INTRO = """
 ## Watch ELECTRA's game on your own sentence
@@ -82,23 +81,24 @@ def model_status(model: str, progress=gr.Progress(track_tqdm=True)):
                              pair.max_tokens, pair.generator is not None), model
 
 
-def word_choices(text: str, model: str, mode: str, current=None, shown=None):
+def word_choices(text: str, model: str, mode: str, current=None, shown=None) -> dict:
     """The words of the text, for the manual-masking picker (same splitting as the results), and those words
     (what the ticks point at). The ticks follow their words: a tick on "coffee" stays on "coffee" when the
     sentence changes, and goes when the word is gone. Without the words they were ticked on (a link's mask
-    words arrive with its text), the ticks that still name a word are kept as they are."""
+    words arrive with its text), the ticks that still name a word are kept as they are. By component name."""
     if mode != "manual":
-        return gr.update(visible=False), gr.skip()
+        return {"mask_words": gr.update(visible=False)}
     try:
         _, found = sentence_words(models.load(model, roots=models.allowed_roots()), text)
     except (models.ModelLoadError, InputError):
-        return gr.update(choices=[], value=[], visible=True), []
+        return {"mask_words": gr.update(choices=[], value=[], visible=True), "ticked_on": []}
     words = [visible(w.text) for w in found]
     if shown:
         kept = follow_words(shown, current, words)
     else:
         kept = [w for w in (current or []) if isinstance(w, int) and 0 <= w < len(words)]
-    return gr.update(choices=[(w, i) for i, w in enumerate(words)], value=kept, visible=True), words
+    return {"mask_words": gr.update(choices=[(w, i) for i, w in enumerate(words)], value=kept, visible=True),
+            "ticked_on": words}
 
 
 def press_seed(seed, explanation: Explanation | None) -> int:
@@ -121,13 +121,13 @@ def apply_link(request: gr.Request):
     link, problems = links.parse_explore(params, links.ExploreLink(EXAMPLES[0], models.default_model()))
     if link is None:
         return {"link_note": ""}
-    picker, words = word_choices(link.text, link.model, link.mode, list(link.mask_words))
-    if link.mode == "manual" and link.mask_words and picker.get("value") != list(link.mask_words):
+    picked = word_choices(link.text, link.model, link.mode, list(link.mask_words))
+    if link.mode == "manual" and link.mask_words and picked["mask_words"].get("value") != list(link.mask_words):
         problems.append("Some of the link's mask words are not in its text; they were left out.")
     note = render.notices_html(["Opened from a link: the sentence and settings below are the link's.", *problems])
     return {"text": link.text, "model": link.model, "mode": link.mode, "mask_rate": link.mask_rate, "seed": link.seed,
-            "temperature": link.temperature, "top_k": link.top_k, "mask_words": picker, "link_note": note,
-            "ticked_on": words, "generator": link.generator}
+            "temperature": link.temperature, "top_k": link.top_k, "link_note": note, "generator": link.generator,
+            **picked}
 
 
 def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_words, merged, palette=style.DEFAULT_PALETTE,
@@ -235,25 +235,6 @@ class ModelControls(NamedTuple):
     active_model: gr.State
 
 
-def _named(handler, c: SimpleNamespace):
-    """`handler`, which returns (or yields) {name: value}, as gradio takes it: {component: value}. A component the
-    handler does not name keeps what it shows."""
-    def by_component(out: dict) -> dict:
-        return {getattr(c, name): value for name, value in out.items()}
-
-    if inspect.isgeneratorfunction(handler):
-        @functools.wraps(handler)
-        def each(*args, **kwargs):
-            for out in handler(*args, **kwargs):
-                yield by_component(out)
-        return each
-
-    @functools.wraps(handler)  # keeps the signature gradio reads (progress, request)
-    def once(*args, **kwargs):
-        return by_component(handler(*args, **kwargs))
-    return once
-
-
 def _layout() -> SimpleNamespace:
     """The tab's components, top to bottom, by their names here."""
     gr.Markdown(INTRO)
@@ -342,20 +323,20 @@ def build_explore(demo: gr.Blocks) -> ModelControls:
     # A load that fails leaves the last good model active and puts the dropdown back to it.
     c.model.input(model_status, [c.model], [c.status, c.active_model], **private, **queues.MODEL).then(
         lambda m: m, [c.active_model], [c.model], **private)
-    gr.on([c.mode.change, c.text.change, c.active_model.change], word_choices,
+    gr.on([c.mode.change, c.text.change, c.active_model.change], named(word_choices, c),
           [c.text, c.active_model, c.mode, c.mask_words, c.ticked_on], [c.mask_words, c.ticked_on],
           trigger_mode="always_last", show_progress="hidden", **private)
     c.copy_link.click(lambda *values: (link_query(*values), gr.update(visible=True)),
                       [c.text, c.active_model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words,
                        c.generator], [c.link_query_box, c.link], **private).then(
         None, [c.link_query_box], [c.link], js=COPY_LINK_JS)
-    gr.on([c.merged.change, c.palette.change], _named(rerender, c), [c.explanation, c.attribution, c.merged, c.palette],
+    gr.on([c.merged.change, c.palette.change], named(rerender, c), [c.explanation, c.attribution, c.merged, c.palette],
           [c.generator_input, c.verdict, c.attribution_text, c.attribution_plot], **private)
-    single = c.why.click(_named(run_attribute, c), [c.explanation, c.target, c.method, c.n_steps, c.baseline,
+    single = c.why.click(named(run_attribute, c), [c.explanation, c.target, c.method, c.n_steps, c.baseline,
                                                      c.adaptive, c.merged, c.palette],
                          [c.attribution_text, c.attribution_plot, c.attribution, *pictures], **private,
                          **queues.ATTRIBUTE)
-    every = c.why_all.click(_named(run_matrix, c), [c.explanation, c.method, c.n_steps, c.baseline, c.adaptive,
+    every = c.why_all.click(named(run_matrix, c), [c.explanation, c.method, c.n_steps, c.baseline, c.adaptive,
                                                      c.palette], [c.matrix_plot, c.matrix_note], **private,
                             **queues.ATTRIBUTE)
     c.stop.click(None, cancels=[single, every], **private)
@@ -363,19 +344,19 @@ def build_explore(demo: gr.Blocks) -> ModelControls:
                          [c.explanation, c.attribution, c.merged, c.palette])
     controls = [c.text, c.model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words, c.link_note,
                 c.ticked_on, c.generator]
-    first = demo.load(_named(apply_link, c), None, controls, **private).then(
+    first = demo.load(named(apply_link, c), None, controls, **private).then(
         model_status, [c.model], [c.status, c.active_model], **private, **queues.MODEL).then(
         lambda m: m, [c.active_model], [c.model], **private).then(
-        _named(run_explain, c), inputs, results, **private, **queues.EXPLAIN)
+        named(run_explain, c), inputs, results, **private, **queues.EXPLAIN)
     # The user's own sentence wins: a run they start cancels the first example's if that is still going.
     # Every press is a new draw (press_seed): the seed box shows it, and the copied link carries it. Then the
     # page brings the verdict into view (SHOW_RESULT_JS), else a press above the fold would seem to do nothing.
     # Another forger redraws the same masking with the same seed: the result on screen is always the chosen
     # forger's (a user's choice only: a link's forger arrives with the first run). A press then wins over it.
-    switched = c.generator.input(_named(run_explain, c), inputs, results, cancels=[first], **private,
+    switched = c.generator.input(named(run_explain, c), inputs, results, cancels=[first], **private,
                                  **queues.EXPLAIN)
     for trigger in (c.run.click, c.text.submit):
         trigger(press_seed, [c.seed, c.explanation], [c.seed], cancels=[first, switched], show_progress="hidden",
-                **private).then(_named(run_explain, c), inputs, results, **private, **queues.EXPLAIN).then(
+                **private).then(named(run_explain, c), inputs, results, **private, **queues.EXPLAIN).then(
             None, js=SHOW_RESULT_JS, **private)
     return ModelControls(c.model, c.status, c.active_model)

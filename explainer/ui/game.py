@@ -1,6 +1,7 @@
 """The Classroom's game, "Can you beat ELECTRA?": thin wiring of explainer.lesson.game and its views.
 
-A round lives in the page's gr.State (nothing on the server). A class code (the seed) and the level (the
+A round lives in the page's gr.State as a `Round` (nothing on the server); every handler returns its values
+by the names of the components they go to (`named`). A class code (the seed) and the level (the
 generator that forges: ELECTRA's own, or the stronger one for the harder level) give everyone the same sentences
 and corruptions; a link with ?game=CODE (&level=harder) fills them in.
 """
@@ -8,6 +9,8 @@ and corruptions; a link with ?game=CODE (&level=harder) fills them in.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, replace
+from types import SimpleNamespace
 
 import gradio as gr
 
@@ -16,6 +19,7 @@ from explainer.render import game as view
 from explainer.render import style
 from explainer.core import generators
 from explainer.ui import api, forgers, queues
+from explainer.ui.named import named
 
 RULES = """
 ### Can you beat ELECTRA?
@@ -31,55 +35,77 @@ PREDICTIONS = [("ELECTRA will flag my word", True), ("ELECTRA will be fooled", F
 HARDER = "harder"  # a link's level for the stronger generator: ?game=CODE&level=harder
 
 
+@dataclass(frozen=True)
+class Round:
+    """A round A in the page's gr.State: its class code, sentences and level, and how far the player is."""
+    code: int
+    items: tuple[game.SpotItem, ...]
+    generator: str = generators.ELECTRA
+    index: int = 0  # the sentence on screen
+    results: tuple[game.SpotResult, ...] = ()  # one per revealed sentence
+    picks: tuple[tuple[int, ...], ...] = ()  # the words ticked on each
+
+    @property
+    def revealed(self) -> bool:
+        """Whether the sentence on screen has been scored."""
+        return len(self.results) > self.index
+
+    @property
+    def last(self) -> bool:
+        return self.index + 1 >= len(self.items)
+
+    def score_html(self) -> str:
+        return view.round_html(*game.round_score(list(self.results)), len(self.results), len(self.items), self.code,
+                               list(self.results), self.generator)
+
+
 def _error(error: Exception) -> str:
     return style.message_html(getattr(error, "message", None) or str(error))
-
-
-def start_round(code, n, model: str, generator=None):
-    """A new round A: (state, sentence, word ticks, reveal, score, reveal button, next button)."""
-    generator = forgers.chosen(generator)
-    try:
-        items = game.spot_round(api.load_pair(model), code, int(n or game.ROUND_SENTENCES), generator=generator)
-    except (gr.Error, ValueError) as error:
-        return (None, _error(error), gr.update(choices=[], value=[], visible=False), "", "",
-                gr.update(interactive=False), gr.update(interactive=False))
-    state = {"code": game.check_seed(code), "items": items, "index": 0, "results": [], "picks": [],
-             "generator": generator}
-    return (state, view.spot_sentence_html(items[0], 0, len(items)), _ticks(items[0]), "",
-            view.round_html(*game.round_score([]), 0, len(items), state["code"], [], generator),
-            gr.update(interactive=True), gr.update(interactive=False))
 
 
 def _ticks(item):
     return gr.update(choices=[(w, i) for i, w in enumerate(item.words)], value=[], visible=True, interactive=True)
 
 
-def reveal(state, picked):
-    """Score this sentence: (state, reveal, score, word ticks, reveal button, next button)."""
-    if not state or state["index"] >= len(state["items"]) or len(state["results"]) > state["index"]:
-        return state, gr.skip(), gr.skip(), gr.skip(), gr.update(interactive=False), gr.skip()
-    item = state["items"][state["index"]]
+def start_round(code, n, model: str, generator=None) -> dict:
+    """A new round A, by component name: its state, first sentence, word ticks, score and buttons."""
+    generator = forgers.chosen(generator)
+    try:
+        items = game.spot_round(api.load_pair(model), code, int(n or game.ROUND_SENTENCES), generator=generator)
+    except (gr.Error, ValueError) as error:
+        return {"state": None, "sentence": _error(error), "ticks": gr.update(choices=[], value=[], visible=False),
+                "revealed": "", "score": "", "reveal_button": gr.update(interactive=False),
+                "next_button": gr.update(interactive=False)}
+    state = Round(game.check_seed(code), tuple(items), generator)
+    return {"state": state, "sentence": view.spot_sentence_html(items[0], 0, len(items)), "ticks": _ticks(items[0]),
+            "revealed": "", "score": state.score_html(), "reveal_button": gr.update(interactive=True),
+            "next_button": gr.update(interactive=False)}
+
+
+def reveal(state: Round | None, picked) -> dict:
+    """Score the sentence on screen: the truth, the round's score, the buttons; nothing twice for one sentence."""
+    if state is None or state.index >= len(state.items) or state.revealed:
+        return {"reveal_button": gr.update(interactive=False)}
+    item = state.items[state.index]
     try:
         result = game.score_spot(item, picked)
     except ValueError as error:
-        return state, _error(error), gr.skip(), gr.skip(), gr.skip(), gr.skip()
-    state = {**state, "results": [*state["results"], result], "picks": [*state["picks"], list(picked or [])]}
-    total = len(state["items"])
-    more = state["index"] + 1 < total
-    return (state, view.spot_reveal_html(item, result, picked, scores=False),
-            view.round_html(*game.round_score(state["results"]), len(state["results"]), total, state["code"],
-                            state["results"], state.get("generator", generators.ELECTRA)),
-            gr.update(interactive=False), gr.update(interactive=False), gr.update(interactive=more))
+        return {"revealed": _error(error)}
+    state = replace(state, results=(*state.results, result), picks=(*state.picks, tuple(picked or ())))
+    return {"state": state, "revealed": view.spot_reveal_html(item, result, picked, scores=False),
+            "score": state.score_html(), "ticks": gr.update(interactive=False),
+            "reveal_button": gr.update(interactive=False), "next_button": gr.update(interactive=not state.last)}
 
 
-def next_sentence(state):
-    """(state, sentence, word ticks, reveal, reveal button, next button)."""
-    if not state or len(state["results"]) <= state["index"] or state["index"] + 1 >= len(state["items"]):
-        return state, gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.update(interactive=False)
-    state = {**state, "index": state["index"] + 1}
-    item = state["items"][state["index"]]
-    return (state, view.spot_sentence_html(item, state["index"], len(state["items"])), _ticks(item), "",
-            gr.update(interactive=True), gr.update(interactive=False))
+def next_sentence(state: Round | None) -> dict:
+    """The round's next sentence, once the one on screen is revealed."""
+    if state is None or not state.revealed or state.last:
+        return {"next_button": gr.update(interactive=False)}
+    state = replace(state, index=state.index + 1)
+    item = state.items[state.index]
+    return {"state": state, "sentence": view.spot_sentence_html(item, state.index, len(state.items)),
+            "ticks": _ticks(item), "revealed": "", "reveal_button": gr.update(interactive=True),
+            "next_button": gr.update(interactive=False)}
 
 
 def class_link(code, generator=None, request: gr.Request | None = None) -> str:
@@ -94,30 +120,31 @@ def class_link(code, generator=None, request: gr.Request | None = None) -> str:
             f"the code <b>{code}</b>.</p>")
 
 
-def code_from_link(request: gr.Request):
+def code_from_link(request: gr.Request) -> dict:
     """?game=CODE in the page's address fills in the class code (a bad one: a message, the default kept), and
     &level=harder the stronger generator."""
     params = (getattr(request, "query_params", None) or {}) if request is not None else {}
     raw = params.get("game")
     if raw is None:
-        return gr.skip(), "", gr.skip()
+        return {"link_note": ""}
     level = generators.STRONGER if params.get("level") == HARDER else generators.ELECTRA
     try:
         code = game.check_seed(raw)
     except ValueError as error:
-        return gr.skip(), _error(f"The link's class code was not used: {error}"), gr.skip()
-    return code, (f'<p style="{style.FONT}">Class code <b>{code}</b> from your link: go to the Classroom\'s '
-                  "“⑦ Can you beat ELECTRA?” and press <b>Start round</b>.</p>"), level
+        return {"link_note": _error(f"The link's class code was not used: {error}")}
+    return {"code": code, "level": level,
+            "link_note": (f'<p style="{style.FONT}">Class code <b>{code}</b> from your link: go to the Classroom\'s '
+                          "“⑦ Can you beat ELECTRA?” and press <b>Start round</b>.</p>")}
 
 
-def fool_sentence(code, model: str):
+def fool_sentence(code, model: str) -> dict:
     """A sentence for round B (the class code picks it) and its words to choose from."""
     try:
         pair = api.load_pair(model)
         sentence = random.Random(game.check_seed(code) + 1).choice(game.load_sentences())
     except (gr.Error, ValueError) as error:
-        return gr.skip(), gr.skip(), _error(error)
-    return sentence, _word_choices(sentence, pair), ""
+        return {"fooled": _error(error)}
+    return {"fool_text": sentence, "word": _word_choices(sentence, pair), "fooled": ""}
 
 
 def _word_choices(sentence: str, pair):
@@ -131,64 +158,76 @@ def fool_words(sentence: str, model: str):
         return gr.update(choices=[], value=None)
 
 
-def fool_try(sentence, word_index, new_word, predicted, model: str, tally):
-    """Round B: (result, tally)."""
+@dataclass(frozen=True)
+class Tally:
+    """Round B so far, in the page's gr.State."""
+    tries: int = 0
+    fooled: int = 0  # words that got past the discriminator
+    right: int = 0  # bets the player won
+
+
+def fool_try(sentence, word_index, new_word, predicted, model: str, tally: Tally | None) -> dict:
+    """Round B: the result of one changed word, and the tally."""
     if word_index is None:
-        return style.message_html("Choose the word to change."), tally
+        return {"fooled": style.message_html("Choose the word to change.")}
     try:
         result = game.fool(api.load_pair(model), sentence, int(word_index), new_word, bool(predicted))
     except (gr.Error, ValueError) as error:
-        return _error(error), tally
-    tries, fooled, right = tally or (0, 0, 0)
-    tally = (tries + 1, fooled + result.fooled, right + result.student_right)
-    return view.fool_html(result, *tally), tally
+        return {"fooled": _error(error)}
+    tally = tally or Tally()
+    tally = Tally(tally.tries + 1, tally.fooled + result.fooled, tally.right + result.student_right)
+    return {"fooled": view.fool_html(result, tally.tries, tally.fooled, tally.right), "tally": tally}
+
+
+def _layout() -> SimpleNamespace:
+    """The game's components, top to bottom, by their names here."""
+    gr.HTML(f"<style>{view.GAME_CSS}</style>")
+    gr.Markdown(RULES)
+    c = SimpleNamespace(link_note=gr.HTML(elem_id="game-link-note"))
+    with gr.Row(equal_height=True):
+        c.code = gr.Number(1, precision=0, minimum=0, maximum=game.MAX_SEED - 1, label="Class code (the same code, "
+                           "the same round for everyone)", scale=2, min_width=160, elem_id="game-code")
+        c.n = gr.Slider(3, game.MAX_SENTENCES, value=game.ROUND_SENTENCES, step=1, label="Sentences", scale=2,
+                        min_width=160, elem_id="game-n")
+        c.start = gr.Button("Start round", variant="primary", scale=1, min_width=140, elem_id="game-start")
+        c.share = gr.Button("Class link", scale=1, min_width=120, elem_id="game-share")
+    c.level = forgers.radio("Level (who forges the fakes; ELECTRA's discriminator judges them)", "game-level",
+                            labels=game.LEVELS)
+    gr.HTML(forgers.line_html())
+    c.link, c.state = gr.HTML(), gr.State(None)
+    with gr.Group():
+        c.sentence = gr.HTML(elem_id="game-sentence-box")
+        c.ticks = gr.CheckboxGroup([], label="The words you think are fakes", visible=False, elem_id="game-ticks")
+        with gr.Row():
+            c.reveal_button = gr.Button("Reveal", variant="primary", interactive=False, elem_id="game-reveal-button")
+            c.next_button = gr.Button("Next sentence →", interactive=False, elem_id="game-next")
+        c.revealed = gr.HTML(elem_id="game-reveal-box")
+        c.score = gr.HTML(elem_id="game-score-box")
+    gr.Markdown("#### Round B — fool the discriminator")
+    with gr.Row(equal_height=True):
+        c.fool_text = gr.Textbox(label="Sentence", scale=4, elem_id="fool-text")
+        c.pick_sentence = gr.Button("A sentence for this class code", scale=1, elem_id="fool-pick")
+    with gr.Row(equal_height=True):
+        c.word = gr.Dropdown([], label="Word to change", scale=2, elem_id="fool-word")
+        c.new_word = gr.Textbox(label="Your word", scale=2, elem_id="fool-new")
+        c.predicted = gr.Radio(PREDICTIONS, value=False, label="Your bet", scale=3, elem_id="fool-bet")
+        c.test = gr.Button("Test it", variant="primary", scale=1, elem_id="fool-test")
+    c.fooled, c.tally = gr.HTML(elem_id="fool-result"), gr.State(Tally())
+    return c
 
 
 def build_game(demo: gr.Blocks, model: gr.State) -> None:
     """The game's components and events, inside the Classroom's tab."""
-    gr.HTML(f"<style>{view.GAME_CSS}</style>")
-    gr.Markdown(RULES)
-    link_note = gr.HTML(elem_id="game-link-note")
-    with gr.Row(equal_height=True):
-        code = gr.Number(1, precision=0, minimum=0, maximum=game.MAX_SEED - 1, label="Class code (the same code, "
-                         "the same round for everyone)", scale=2, min_width=160, elem_id="game-code")
-        n = gr.Slider(3, game.MAX_SENTENCES, value=game.ROUND_SENTENCES, step=1, label="Sentences", scale=2,
-                      min_width=160, elem_id="game-n")
-        start = gr.Button("Start round", variant="primary", scale=1, min_width=140, elem_id="game-start")
-        share = gr.Button("Class link", scale=1, min_width=120, elem_id="game-share")
-    level = forgers.radio("Level (who forges the fakes; ELECTRA's discriminator judges them)", "game-level",
-                          labels=game.LEVELS)
-    gr.HTML(forgers.line_html())
-    link = gr.HTML()
-    state = gr.State(None)
-    with gr.Group():
-        sentence = gr.HTML(elem_id="game-sentence-box")
-        ticks = gr.CheckboxGroup([], label="The words you think are fakes", visible=False, elem_id="game-ticks")
-        with gr.Row():
-            reveal_button = gr.Button("Reveal", variant="primary", interactive=False, elem_id="game-reveal-button")
-            next_button = gr.Button("Next sentence →", interactive=False, elem_id="game-next")
-        revealed = gr.HTML(elem_id="game-reveal-box")
-        score = gr.HTML(elem_id="game-score-box")
-    gr.Markdown("#### Round B — fool the discriminator")
-    with gr.Row(equal_height=True):
-        fool_text = gr.Textbox(label="Sentence", scale=4, elem_id="fool-text")
-        pick_sentence = gr.Button("A sentence for this class code", scale=1, elem_id="fool-pick")
-    with gr.Row(equal_height=True):
-        word = gr.Dropdown([], label="Word to change", scale=2, elem_id="fool-word")
-        new_word = gr.Textbox(label="Your word", scale=2, elem_id="fool-new")
-        predicted = gr.Radio(PREDICTIONS, value=False, label="Your bet", scale=3, elem_id="fool-bet")
-        test = gr.Button("Test it", variant="primary", scale=1, elem_id="fool-test")
-    fooled = gr.HTML(elem_id="fool-result")
-    tally = gr.State((0, 0, 0))
-
+    c = _layout()
     private = dict(api_visibility="private")
-    start.click(start_round, [code, n, model, level], [state, sentence, ticks, revealed, score, reveal_button, next_button],
-                **private, **queues.EXPLAIN)
-    reveal_button.click(reveal, [state, ticks], [state, revealed, score, ticks, reveal_button, next_button], **private)
-    next_button.click(next_sentence, [state], [state, sentence, ticks, revealed, reveal_button, next_button], **private)
-    share.click(class_link, [code, level], [link], **private)
-    pick_sentence.click(fool_sentence, [code, model], [fool_text, word, fooled], **private, **queues.EXPLAIN)
-    fool_text.change(fool_words, [fool_text, model], [word], trigger_mode="always_last", **private)
-    test.click(fool_try, [fool_text, word, new_word, predicted, model, tally], [fooled, tally], **private,
-               **queues.EXPLAIN)
-    demo.load(code_from_link, None, [code, link_note, level], **private)
+    spot = [c.state, c.sentence, c.ticks, c.revealed, c.score, c.reveal_button, c.next_button]
+    c.start.click(named(start_round, c), [c.code, c.n, model, c.level], spot, **private, **queues.EXPLAIN)
+    c.reveal_button.click(named(reveal, c), [c.state, c.ticks], spot, **private)
+    c.next_button.click(named(next_sentence, c), [c.state], spot, **private)
+    c.share.click(class_link, [c.code, c.level], [c.link], **private)
+    c.pick_sentence.click(named(fool_sentence, c), [c.code, model], [c.fool_text, c.word, c.fooled], **private,
+                          **queues.EXPLAIN)
+    c.fool_text.change(fool_words, [c.fool_text, model], [c.word], trigger_mode="always_last", **private)
+    c.test.click(named(fool_try, c), [c.fool_text, c.word, c.new_word, c.predicted, model, c.tally],
+                 [c.fooled, c.tally], **private, **queues.EXPLAIN)
+    demo.load(named(code_from_link, c), None, [c.code, c.link_note, c.level], **private)

@@ -40,7 +40,7 @@ def unit_starts(preset: str) -> dict[str, float]:
 def unit_changed(unit: str, amount, previous: str | None, preset: str):
     """The budget box after "Budget in" changed from `previous` to `unit`: the same race in the new unit where the
     preset's measurements say so (`CONVERTS`), else the new unit's starting value; never over the server's limit.
-    Returns the box's text and the unit it is now in."""
+    Returns the box's text and the unit it is now in, by name."""
     starts, limits = unit_starts(preset), races.MANAGER.limits
     value = starts[unit]
     if preset in CONVERTS and previous in starts and previous != unit:
@@ -52,4 +52,4 @@ def unit_changed(unit: str, amount, previous: str | None, preset: str):
             value = starts[unit] * typed / starts[previous]
     value = min(value, {"minutes": limits.max_minutes, "steps": limits.max_steps, "flops": limits.max_flops}[unit])
     value = {"minutes": round(value, 1) or 0.1, "steps": max(1, round(value))}.get(unit, float(f"{value:.2g}"))
-    return view.amount_text(value), unit
+    return {"amount": view.amount_text(value), "unit": unit}

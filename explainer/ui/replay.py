@@ -12,6 +12,7 @@ import functools
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import gradio as gr
 
@@ -19,6 +20,7 @@ from explainer.render import race_headline
 from explainer.render import training as view
 from explainer.render.style import message_html
 from explainer.ui import races
+from explainer.ui.named import named
 from explainer.ui.races import CURVES_HELP, PAYOFF_HELP, X_AXES
 from training.project import ASSETS
 from training.race import campaign as campaign_stats
@@ -112,16 +114,21 @@ def _replay_frame(path: str, mtime: float, percent: float, x_axis: str) -> tuple
             view.payoff_figure(snapshot))
 
 
-def replay_views(name: str, percent: float, x_axis: str, playing: bool) -> tuple:
-    """(status, curves, supervised, payoff) of the record `name` at `percent` of the race."""
+def replay_views(name: str, percent: float, x_axis: str, playing: bool) -> dict:
+    """The status line and the charts (curves, supervised, payoff) of the record `name` at `percent` of the race,
+    by name; a record that cannot be shown: the status line says why, the charts stay."""
     try:
         path = record_path(name)
         mtime, record = _cached(path)
     except RecordError as error:
-        return message_html(str(error)), *(gr.skip(),) * 3
+        return {"status": message_html(str(error))}
     percent = min(100.0, max(0.0, round(float(percent or 0) / FRAME) * FRAME))
-    snapshot, *figures = _replay_frame(str(path), mtime, percent, x_axis)
-    return view.replay_status_html(snapshot, record, playing), *figures
+    snapshot, curves, supervised, payoff = _replay_frame(str(path), mtime, percent, x_axis)
+    return {"status": view.replay_status_html(snapshot, record, playing), "curves": curves, "supervised": supervised,
+            "payoff": payoff}
+
+
+
 
 
 def _anchor(percent: float, speed: float) -> dict:
@@ -151,23 +158,28 @@ def _stale(request: gr.Request | None, anchor: dict | None) -> bool:
 
 
 def replay_play(name: str, percent: float, speed: float, x_axis: str, anchor: dict | None,
-                request: gr.Request | None = None):
+                request: gr.Request | None = None) -> dict:
     """Play from where the scrubber stands (from the start once at the end), or pause where it is."""
     if anchor:  # pause
         _remember(request, None)
-        return (gr.skip(), *replay_views(name, percent, x_axis, False), None, gr.Timer(active=False),
-                gr.update(value="▶ Play"))
+        return {**replay_views(name, percent, x_axis, False), **_paused()}
     percent = 0.0 if (percent or 0) >= 100 else float(percent or 0)
-    return (percent, *replay_views(name, percent, x_axis, True), _remember(request, _anchor(percent, speed)),
-            gr.Timer(active=True), gr.update(value="⏸ Pause"))
+    return {"scrubber": percent, **replay_views(name, percent, x_axis, True),
+            "anchor": _remember(request, _anchor(percent, speed)), "timer": gr.Timer(active=True),
+            "play": gr.update(value="⏸ Pause")}
+
+
+def _paused() -> dict:
+    """A replay at rest: no anchor, the timer off, the button offering Play."""
+    return {"anchor": None, "timer": gr.Timer(active=False), "play": gr.update(value="▶ Play")}
 
 
 def replay_tick(name: str, percent: float, speed: float, x_axis: str, anchor: dict | None,
-                request: gr.Request | None = None):
+                request: gr.Request | None = None) -> dict:
     """One frame at the position the clock says (a slow frame is skipped, never the replay slowed);
     at the end: stop. A new speed takes over from where the replay stands."""
     if not anchor:  # paused (or a new record) while this tick was on its way
-        return (gr.skip(),) * 6 + (gr.Timer(active=False), gr.update(value="▶ Play"))
+        return {"timer": gr.Timer(active=False), "play": gr.update(value="▶ Play")}
     changed = anchor["speed"] != max(5.0, float(speed or 60))
     if changed and not _stale(request, anchor):
         anchor = _remember(request, _anchor(percent, speed))
@@ -175,62 +187,68 @@ def replay_tick(name: str, percent: float, speed: float, x_axis: str, anchor: di
     ended = percent >= 100
     views = replay_views(name, percent, x_axis, not ended)
     if _stale(request, anchor):  # paused or scrubbed while this frame was drawn: it must not undo that
-        return (gr.skip(),) * 8
+        return {}
     if ended:
         _remember(request, None)
-        return (100, *views, None, gr.Timer(active=False), gr.update(value="▶ Play"))
+        return {"scrubber": 100, **views, **_paused()}
     # The anchor goes back only when it changed: a tick in flight must not undo a pause.
-    return (round(percent, 1), *views, anchor if changed else gr.skip(), gr.skip(), gr.skip())
+    return {"scrubber": round(percent, 1), **views, **({"anchor": anchor} if changed else {})}
 
 
 def replay_scrubbed(name: str, percent: float, speed: float, x_axis: str, anchor: dict | None,
-                    request: gr.Request | None = None):
+                    request: gr.Request | None = None) -> dict:
     """A scrub, a new record or a new x-axis: redraw at once; a playing replay goes on from there."""
     anchor = _remember(request, _anchor(percent, speed)) if anchor else _remember(request, None)
-    return (*replay_views(name, percent, x_axis, bool(anchor)), anchor)
+    return {**replay_views(name, percent, x_axis, bool(anchor)), "anchor": anchor}
 
 
-def replay_other_record(name: str, speed: float, x_axis: str, request: gr.Request | None = None):
+def replay_other_record(name: str, speed: float, x_axis: str, request: gr.Request | None = None) -> dict:
     """Another record: shown whole (at 100%), paused."""
-    return (100, *replay_scrubbed(name, 100, speed, x_axis, None, request))
+    return {"scrubber": 100, **replay_scrubbed(name, 100, speed, x_axis, None, request)}
+
+
+def _layout() -> SimpleNamespace:
+    """The replay view's components, top to bottom, by their names here; the first record drawn whole."""
+    choices = record_choices()
+    gr.Markdown("Watch a whole race that was run and recorded before, on the same charts as a live race, "
+                "in a minute instead of hours. Press **Play**, or drag the scrubber to any moment of the race.")
+    c = SimpleNamespace()
+    with gr.Row():
+        c.record = gr.Dropdown(choices, value=choices[0][1] if choices else None, label="Recorded race", scale=3,
+                               elem_id="replay-record", allow_custom_value=False)
+        c.speed = gr.Radio(SPEEDS, value=60, label="Replay speed", scale=2, elem_id="replay-speed")
+        c.play = gr.Button("▶ Play", variant="primary", scale=1, elem_id="replay-play")
+    c.scrubber = gr.Slider(0, 100, value=100, step=0.1, label="Position in the race (%)", elem_id="replay-scrubber")
+    c.x_axis = gr.Radio(X_AXES, value="flops", label="x-axis of the charts (FLOPs = compare at equal compute)",
+                        elem_id="replay-x-axis")
+    first = replay_views(choices[0][1], 100, "flops", False) if choices else {
+        "status": message_html("No recorded race is installed (assets/races/ is empty).")}
+    c.status = gr.HTML(first["status"], elem_id="replay-status-box")
+    c.payoff = gr.Plot(first.get("payoff"), show_label=False, elem_id="replay-payoff")  # the result first
+    with gr.Accordion("How to read the payoff", open=False):
+        gr.Markdown(PAYOFF_HELP)
+    c.curves = gr.Plot(first.get("curves"), show_label=False, elem_id="replay-curves")
+    with gr.Accordion("How to read the training curves", open=False):
+        gr.Markdown(CURVES_HELP)
+    c.supervised = gr.Plot(first.get("supervised"), show_label=False, elem_id="replay-supervised")
+    c.anchor = gr.State(None)  # None: paused; else where and when this page's replay started (replay_tick)
+    c.timer = gr.Timer(REPLAY_TICK, active=False)
+    return c
 
 
 def build_replay(demo: gr.Blocks) -> None:
     """The replay view: a shipped record (or this server's last race) drawn by the live race's charts,
-    at a chosen speed, with play/pause and a scrubber."""
-    choices = record_choices()
-    gr.Markdown("Watch a whole race that was run and recorded before, on the same charts as a live race, "
-                "in a minute instead of hours. Press **Play**, or drag the scrubber to any moment of the race.")
-    with gr.Row():
-        record = gr.Dropdown(choices, value=choices[0][1] if choices else None, label="Recorded race", scale=3,
-                             elem_id="replay-record", allow_custom_value=False)
-        speed = gr.Radio(SPEEDS, value=60, label="Replay speed", scale=2, elem_id="replay-speed")
-        play = gr.Button("▶ Play", variant="primary", scale=1, elem_id="replay-play")
-    scrubber = gr.Slider(0, 100, value=100, step=0.1, label="Position in the race (%)", elem_id="replay-scrubber")
-    x_axis = gr.Radio(X_AXES, value="flops", label="x-axis of the charts (FLOPs = compare at equal compute)",
-                      elem_id="replay-x-axis")
-    first = replay_views(choices[0][1], 100, "flops", False) if choices else (
-        message_html("No recorded race is installed (assets/races/ is empty)."), None, None, None)
-    status = gr.HTML(first[0], elem_id="replay-status-box")
-    payoff = gr.Plot(first[3], show_label=False, elem_id="replay-payoff")  # the result first
-    with gr.Accordion("How to read the payoff", open=False):
-        gr.Markdown(PAYOFF_HELP)
-    curves = gr.Plot(first[1], show_label=False, elem_id="replay-curves")
-    with gr.Accordion("How to read the training curves", open=False):
-        gr.Markdown(CURVES_HELP)
-    supervised = gr.Plot(first[2], show_label=False, elem_id="replay-supervised")
-    anchor = gr.State(None)  # None: paused; else where and when this page's replay started (replay_tick)
-    timer = gr.Timer(REPLAY_TICK, active=False)
-
+    at a chosen speed, with play/pause and a scrubber. Every handler returns by component name (`named`)."""
+    c = _layout()
     private = dict(api_visibility="private")
-    views = [status, curves, supervised, payoff]
-    play.click(replay_play, [record, scrubber, speed, x_axis, anchor], [scrubber, *views, anchor, timer, play],
-               show_progress="hidden", **private)
-    timer.tick(replay_tick, [record, scrubber, speed, x_axis, anchor], [scrubber, *views, anchor, timer, play],
-               show_progress="hidden", concurrency_limit=None, **private)
-    for event in (scrubber.input, x_axis.change):
-        event(replay_scrubbed, [record, scrubber, speed, x_axis, anchor], [*views, anchor], show_progress="hidden",
+    views = [c.status, c.curves, c.supervised, c.payoff]
+    inputs = [c.record, c.scrubber, c.speed, c.x_axis, c.anchor]
+    everything = [c.scrubber, *views, c.anchor, c.timer, c.play]
+    c.play.click(named(replay_play, c), inputs, everything, show_progress="hidden", **private)
+    c.timer.tick(named(replay_tick, c), inputs, everything, show_progress="hidden", concurrency_limit=None, **private)
+    for event in (c.scrubber.input, c.x_axis.change):
+        event(named(replay_scrubbed, c), inputs, [*views, c.anchor], show_progress="hidden",
               trigger_mode="always_last", **private)
-    record.change(replay_other_record, [record, speed, x_axis], [scrubber, *views, anchor], show_progress="hidden",
-                  **private)
-    demo.load(lambda: gr.update(choices=record_choices()), None, [record], **private)  # a race ended since
+    c.record.change(named(replay_other_record, c), [c.record, c.speed, c.x_axis], [c.scrubber, *views, c.anchor],
+                    show_progress="hidden", **private)
+    demo.load(lambda: gr.update(choices=record_choices()), None, [c.record], **private)  # a race ended since

@@ -24,6 +24,7 @@ from explainer.render import race_headline, style, verdict
 from explainer.render import training as view
 from explainer.render.style import message_html
 from explainer.ui import queues, races
+from explainer.ui.named import named
 from explainer.ui.race_budget import parse_amount, unit_changed
 from explainer.ui.races import CURVES_HELP, PAYOFF_HELP, X_AXES
 from explainer.ui.replay import build_replay, measured_gaps, recorded_races
@@ -76,8 +77,8 @@ def _version(race) -> str:
     return f"{race.version}" + (f"+{int(race.loading_for())}" if race.loading() else "")
 
 
-def _views(race, x_axis: str) -> tuple:
-    """Status, figures and files of the race's current snapshot, built once per (race, version, axis)."""
+def _views(race, x_axis: str) -> dict:
+    """Status, figures and files of the race's current snapshot, by name, built once per (race, version, axis)."""
     key = (id(race), _version(race), x_axis)
     with _views_lock:
         if key not in _views_cache:
@@ -86,24 +87,29 @@ def _views(race, x_axis: str) -> tuple:
             files = [servable(race.folder / name) if ended and (race.folder / name).exists() else None
                      for name in ("metrics.csv", "models.zip")]
             _views_cache.clear()  # one snapshot at a time: the cache never grows
-            _views_cache[key] = (view.status_html(snapshot), view.curves_figure(snapshot, x_axis),
-                                 view.supervised_figure(snapshot, x_axis), view.payoff_figure(snapshot),
-                                 *files, view.finetune_html(snapshot), ended, ended and races.MANAGER.job is None)
+            _views_cache[key] = {
+                "status": view.status_html(snapshot), "curves": view.curves_figure(snapshot, x_axis),
+                "supervised": view.supervised_figure(snapshot, x_axis), "payoff": view.payoff_figure(snapshot),
+                "csv_file": files[0], "zip_file": files[1], "finetune_view": view.finetune_html(snapshot),
+                "ended": ended, "idle": ended and races.MANAGER.job is None}
         return _views_cache[key]
 
 
-def refresh(x_axis: str, shown: str | None):
-    """The timer's handler: redraw only when the race moved since this page last drew it."""
+def refresh(x_axis: str, shown: str | None) -> dict:
+    """The timer's handler, by component name: redraw only when the race moved since this page last drew it."""
     race = races.MANAGER.race
     key = f"{id(race)}:{_version(race)}:{x_axis}"
     if key == shown:
-        return (gr.skip(),) * 11
-    status, curves, supervised, payoff, csv_file, zip_file, finetune, ended, idle = _views(race, x_axis)
-    return (status, curves, supervised, payoff,
-            gr.update(value=csv_file, interactive=csv_file is not None),
-            gr.update(value=zip_file, interactive=zip_file is not None),
-            gr.update(interactive=ended), gr.update(interactive=idle), finetune, key,
-            "" if ended else gr.skip())  # once the race has ended, its status line says what was kept
+        return {}
+    views = _views(race, x_axis)
+    out = {name: views[name] for name in ("status", "curves", "supervised", "payoff", "finetune_view")}
+    out |= {"csv_button": gr.update(value=views["csv_file"], interactive=views["csv_file"] is not None),
+            "zip_button": gr.update(value=views["zip_file"], interactive=views["zip_file"] is not None),
+            "explore_button": gr.update(interactive=views["ended"]), "finetune": gr.update(interactive=views["idle"]),
+            "shown": key}
+    if views["ended"]:  # once the race has ended, its status line says what was kept
+        out["message"] = ""
+    return out
 
 
 NO_LIVE = ("This server does not run live races (a race would hold its CPU for minutes for every visitor): "
@@ -168,15 +174,21 @@ def corpus_check(upload) -> str:
         return message_html(str(error))
 
 
-def preset_changed(preset: str):
-    """The preset's defaults for every box, its note, and the budget's unit (last: the unit the box is in)."""
-    values = default_settings(preset)
-    note = PRESETS[preset]
+def preset_note(preset: str) -> str:
+    """What the preset is: its note, its size and (mini) its default budget."""
+    values, note = default_settings(preset), PRESETS[preset]
     size = f"{note.discriminator.layers} layers × {note.discriminator.hidden} wide (generator {note.generator.hidden} wide)"
-    return (values.budget, view.amount_text(values.amount), values.seq_len, values.batch_size, values.lr, values.probe_every,
-            values.temperature, f"*{note.note}: {size}*" + (
-                f" Default budget: {values.amount:.1e} training FLOPs per objective, about {CPU_RACE_MINUTES} minutes on a 2-core "
-                f"CPU.".replace("e+", "e") if preset == "mini" else ""), values.budget)
+    return f"*{note.note}: {size}*" + (
+        f" Default budget: {values.amount:.1e} training FLOPs per objective, about {CPU_RACE_MINUTES} minutes on a "
+        f"2-core CPU.".replace("e+", "e") if preset == "mini" else "")
+
+
+def preset_changed(preset: str) -> dict:
+    """The preset's defaults for every box, by name, its note, and the unit the budget box is in."""
+    values = default_settings(preset)
+    return {"budget": values.budget, "amount": view.amount_text(values.amount), "seq_len": values.seq_len,
+            "batch_size": values.batch_size, "lr": values.lr, "probe_every": values.probe_every,
+            "temperature": values.temperature, "preset_note": preset_note(preset), "unit": values.budget}
 
 
 def start_finetune(epochs) -> str:
@@ -192,20 +204,19 @@ def latest_race() -> dict | None:
     race = races.MANAGER.race
     if race is None or race.running:
         return None
-    result = {o: {"flops": p["flops"], "accuracy": p["accuracy"]} for o in ("rtd", "mlm") if (p := race.final_probe(o))}
+    result = {o: {"flops": p.flops, "accuracy": p.accuracy} for o in ("rtd", "mlm") if (p := race.final_probe(o))}
     return result or None
 
 
-def open_in_explore():
-    """The freshly trained pair, for the Explore tab's model box."""
+def open_in_explore() -> dict:
+    """The freshly trained pair, for the Explore tab's model box, its status line and its active model."""
     from explainer.ui.explore import model_status
 
     race = races.MANAGER.race
     if race is None or race.running or not (race.folder / "rtd" / "discriminator").exists():
-        return gr.skip(), message_html("Run a race first: its ELECTRA pair appears here when it ends."), gr.skip()
-    folder = str(race.folder / "rtd")
-    status, model = model_status(folder)
-    return model, status, model
+        return {"status": message_html("Run a race first: its ELECTRA pair appears here when it ends.")}
+    status, model = model_status(str(race.folder / "rtd"))
+    return {"model": model, "status": status, "active_model": model}
 
 
 
@@ -247,7 +258,7 @@ def _build_settings(defaults) -> SimpleNamespace:
                             label=f"Budget (at most {limits.max_minutes:g} min, {limits.max_steps:,} steps or "
                             f"{limits.max_flops:.0e} FLOPs; 1.4e13 is 1.4 × 10¹³)".replace("e+", "e"))
         seed = gr.Number(0, precision=0, label="Seed", scale=0, min_width=90)
-    preset_note = gr.Markdown(preset_changed(defaults.preset)[-2])
+    note = gr.Markdown(preset_note(defaults.preset))
     with gr.Row():  # the two folded sections side by side: Start stays in the first screen at 1280x720
         with gr.Accordion(f"Text and device: IMDB reviews or your own; {describe_device('auto')}", open=False,
                           elem_id="race-text-device"):
@@ -270,7 +281,7 @@ def _build_settings(defaults) -> SimpleNamespace:
                 probe_every = gr.Number(defaults.probe_every, precision=0, label="Probe every N steps (0: at the end)")
     corpus_note = gr.HTML(elem_id="race-corpus-note")
     unit = gr.State(defaults.budget)  # the unit the budget box's value is in (for unit_changed)
-    return SimpleNamespace(preset=preset, budget=budget, amount=amount, seed=seed, preset_note=preset_note, unit=unit,
+    return SimpleNamespace(preset=preset, budget=budget, amount=amount, seed=seed, preset_note=note, unit=unit,
                            corpus=corpus, upload=upload, device=device, corpus_note=corpus_note, pace=pace,
                            seq_len=seq_len, batch_size=batch_size, lr=lr, temperature=temperature,
                            probe_every=probe_every)
@@ -303,17 +314,21 @@ def _build_race_view(live: bool) -> SimpleNamespace:
         finetune = gr.Button("Full fine-tune of both encoders and the floor (about 6 min each on a CPU)",
                              interactive=False, elem_id="race-finetune-start")
     finetune_view = gr.HTML(elem_id="race-finetune-box")
+    shown = gr.State(None)  # what this page last drew (a view detail, not the race)
     return SimpleNamespace(start=start, stop=stop, message=message, status=status, x_axis=x_axis, curves=curves,
                            supervised=supervised, payoff=payoff, csv_button=csv_button, zip_button=zip_button,
-                           explore_button=explore_button, epochs=epochs, finetune=finetune, finetune_view=finetune_view)
+                           explore_button=explore_button, epochs=epochs, finetune=finetune, finetune_view=finetune_view,
+                           shown=shown)
 
 
-def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, shown, explore_model: tuple | None) -> None:
-    """The live race's events: `s` the settings (_build_settings), `r` the race view (_build_race_view)."""
+def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, explore_model: tuple | None) -> None:
+    """The live race's events: `s` the settings (_build_settings), `r` the race view (_build_race_view); every
+    handler with more than one output returns by component name (`named`)."""
     private = dict(api_visibility="private")
-    s.preset.change(preset_changed, [s.preset], [s.budget, s.amount, s.seq_len, s.batch_size, s.lr, s.probe_every,
-                                                 s.temperature, s.preset_note, s.unit], **private)
-    s.budget.input(unit_changed, [s.budget, s.amount, s.unit, s.preset], [s.amount, s.unit], **private)
+    s.preset.change(named(preset_changed, s), [s.preset], [s.budget, s.amount, s.seq_len, s.batch_size, s.lr,
+                                                            s.probe_every, s.temperature, s.preset_note, s.unit],
+                    **private)
+    s.budget.input(named(unit_changed, s), [s.budget, s.amount, s.unit, s.preset], [s.amount, s.unit], **private)
     s.upload.change(corpus_check, [s.upload], [s.corpus_note], **private)
     s.upload.upload(lambda: "upload", None, [s.corpus], **private)
     r.start.click(start_race, [s.preset, s.budget, s.amount, s.corpus, s.upload, s.seed, s.device, s.pace, s.seq_len,
@@ -321,14 +336,16 @@ def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, shown, explor
     r.stop.click(stop_race, None, [r.message], **private)
     r.finetune.click(start_finetune, [r.epochs], [r.message], **private)
     outputs = [r.status, r.curves, r.supervised, r.payoff, r.csv_button, r.zip_button, r.explore_button, r.finetune,
-               r.finetune_view, shown, r.message]
+               r.finetune_view, r.shown, r.message]
     timer = gr.Timer(TICK_SECONDS)
-    timer.tick(refresh, [r.x_axis, shown], outputs, show_progress="hidden", concurrency_limit=None, **private)
-    r.x_axis.change(refresh, [r.x_axis, shown], outputs, show_progress="hidden", **private)
-    demo.load(refresh, [r.x_axis, shown], outputs, show_progress="hidden", **private)  # a reload reattaches
+    redraw = named(refresh, r)
+    timer.tick(redraw, [r.x_axis, r.shown], outputs, show_progress="hidden", concurrency_limit=None, **private)
+    r.x_axis.change(redraw, [r.x_axis, r.shown], outputs, show_progress="hidden", **private)
+    demo.load(redraw, [r.x_axis, r.shown], outputs, show_progress="hidden", **private)  # a reload reattaches
 
     if explore_model is not None:  # switch to the Explore tab, then show the pair there
-        r.explore_button.click(open_in_explore, None, list(explore_model), **private, **queues.MODEL,
+        r.explore_button.click(named(open_in_explore, explore_model), None, list(explore_model), **private,
+                               **queues.MODEL,
                                js="() => { [...document.querySelectorAll('button[role=tab]')]"
                                   ".find(b => b.innerText.trim() === 'Explore')?.click(); }")
 
@@ -348,5 +365,4 @@ def build_training(demo: gr.Blocks, explore_model: tuple | None = None) -> None:
             race_view = _build_race_view(live)
         with gr.Tab("Replay a recorded race", id="replay", elem_id="race-replay-tab"):
             build_replay(demo)
-    shown = gr.State(None)  # what this page last drew (a view detail, not the race)
-    _wire(demo, settings, race_view, shown, explore_model)
+    _wire(demo, settings, race_view, explore_model)

@@ -10,19 +10,20 @@ from tqdm import tqdm
 
 from training.cli.flags import add_config_arguments, config_from
 from training.config import TrainConfig
+from training.events import TrainEvent
 from training.trainer import train
 
 
-def run_with_progress(config: TrainConfig, out: Path, resume: bool) -> dict:
-    """Train with a progress bar; return the last event."""
+def run_with_progress(config: TrainConfig, out: Path, resume: bool) -> TrainEvent | None:
+    """Train with a progress bar; return the last event (None when the budget was already spent)."""
     total = config.max_steps
     bar = tqdm(total=total, desc=config.objective.upper(), unit="step", dynamic_ncols=True)
-    last: dict = {}
+    last = None
     for event in train(config, out, resume=resume):
-        bar.update(event["step"] - bar.n)
-        shown = {"loss": event["loss"], "mlm_acc": event["mlm_accuracy"]}
+        bar.update(event.step - bar.n)
+        shown = {"loss": event.loss, "mlm_acc": event.mlm_accuracy}
         if config.objective == "rtd":
-            shown.update(disc_auc=event.get("disc_auc"), cos=event.get("token_cosine"))
+            shown.update(disc_auc=event.disc_auc, cos=event.token_cosine)
         bar.set_postfix({k: f"{v:.3f}" for k, v in shown.items() if v is not None})
         last = event
     bar.close()
@@ -31,7 +32,7 @@ def run_with_progress(config: TrainConfig, out: Path, resume: bool) -> dict:
 
 def cmd_pretrain(args: argparse.Namespace) -> None:
     last = run_with_progress(config_from(args, args.objective), Path(args.out), args.resume)
-    print(json.dumps(last, indent=2))
+    print(json.dumps(last.to_dict() if last else {}, indent=2))
 
 
 def cmd_compare(args: argparse.Namespace) -> None:
@@ -39,7 +40,9 @@ def cmd_compare(args: argparse.Namespace) -> None:
     summary = {}
     for objective in ("rtd", "mlm"):
         last = run_with_progress(config_from(args, objective, both=True), Path(args.out) / objective, args.resume)
-        summary[objective] = {k: last.get(k) for k in ("step", "flops", "tokens", "supervised_positions", "loss", "mlm_loss", "mlm_accuracy", "disc_auc", "token_cosine", "wall_time")}
+        keys = ("step", "flops", "tokens", "supervised_positions", "loss", "mlm_loss", "mlm_accuracy", "disc_auc",
+                "token_cosine", "wall_time")
+        summary[objective] = {k: last.value(k) if last else None for k in keys}
     (Path(args.out) / "compare.json").write_text(json.dumps(summary, indent=2))
     print(json.dumps(summary, indent=2))
 

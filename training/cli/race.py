@@ -87,7 +87,7 @@ def _race_seed(base, seed: int, folder: Path) -> tuple[dict, dict]:
 
     def show(race: Race) -> None:
         bar.update(int(100 * race.progress()) - bar.n)
-        bar.set_postfix({o: race.runners[o].events[-1]["step"] for o in OBJECTIVES if race.runners[o].events})
+        bar.set_postfix({o: race.runners[o].events[-1].step for o in OBJECTIVES if race.runners[o].events})
 
     summary = race.run(on_step=show)
     bar.close()

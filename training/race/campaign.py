@@ -9,6 +9,7 @@ import json
 import math
 from pathlib import Path
 
+from training.events import Probe, last_probe
 from training.project import ASSETS
 from training.race.settings import (
     CPU_RACE_FLOPS,
@@ -68,14 +69,28 @@ def race_minutes(flops: float) -> float:
     return measured if measured is not None else CPU_RACE_MINUTES * flops / CPU_RACE_FLOPS
 
 
-def budget_label(settings: dict) -> str:
-    """A record's budget in words: "1.4e13 FLOPs (~9 min)", "300 steps", "10 minutes"."""
+def on_cpu(settings: dict, device: str | None = None) -> bool:
+    """Whether a race ran on a CPU: its settings say so, or "auto" (or nothing) resolved to one (`device`, a
+    record's description of its machine, when known: "CPU (2 threads)", "GPU (NVIDIA H200), bf16 autocast")."""
+    chosen = settings.get("device") or "auto"
+    if chosen != "auto":
+        return chosen == "cpu"
+    return device is None or not device.strip().lower().startswith("gpu")  # describe_device's words
+
+
+def budget_label(settings: dict, device: str | None = None, elapsed: float | None = None) -> str:
+    """A record's budget in words: "1.4e13 FLOPs (~9 min)" on the 2-core CPU the minutes were measured on,
+    "2.1e16 FLOPs (6 min)" elsewhere when the race's own wall time `elapsed` (seconds) is known, "300 steps",
+    "10 minutes". `device`: what the race ran on (a record's "device"); the CPU's minutes never label another's."""
     budget, amount = settings.get("budget"), settings.get("amount")
     if amount is None:
         return "–"
-    if budget == "flops":
-        return f"{amount:.1e} FLOPs (~{race_minutes(amount):.0f} min)".replace("e+", "e")
-    return f"{amount:g} {budget}"
+    if budget != "flops":
+        return f"{amount:g} {budget}"
+    text = f"{amount:.1e} FLOPs".replace("e+", "e")
+    if on_cpu(settings, device):
+        return f"{text} (~{race_minutes(amount):.0f} min)"
+    return f"{text} ({elapsed / 60:.0f} min)" if elapsed else text
 
 
 def separated(differences: list[float]) -> str:
@@ -128,18 +143,22 @@ def same_recipe(settings: dict) -> bool:
 
 def final_gap(record: dict) -> float | None:
     """A record's last ELECTRA probe minus its last BERT-style probe (accuracy, 0..1), when both exist."""
-    last = {}
-    for probe in record.get("probes") or []:
-        if probe["objective"] not in last or probe["step"] > last[probe["objective"]]["step"]:
-            last[probe["objective"]] = probe
-    if set(last) != set(OBJECTIVES):
-        return None
-    return last["rtd"]["accuracy"] - last["mlm"]["accuracy"]
+    probes = [Probe.from_dict(p) for p in record.get("probes") or []]
+    rtd, mlm = (last_probe(probes, o) for o in OBJECTIVES)
+    return rtd.accuracy - mlm.accuracy if rtd and mlm else None
+
+
+def _device_run_hardware(record: dict) -> str | None:
+    """The machine a device run (training/race/device_run.py) recorded `record` on, or None for any other race."""
+    run = (record.get("extras") or {}).get("device_run")
+    name = ((run.get("hardware") or {}).get("name") if isinstance(run, dict) else None) or None
+    return str(name) if name and record.get("settings", {}).get("budget") == "flops" else None
 
 
 def gaps_by_budget(campaign: dict | None, records: list[dict]) -> list[dict]:
     """RTD - MLM probe accuracy per seed, grouped by FLOPs budget, for the races that ran the default
-    recipe: the campaign's (assets/race_campaign.json) and the recorded ones (assets/races/).
+    recipe: the campaign's (assets/race_campaign.json) and the recorded ones (assets/races/), and the races a
+    device run recorded on a borrowed GPU, on the recipe it sized for that machine.
     [{"flops", "gaps" (per seed, 0..1), "mean", "sd", "n", "sources"}], by budget."""
     groups: dict[float, dict] = {}
 
@@ -159,8 +178,12 @@ def gaps_by_budget(campaign: dict | None, records: list[dict]) -> list[dict]:
             continue
     for record in records:
         gap = final_gap(record)
-        if gap is not None and same_recipe(record["settings"]):
+        if gap is None:
+            continue
+        if same_recipe(record["settings"]):
             add(float(record["settings"]["amount"]), [gap], "recorded races")
+        elif _device_run_hardware(record):  # a race sized for a borrowed GPU: its own recipe (device_run.py)
+            add(float(record["settings"]["amount"]), [gap], f"a race on {_device_run_hardware(record)}")
     result = []
     for flops in sorted(groups):
         gaps = groups[flops]["gaps"]

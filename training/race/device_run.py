@@ -106,8 +106,8 @@ def _progress(race: Race, every: float = 15.0):
         for objective, runner in race.runners.items():
             if runner.events:
                 e = runner.events[-1]
-                extra = f"AUC {e['disc_auc']:.3f}" if e.get("disc_auc") is not None else f"acc {e['mlm_accuracy']:.3f}"
-                parts.append(f"{objective} step {e['step']:,} {e['flops']:.2e} FLOPs loss {e['loss']:.3f} {extra}")
+                extra = f"AUC {e.disc_auc:.3f}" if e.disc_auc is not None else f"acc {e.mlm_accuracy or 0:.3f}"
+                parts.append(f"{objective} step {e.step:,} {e.flops:.2e} FLOPs loss {e.loss:.3f} {extra}")
         say(f"{race.elapsed():6.0f} s {100 * race.progress():3.0f}%  " + " | ".join(parts))
     return show
 

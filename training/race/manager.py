@@ -33,6 +33,7 @@ from training.data import MAX_UPLOAD_BYTES, load_text_file
 from training.race.record import RecordError, build_record, write_record
 from training.race.run import OBJECTIVES, Race, finetune_encoders
 from training.race.settings import RaceLimits, RaceSettings
+from training.events import Probe
 from training.runfiles import read_metrics
 
 UPLOAD_SUFFIXES = (".txt", ".jsonl")
@@ -70,7 +71,7 @@ def metrics_rows(race: Race) -> list[dict]:
     rows = []
     for objective in OBJECTIVES:
         events = race.runners[objective].events or read_metrics(race.folder / objective)
-        rows += [{"objective": objective, **e} for e in events]
+        rows += [{"objective": objective, **e.to_dict()} for e in events]
     return rows
 
 
@@ -111,12 +112,14 @@ def load_race(folder: str | Path) -> Race:
     if race.status in ("waiting", "running"):
         race.status, race.error = "interrupted", "the server stopped during this race"
     race.started_at, race.ended_at = state.get("started"), state.get("ended")
-    race.probes, race.floor, race.extras = list(state.get("probes") or []), state.get("floor"), state.get("extras") or {}
+    race.probes = [Probe.from_dict(p) for p in state.get("probes") or []]
+    race.floor = Probe.from_dict(state["floor"]) if state.get("floor") else None
+    race.extras = state.get("extras") or {}
     if (race.extras.get("finetune") or {}).get("status") == "running":
         race.extras["finetune"] = {**race.extras["finetune"], "status": "interrupted"}
     for objective, runner in race.runners.items():
         runner.events, runner.started, runner.done = read_metrics(folder / objective), False, True
-    wall = [r.events[-1]["wall_time"] for r in race.runners.values() if r.events]
+    wall = [r.events[-1].wall_time for r in race.runners.values() if r.events]
     seconds = (datetime.fromisoformat(race.ended_at) - datetime.fromisoformat(race.started_at)).total_seconds() \
         if race.started_at and race.ended_at else max(wall, default=0.0)
     race._clock_end = time.perf_counter()  # elapsed() = the race's own duration, frozen

@@ -18,6 +18,7 @@ import json
 import math
 from pathlib import Path
 
+from training.events import Probe, TrainEvent
 from training.race.campaign import budget_text
 
 SCHEMA = "electra-explainer/race-record"
@@ -41,19 +42,19 @@ class RecordError(ValueError):
 # --- writing ----------------------------------------------------------------------------------------
 
 
-def _read_events(path: Path) -> list[dict]:
+def _read_events(path: Path) -> list[TrainEvent]:
     events = []
     if path.exists():
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
-                events.append(json.loads(line))
-    events.sort(key=lambda e: e["step"])
+                events.append(TrainEvent.from_dict(json.loads(line)))
+    events.sort(key=lambda e: e.step)
     return events
 
 
-def thin_events(events: list[dict], max_events: int = MAX_EVENTS) -> list[dict]:
-    """At most `max_events` points, the last step always kept; each point carries the counters at its
-    step and the mean of every noisy metric over the steps since the previous kept point."""
+def thin_events(events: list[TrainEvent], max_events: int = MAX_EVENTS) -> list[dict]:
+    """At most `max_events` points (a record's JSON), the last step always kept; each point carries the counters
+    at its step and the mean of every noisy metric over the steps since the previous kept point."""
     if not events:
         return []
     n = len(events)
@@ -64,9 +65,9 @@ def thin_events(events: list[dict], max_events: int = MAX_EVENTS) -> list[dict]:
         ends.append(n - 1)
     for end in ends:
         window = events[start:end + 1]
-        point = {k: events[end][k] for k in COUNTERS if events[end].get(k) is not None}
+        point = {k: events[end].value(k) for k in COUNTERS if events[end].value(k) is not None}
         for key in AVERAGED:
-            values = [e[key] for e in window if isinstance(e.get(key), (int, float)) and math.isfinite(e[key])]
+            values = [v for e in window if isinstance(v := e.value(key), (int, float)) and math.isfinite(v)]
             if values:
                 point[key] = float(f"{sum(values) / len(values):.6g}")  # 6 digits: more than a chart shows
         kept.append(point)
@@ -87,13 +88,13 @@ def build_record(race_folder: str | Path, title: str | None = None, description:
         raise RecordError(f"{folder}: neither objective logged a step, so there is nothing to replay")
     settings = race["settings"]
     summary = race.get("summary") or {}
-    elapsed = max([(e[-1].get("wall_time") or 0.0) for e in events.values() if e] + [summary.get("wall_seconds") or 0.0])
+    elapsed = max([(e[-1].wall_time or 0.0) for e in events.values() if e] + [summary.get("wall_seconds") or 0.0])
     default_title = f"{budget_text(settings)}, seed {settings['seed']}, {elapsed / 60:.0f} min"
     return {
         "schema": SCHEMA, "version": VERSION, "title": title or default_title, "description": description,
         "settings": settings, "device": race.get("device"), "status": race.get("status"),
         "started": race.get("started"), "ended": race.get("ended"), "elapsed": elapsed,
-        "steps": {o: (e[-1]["step"] if e else 0) for o, e in events.items()},
+        "steps": {o: (e[-1].step if e else 0) for o, e in events.items()},
         "events": {o: thin_events(e, max_events) for o, e in events.items()},
         "probes": race.get("probes") or [], "floor": race.get("floor"), "extras": race.get("extras") or {},
         "summary": summary,
@@ -160,13 +161,14 @@ def validate(record) -> dict:
         if not isinstance(events, list):
             raise RecordError(f"a damaged race record: no event list for {objective!r}")
         previous = None
-        for i, event in enumerate(events):
-            if not isinstance(event, dict) or not all(_number(event.get(k)) for k in ("step", "flops", "wall_time")):
+        for i, point in enumerate(events):
+            if not isinstance(point, dict) or not all(_number(point.get(k)) for k in ("step", "flops", "wall_time")):
                 raise RecordError(f"a damaged race record: {objective} point {i + 1} lacks step, flops or wall_time")
-            for key, value in event.items():
+            for key, value in point.items():
                 if value is not None and not _number(value):
                     raise RecordError(f"a damaged race record: {objective} point {i + 1} has a non-number {key!r}")
-            if previous is not None and event["step"] <= previous["step"]:
+            event = TrainEvent.from_dict(point)
+            if previous is not None and event.step <= previous.step:
                 raise RecordError(f"a damaged race record: {objective}'s steps do not increase at point {i + 1}")
             previous = event
     if not any(record["events"][o] for o in OBJECTIVES):
@@ -214,27 +216,41 @@ def list_records(folder: str | Path, load=load_record) -> list[tuple[str, Path]]
     return sorted(found, key=lambda item: item[0])
 
 
-# --- replaying --------------------------------------------------------------------------------------
+# --- replaying ---------------------------------------------------------------------------------------
 
 
-def _level(record: dict, event: dict) -> float:
-    return float(event[PACE_KEYS[record["settings"]["pace"]]])
+def record_events(record: dict, objective: str) -> list[TrainEvent]:
+    """One objective's points of a (checked) record, typed."""
+    return [TrainEvent.from_dict(point) for point in record["events"].get(objective) or []]
+
+
+def record_probes(record: dict) -> list[Probe]:
+    """A (checked) record's probes, typed."""
+    return [Probe.from_dict(probe) for probe in record.get("probes") or []]
+
+
+def record_floor(record: dict) -> Probe | None:
+    return Probe.from_dict(record["floor"]) if record.get("floor") else None
+
+
+def _level(record: dict, event: TrainEvent) -> float:
+    return float(event.value(PACE_KEYS[record["settings"]["pace"]]))
 
 
 def total_level(record: dict) -> float:
     """The pace counter (FLOPs, steps or seconds) where the record ends: position 1."""
-    return max((_level(record, e[-1]) for e in record["events"].values() if e), default=0.0)
+    return max((_level(record, e[-1]) for o in OBJECTIVES if (e := record_events(record, o))), default=0.0)
 
 
-def _probe_level(record: dict, probe: dict) -> float:
+def _probe_level(record: dict, probe: Probe) -> float:
     pace = record["settings"]["pace"]
     if pace == "flops":
-        return float(probe["flops"])
+        return float(probe.flops)
     if pace == "steps":
-        return float(probe["step"])
-    events = record["events"].get(probe["objective"]) or []
-    at = [e for e in events if e["step"] >= probe["step"]]
-    return float(at[0]["wall_time"] if at else (events[-1]["wall_time"] if events else 0.0))
+        return float(probe.step)
+    events = record_events(record, probe.objective)
+    at = [e for e in events if e.step >= probe.step]
+    return float(at[0].wall_time if at else (events[-1].wall_time if events else 0.0))
 
 
 def replay_snapshot(record: dict, position: float) -> dict:
@@ -243,16 +259,16 @@ def replay_snapshot(record: dict, position: float) -> dict:
     position = min(1.0, max(0.0, float(position) if _number(position) else 0.0))
     end = total_level(record)
     cut = position * end
-    events = {o: [e for e in record["events"].get(o, []) if _level(record, e) <= cut + 1e-9 * max(1.0, end)]
+    events = {o: [e for e in record_events(record, o) if _level(record, e) <= cut + 1e-9 * max(1.0, end)]
               for o in OBJECTIVES}
-    probes = [p for p in record["probes"] if _probe_level(record, p) <= cut + 1e-9 * max(1.0, end)]
-    shown = [e[-1]["wall_time"] for e in events.values() if e]
+    probes = [p for p in record_probes(record) if _probe_level(record, p) <= cut + 1e-9 * max(1.0, end)]
+    shown = [e[-1].wall_time for e in events.values() if e]
     finished = position >= 1.0
     return {
         "version": position, "status": (record.get("status") or "finished") if finished else "running", "error": None,
         "stopping": False, "settings": record["settings"], "folder": record["title"], "device": record.get("device"),
         "started": record.get("started"), "ended": record.get("ended") if finished else None,
         "elapsed": record.get("elapsed", 0.0) if finished else (max(shown) if shown else 0.0),
-        "events": events, "probes": probes, "floor": record.get("floor") if probes else None,
+        "events": events, "probes": probes, "floor": record_floor(record) if probes else None,
         "extras": (record.get("extras") or {}) if finished else {}, "progress": position,
     }

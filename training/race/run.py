@@ -24,12 +24,13 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from training.config import TrainConfig
 from training.downstream.probe import ProbeStopped, probe
+from training.events import Probe, TrainEvent, last_probe
 from training.race.settings import DEFAULTS_MEASURED, RaceLimits, RaceSettings, describe_device, use_cuda
 from training.trainer import train
 
@@ -49,7 +50,7 @@ class _Runner:
         self._halt = threading.Event()  # this objective alone has had its share (the race's stop ends both)
         self.generator = train(config, folder, stop=lambda: stop() or self._halt.is_set())
         self.started = self.done = False
-        self.events: list[dict] = []
+        self.events: list[TrainEvent] = []
         self.compute_seconds = 0.0  # time spent inside this objective's steps (the other's excluded)
         self.loading_since: float | None = None  # while the trainer loads the text and builds the model: since when
         self.loading_seconds = 0.0  # how long that took (kept off the race's clock)
@@ -59,27 +60,26 @@ class _Runner:
         if not self.events:
             return 0.0
         last = self.events[-1]
-        return {"flops": last["flops"], "steps": last["step"], "time": self.compute_seconds}[pace]
+        return {"flops": last.flops, "steps": last.step, "time": self.compute_seconds}[pace]
 
-    def advance(self) -> dict | None:
+    def advance(self) -> TrainEvent | None:
         """One training step; None when the budget is spent (the trainer has saved everything)."""
         began = time.perf_counter()
         if not self.started:  # the first call also loads the text and builds the model
             self.started, self.loading_since = True, began
         event = next(self.generator, None)
         if self.loading_since is not None:  # the trainer's clock starts after its set-up: the rest was loading
-            self.loading_seconds = max(0.0, time.perf_counter() - began - (event["wall_time"] if event else 0.0))
+            self.loading_seconds = max(0.0, time.perf_counter() - began - (event.wall_time if event else 0.0))
             self.loading_since = None
         if event is None:
             self.done = True
             return None
         # The first call's step alone (the trainer's clock), not the loading before it.
-        seconds = event["wall_time"] if not self.events else time.perf_counter() - began
+        seconds = event.wall_time if not self.events else time.perf_counter() - began
         self.compute_seconds += seconds
-        previous = self.events[-1] if self.events else {"tokens": 0, "step": 0}
-        tokens = event["tokens"] - previous["tokens"]
+        tokens = (event.tokens or 0) - ((self.events[-1].tokens or 0) if self.events else 0)
         # The trainer's tokens_per_second counts the wall time of both objectives; use this one's own time.
-        event = {**event, "compute_seconds": self.compute_seconds, "tokens_per_second": tokens / max(seconds, 1e-9)}
+        event = replace(event, compute_seconds=self.compute_seconds, tokens_per_second=tokens / max(seconds, 1e-9))
         self.events.append(event)
         return event
 
@@ -92,7 +92,7 @@ class _Runner:
         """After stop(): let the trainer leave its loop and save (only if it ever started)."""
         if self.started and not self.done:
             for event in self.generator:  # nothing normally: it stops at the loop's top
-                self.events.append({**event, "compute_seconds": self.compute_seconds})
+                self.events.append(replace(event, compute_seconds=self.compute_seconds))
         self.done = True
 
 
@@ -112,8 +112,8 @@ class Race:
         self.device = describe_device(settings.device, settings.threads)
         self.runners = {o: _Runner(o, settings.train_config(o, limits), self.folder / o, self._stop.is_set)
                         for o in OBJECTIVES}
-        self.probes: list[dict] = []  # {"objective", "step", "flops", "tokens", "accuracy", ...}
-        self.floor: dict | None = None  # the untrained encoder's probe
+        self.probes: list[Probe] = []
+        self.floor: Probe | None = None  # the untrained encoder's probe
         self.extras: dict = {}  # later jobs on this race (fine-tuning) keep their results here
 
     # --- control --------------------------------------------------------------------------------
@@ -188,13 +188,13 @@ class Race:
             every = self.settings.probe_every
             # The trainer saves step k's checkpoint on the call after yielding step k, so when step
             # k+1 arrives, step k's folders are complete on disk.
-            if every and event["step"] > 1 and (event["step"] - 1) % every == 0:
-                self._probe(runner, event["step"] - 1, event)
+            if every and event.step > 1 and (event.step - 1) % every == 0:
+                self._probe(runner, event.step - 1, event)
 
-    def _probe(self, runner: _Runner, step: int, event: dict) -> None:
+    def _probe(self, runner: _Runner, step: int, event: TrainEvent) -> None:
         """Probe `runner`'s checkpoint of `step` (and the untrained floor, once). A Stop leaves it between two
         batches of sentences, with no record: the race ends within a batch of its current step."""
-        if any(p["objective"] == runner.objective and p["step"] == step for p in self.probes) or step == 0:
+        if any(p.objective == runner.objective and p.step == step for p in self.probes) or step == 0:
             return
         folder = runner.folder / ENCODER_FOLDER[runner.objective]
         if not (folder / "config.json").exists() or self.stopping:
@@ -204,13 +204,12 @@ class Race:
             if self.floor is None:
                 floor = probe(folder, self.settings.probe_config(), random_init=True, device=device, stop=self._stop.is_set)
                 with self._lock:
-                    self.floor = {"objective": "untrained", "step": 0, "flops": 0.0, "tokens": 0, **floor.to_dict()}
+                    self.floor = Probe(objective="untrained", step=0, flops=0.0, tokens=0, **floor.to_dict())
             result = probe(folder, self.settings.probe_config(), device=device, stop=self._stop.is_set)
         except ProbeStopped:
             return
-        per_step = event["flops"] / event["step"]
-        record = {"objective": runner.objective, "step": step, "flops": per_step * step,
-                  "tokens": event["tokens"] // event["step"] * step, **result.to_dict()}
+        record = Probe(objective=runner.objective, step=step, flops=event.flops / event.step * step,
+                       tokens=(event.tokens or 0) // event.step * step, **result.to_dict())
         with self._lock:
             self.probes.append(record)
             self.version += 1
@@ -224,7 +223,7 @@ class Race:
         for runner in self.runners.values():
             if runner.events:
                 last = runner.events[-1]
-                self._probe(runner, last["step"], last)
+                self._probe(runner, last.step, last)
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -267,12 +266,11 @@ class Race:
         if s.budget == "minutes":
             return min(1.0, self.elapsed() / 60 / s.amount)
         key = "step" if s.budget == "steps" else "flops"
-        done = [min(1.0, r.events[-1][key] / s.amount) if r.events else 0.0 for r in self.runners.values()]
+        done = [min(1.0, r.events[-1].value(key) / s.amount) if r.events else 0.0 for r in self.runners.values()]
         return sum(done) / len(done)
 
-    def final_probe(self, objective: str) -> dict | None:
-        mine = [p for p in self.probes if p["objective"] == objective]
-        return max(mine, key=lambda p: p["step"]) if mine else None
+    def final_probe(self, objective: str) -> Probe | None:
+        return last_probe(self.probes, objective)
 
     def summary(self) -> dict:
         keys = ("step", "flops", "tokens", "supervised_positions", "compute_seconds", "loss", "mlm_loss",
@@ -280,12 +278,12 @@ class Race:
         result = {"seed": self.settings.seed, "status": self.status, "error": self.error, "device": self.device,
                   "wall_seconds": self.elapsed(), "folder": str(self.folder)}
         for objective, runner in self.runners.items():
-            last = runner.events[-1] if runner.events else {}
+            last = runner.events[-1] if runner.events else None
             final = self.final_probe(objective)
-            result[objective] = {**{k: last.get(k) for k in keys},
-                                 "probe_accuracy": final["accuracy"] if final else None,
-                                 "probe_step": final["step"] if final else None}
-        result["floor"] = {"probe_accuracy": self.floor["accuracy"] if self.floor else None}
+            result[objective] = {**{k: last.value(k) if last else None for k in keys},
+                                 "probe_accuracy": final.accuracy if final else None,
+                                 "probe_step": final.step if final else None}
+        result["floor"] = {"probe_accuracy": self.floor.accuracy if self.floor else None}
         return result
 
     def write_json(self) -> None:
@@ -294,7 +292,8 @@ class Race:
             state = {"settings": asdict(self.settings), "status": self.status, "error": self.error,
                      "started": self.started_at, "ended": self.ended_at, "device": self.device,
                      "limits": asdict(self.limits) if self.limits else None,
-                     "defaults_measured": DEFAULTS_MEASURED, "probes": self.probes, "floor": self.floor,
+                     "defaults_measured": DEFAULTS_MEASURED, "probes": [p.to_dict() for p in self.probes],
+                     "floor": self.floor.to_dict() if self.floor else None,
                      "extras": self.extras}
         state["summary"] = self.summary()
         self.folder.mkdir(parents=True, exist_ok=True)

@@ -66,7 +66,7 @@ def calibrate(settings: RaceSettings, objective: str, folder: Path, warm: int, t
         events.append(event)
     saved = time.perf_counter()  # the loop ended in the trainer's final save
     last = events[-1]
-    return Calibration(objective, timed, last["flops"] / last["step"], (times[-1] - times[warm - 1]) / timed,
+    return Calibration(objective, timed, last.flops / last.step, (times[-1] - times[warm - 1]) / timed,
                        config.batch_size * config.seq_len, times[0] - began, saved - times[-1])
 
 
