@@ -190,9 +190,14 @@ def attacks(proxy: Proxy, data_dir: Path, only: str) -> list[tuple[str, object]]
         return f"{r[0]} in {r[2]:.1f} s, {size / 1e6:.2f} MB"
 
     def loose_edges():
-        calls = [proxy.call("explain", ["the chef cooked a meal", "", "auto", 0.15, 0, float("inf"), 5, None, "electra"], "203.0.113.66"),
-                 proxy.call("explain", ["the chef cooked a meal", "", "auto", float("nan"), 0, 1.0, 5, None, "electra"], "203.0.113.66"),
-                 proxy.call("attribute", ["the chef cooked a meal", -1, "integrated_gradients", "many", *ATTRIBUTE_REST],
+        calls = [proxy.call("explain",
+                            ["the chef cooked a meal", "", "auto", 0.15, 0, float("inf"), 5, None, "electra"],
+                            "203.0.113.66"),
+                 proxy.call("explain",
+                            ["the chef cooked a meal", "", "auto", float("nan"), 0, 1.0, 5, None, "electra"],
+                            "203.0.113.66"),
+                 proxy.call("attribute",
+                            ["the chef cooked a meal", -1, "integrated_gradients", "many", *ATTRIBUTE_REST],
                             "203.0.113.66")]
         return f"{refused(calls)}: {first_message(calls)}"
 
@@ -212,7 +217,8 @@ def attacks(proxy: Proxy, data_dir: Path, only: str) -> list[tuple[str, object]]
 
     def starts():
         plain = [proxy.call("class_start", [3, None, "", None, "electra"], "203.0.113.66") for _ in range(191)]
-        forged = [proxy.call("class_start", [3, None, "", None, "electra"], "203.0.113.66", forged=f"10.9.{i}.1") for i in range(20)]
+        forged = [proxy.call("class_start", [3, None, "", None, "electra"], "203.0.113.66", forged=f"10.9.{i}.1")
+                  for i in range(20)]
         return f"191 from one visitor: {refused(plain)}; 20 with a forged X-Forwarded-For: {refused(forged)}"
 
     def joins():
@@ -242,7 +248,8 @@ def attacks(proxy: Proxy, data_dir: Path, only: str) -> list[tuple[str, object]]
 
     def file_modes():
         modes = {p.name: oct(stat.S_IMODE(p.stat().st_mode)) for p in data_dir.iterdir()}
-        return f"folder {oct(stat.S_IMODE(data_dir.stat().st_mode))}, " + ", ".join(f"{k} {v}" for k, v in modes.items())
+        return (f"folder {oct(stat.S_IMODE(data_dir.stat().st_mode))}, "
+                + ", ".join(f"{k} {v}" for k, v in modes.items()))
 
     table = [("top_k=1000000, mask rate 1", top_k), ("largest reply allowed", largest),
              ("temperature=Infinity, NaN, n_steps='many'", loose_edges), ("100 KB query string", long_url),
@@ -273,7 +280,8 @@ def main(argv=None) -> int:
         load.wait_for_page(url, server, 180, log)
         proxy = Proxy(url)
         for forger in ("electra", "stronger"):  # every path warmed once before the resting size is read
-            proxy.call("explain", ["warm up the [MASK] models", "", "auto", 0.15, 0, 1.0, 5, None, forger], "198.51.100.1")
+            proxy.call("explain", ["warm up the [MASK] models", "", "auto", 0.15, 0, 1.0, 5, None, forger],
+                       "198.51.100.1")
         proxy.call("attribute", ["warm up the models", -1, "integrated_gradients", 8, *ATTRIBUTE_REST], "198.51.100.1")
         warm: dict = {}
         honest_class(proxy, "198.51.100.2", 3, 99, warm)
@@ -301,7 +309,8 @@ def main(argv=None) -> int:
             replies = proxy.replies[before:]
             rows.append({"attack": name, "came_back": came_back, "attack_s": round(seconds, 1),
                          "largest_reply_bytes": max((size for size, _ in replies), default=0),
-                         "all_strict_json": all(strict for _, strict in replies), "server_peak_mb": round(memory.top / 1e6),
+                         "all_strict_json": all(strict for _, strict in replies),
+                         "server_peak_mb": round(memory.top / 1e6),
                          "honest_started": honest.get("started"), "honest_p95_s": honest.get("p95_s"),
                          "honest_errors": honest.get("errors")})
             r = rows[-1]
@@ -322,7 +331,8 @@ def main(argv=None) -> int:
     rested = rest_after <= rest_before * (1 + REST_GROWTH)
     print(f"resting size: {rest_before / 1e6:,.0f} MB before the attacks, {rest_after / 1e6:,.0f} MB after "
           f"({'within' if rested else 'over'} {REST_GROWTH:.0%})", flush=True)
-    print(json.dumps({"rows": rows, "rest_before_mb": round(rest_before / 1e6), "rest_after_mb": round(rest_after / 1e6),
+    print(json.dumps({"rows": rows, "rest_before_mb": round(rest_before / 1e6),
+                      "rest_after_mb": round(rest_after / 1e6),
                       "total_s": round(time.perf_counter() - started, 1), "ok": ok and rested}))
     return 0 if ok and rested else 1
 

@@ -171,7 +171,8 @@ def free_port(host: str = "127.0.0.1") -> int:
 def wait_for_text(page, selector: str, text: str, timeout: float = 30_000) -> None:
     """Wait until the element at `selector` shows `text` (in its rendered text)."""
     page.wait_for_function(
-        f"() => document.querySelector({json.dumps(selector)})?.innerText.includes({json.dumps(text)})", timeout=timeout)
+        f"() => document.querySelector({json.dumps(selector)})?.innerText.includes({json.dumps(text)})",
+        timeout=timeout)
 
 
 def screenshot_if_asked(page, variable: str, full_page: bool = True) -> None:

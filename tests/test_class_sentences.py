@@ -17,7 +17,8 @@ OWN = ["The river flooded the old town after the rain.", "Bees make honey from t
 
 
 def test_pasted_sentences_are_cleaned_and_kept_in_order(tiny_pair):
-    pasted = "\n  The river flooded the old town after the rain.  \n\n\u200bBees make honey from the flowers in our garden.\n"
+    pasted = ("\n  The river flooded the old town after the rain.  \n\n"
+              "\u200bBees make honey from the flowers in our garden.\n")
     assert check_sentences(tiny_pair, pasted) == tuple(OWN[:2])
     assert check_sentences(tiny_pair, OWN + OWN[:1]) == tuple(OWN)  # the same sentence twice counts once
 
@@ -26,7 +27,8 @@ def test_pasted_sentences_are_cleaned_and_kept_in_order(tiny_pair):
     ("", "Type or paste at least one sentence"),
     (["The river flooded the town.", "too short"], "Sentence 2 cannot be played: it has fewer than 4 words"),
     (["a" * 400], "Sentence 1 cannot be played: The sentence has at most 300 characters"),
-    (["\U0001f600 \U0001f601 \U0001f602 \U0001f603 \U0001f604"], "Sentence 1 cannot be played: the model does not know"),
+    (["\U0001f600 \U0001f601 \U0001f602 \U0001f603 \U0001f604"],
+     "Sentence 1 cannot be played: the model does not know"),
     (["\u200b\u200c \u200d\u2060 x y"], "Sentence 1 cannot be played"),
     ([f"Sentence number {i} is right here." for i in range(11)], "A class plays at most 10 sentences: you gave more"),
     ([3, 4], "a list of texts"),

@@ -73,15 +73,18 @@ def test_every_heavy_event_has_a_deliberate_concurrency_group(app_url):
 
     groups = {}
     for block_fn in app.demo.fns.values():  # a handler wrapped to return by component name: the handler itself
-        groups.setdefault(getattr(block_fn.fn, "__wrapped__", block_fn.fn), set()).add((block_fn.concurrency_id, block_fn.concurrency_limit))
+        groups.setdefault(getattr(block_fn.fn, "__wrapped__", block_fn.fn), set()).add(
+            (block_fn.concurrency_id, block_fn.concurrency_limit))
     for fn, group in [(run_explain, queues.EXPLAIN), (run_lesson, queues.EXPLAIN), (run_attribute, queues.ATTRIBUTE),
                       (run_matrix, queues.ATTRIBUTE), (model_status, queues.MODEL), (run_sweep, queues.SWEEP)]:
         assert groups[fn] == {(group["concurrency_id"], group["concurrency_limit"])}, fn.__name__
-    api = {block_fn.api_name: block_fn for block_fn in app.demo.fns.values() if block_fn.api_name in ("explain", "attribute")}
+    api = {block_fn.api_name: block_fn for block_fn in app.demo.fns.values()
+           if block_fn.api_name in ("explain", "attribute")}
     assert (api["explain"].concurrency_id, api["attribute"].concurrency_id) == ("explain", "attribute")
     assert app.demo._queue.max_size is None  # each lane has its own room instead (explainer/ui/fair_queue.py)
     lanes = {block_fn.api_name: block_fn.concurrency_id for block_fn in app.demo.fns.values()}
-    assert {lanes[name] for name in ("class_join", "class_round", "class_spot", "class_view", "class_phase")} == {"class"}
+    assert {lanes[name]
+            for name in ("class_join", "class_round", "class_spot", "class_view", "class_phase")} == {"class"}
     assert lanes["class_start"] == lanes["class_fool"] == "class_model"
     assert app.demo._queue.default_concurrency_limit == queues.DEFAULT
 
@@ -127,7 +130,8 @@ def test_the_game_played_from_many_threads_gives_the_sequential_answers(tiny_pai
     read, _ = sentence_words(tiny_pair, LONG)
     assert len(read.input_ids) > 64  # longer than the sweep's 64 tokens: a cut would show
     with ThreadPoolExecutor(6) as pool:
-        sweeps = [pool.submit(difficulty.temperature_sweep, tiny_pair, difficulty.heldout_sentences(4)) for _ in range(2)]
+        sweeps = [pool.submit(difficulty.temperature_sweep, tiny_pair, difficulty.heldout_sentences(4))
+                  for _ in range(2)]
         results = list(pool.map(play, seeds))
         [sweep.result() for sweep in sweeps]
     assert results == [expected[seed] for seed in seeds]

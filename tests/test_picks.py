@@ -31,7 +31,8 @@ def classes(tmp_path, monkeypatch, tiny_pair_dir):
     (dict(picks=True), "picks must be one list of word numbers per sentence \\(1 lists\\), not True"),
     (dict(picks=[["two"]]), "not 'two'"),
     (dict(picks=[[400]]), "A pick points at no word of this sentence: 400"),
-    (dict(code=HUGE), "code \\(the class code\\) is a whole number from 0 to 999,999,999, not a number of 5,001 digits"),
+    (dict(code=HUGE), "code \\(the class code\\) is a whole number from 0 to 999,999,999, "
+                      "not a number of 5,001 digits"),
     (dict(code=True), "code \\(the class code\\) is a whole number from 0 to 999,999,999, not True"),
     (dict(sentences=math.inf), "sentences \\(sentences in the round\\) is a whole number from 1 to 10, not inf"),
     (dict(sentences=True), "not True"),

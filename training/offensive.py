@@ -91,7 +91,8 @@ def _latin() -> dict[int, str]:
                 latin[ord(char)] = target.lower()
                 # What NFKC and lower case make of a look-alike looks like it too (skeleton applies both first):
                 # the lunate sigma becomes a final sigma, its capital a capital sigma, then a small one.
-                for folded in {char.lower(), unicodedata.normalize("NFKC", char), unicodedata.normalize("NFKC", char).lower()}:
+                for folded in {char.lower(), unicodedata.normalize("NFKC", char),
+                               unicodedata.normalize("NFKC", char).lower()}:
                     if len(folded) == 1 and not folded.isascii():
                         latin.setdefault(ord(folded), target.lower())
     return latin

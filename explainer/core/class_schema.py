@@ -34,7 +34,8 @@ def migrate(conn: sqlite3.Connection) -> None:
             conn.execute("ALTER TABLE classes ADD COLUMN reveal INTEGER NOT NULL DEFAULT 0")
             # Before phases both rounds were open at once: keep open the round its students had reached.
             conn.execute("UPDATE classes SET phase = CASE "
-                         "WHEN EXISTS (SELECT 1 FROM submissions WHERE class_code = code AND round = 'B') THEN 'round_b' "
+                         "WHEN EXISTS (SELECT 1 FROM submissions WHERE class_code = code AND round = 'B') "
+                         "THEN 'round_b' "
                          "WHEN EXISTS (SELECT 1 FROM submissions WHERE class_code = code) THEN 'round_a' "
                          "ELSE 'lobby' END")
         if "generator" not in columns:  # ELECTRA's own forged the older classes

@@ -142,7 +142,8 @@ class ClassStore:
         (explainer/core/visitors.py; None: the local user, who has no share to keep)."""
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"A class's seed is a whole number from 0, not {quote(seed)}.")
-        if isinstance(n_sentences, bool) or not isinstance(n_sentences, int) or not 1 <= n_sentences <= MAX_ROUND_SENTENCES:
+        if (isinstance(n_sentences, bool) or not isinstance(n_sentences, int)
+                or not 1 <= n_sentences <= MAX_ROUND_SENTENCES):
             raise ValueError(f"A class plays 1 to {MAX_ROUND_SENTENCES} sentences, not {quote(n_sentences)}.")
         if sentences and (len(sentences) != n_sentences or not all(isinstance(t, str) for t in sentences)):
             raise ValueError(f"A class on its own sentences plays each of them: {n_sentences} sentences.")
@@ -191,7 +192,8 @@ class ClassStore:
     def _class(self, conn: sqlite3.Connection, code: object) -> ClassInfo:
         key = self.normalise_code(code)
         row = conn.execute("SELECT code, seed, n_sentences, model, created, expires, phase, reveal, sentences, "
-                           "generator, locked FROM classes WHERE code = ? AND expires > ?", (key, self.now())).fetchone()
+                           "generator, locked FROM classes WHERE code = ? AND expires > ?",
+                           (key, self.now())).fetchone()
         if row is None:
             raise ValueError(f"No class has the code {quote(code)}, or it has ended: check the code your teacher gave.")
         return ClassInfo(*row[:8], sentences=tuple(json.loads(row[8])) if row[8] else (), generator=row[9],
@@ -246,7 +248,8 @@ class ClassStore:
         with self._transaction() as conn:
             info, _ = self._teacher(conn, code, teacher_key)
             check_move(info.stage, target, info.n_sentences)
-            conn.execute("UPDATE classes SET phase = ?, reveal = ? WHERE code = ?", (target.phase, target.sentence, info.code))
+            conn.execute("UPDATE classes SET phase = ?, reveal = ? WHERE code = ?",
+                         (target.phase, target.sentence, info.code))
         return dataclasses.replace(info, phase=target.phase, reveal=target.sentence)
 
     # --- students ----------------------------------------------------------------------------------------
@@ -267,7 +270,8 @@ class ClassStore:
             if joined >= self.max_students:
                 raise ValueError(f"This class is full: {joined} students have joined, its most. Tell your teacher.")
             # Numbers are never reused: a removed student's number stays theirs, so "Student 7" is one person.
-            conn.execute("INSERT INTO students VALUES (?, ?, ?, ?, ?)", (info.code, student_id, name, last + 1, self.now()))
+            conn.execute("INSERT INTO students VALUES (?, ?, ?, ?, ?)",
+                         (info.code, student_id, name, last + 1, self.now()))
             conn.execute("UPDATE classes SET last_number = ? WHERE code = ?", (last + 1, info.code))
         return Student(info.code, student_id, name, last + 1)
 
@@ -309,8 +313,8 @@ class ClassStore:
     def students(self, code: object) -> tuple[Student, ...]:
         with self._read() as conn:
             info = self._class(conn, code)
-            rows = conn.execute("SELECT student_id, nickname, number FROM students WHERE class_code = ? ORDER BY number",
-                                (info.code,)).fetchall()
+            rows = conn.execute("SELECT student_id, nickname, number FROM students WHERE class_code = ? "
+                                "ORDER BY number", (info.code,)).fetchall()
         return tuple(Student(info.code, *row) for row in rows)
 
     # --- submissions -------------------------------------------------------------------------------------
@@ -357,7 +361,8 @@ class ClassStore:
             refusal = answer_refusal(self._class(conn, key[0]).stage, key[2])
             if refusal:
                 raise ValueError(refusal)
-            conn.execute(f"INSERT INTO submissions ({self._COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", (*key, *texts, self.now()))
+            conn.execute(f"INSERT INTO submissions ({self._COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (*key, *texts, self.now()))
             stored = self._find(conn, key)
         return dataclasses.replace(stored, new=True)
 
@@ -367,7 +372,8 @@ class ClassStore:
         they came."""
         with self._read() as conn:
             info = self._class(conn, code)
-            rows = conn.execute(f"SELECT {self._COLUMNS} FROM submissions WHERE class_code = ? AND (? IS NULL OR round = ?) "
+            rows = conn.execute(f"SELECT {self._COLUMNS} FROM submissions "
+                                "WHERE class_code = ? AND (? IS NULL OR round = ?) "
                                 "AND (? IS NULL OR student_id = ?) ORDER BY rowid",
                                 (info.code, round_, round_, student_id, student_id)).fetchall()
         return tuple(submission_from(row) for row in rows)

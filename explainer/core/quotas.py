@@ -74,7 +74,8 @@ def trusted_proxies() -> str:
             ipaddress.ip_network(entry, strict=False)
         except ValueError:
             raise ValueError(f"ELECTRA_TRUSTED_PROXIES lists addresses or networks (10.0.0.0/8), not {entry[:40]!r}"
-                             + (" (\"*\" would believe a header any visitor writes)." if entry == "*" else ".")) from None
+                             + (" (\"*\" would believe a header any visitor writes)."
+                                if entry == "*" else ".")) from None
     return ",".join(entries)
 
 

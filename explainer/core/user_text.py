@@ -36,7 +36,8 @@ def clean_text(text: object, limit: int, what: str) -> str:
     if not isinstance(text, str):
         raise ValueError(f"The {what} must be text, not {quote(text)}.")
     text = unicodedata.normalize("NFKC", text[:limit * 8])
-    text = " ".join(visible("".join(c for c in text if not unicodedata.category(c).startswith("C") or c.isspace())).split())
+    text = " ".join(visible("".join(c for c in text
+                                    if not unicodedata.category(c).startswith("C") or c.isspace())).split())
     if len(text) > limit:
         raise ValueError(f"The {what} has at most {limit} characters: {quote(text)} is longer.")
     return text

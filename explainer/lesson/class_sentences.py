@@ -76,7 +76,8 @@ def check_sentences(pair, sentences: object) -> tuple[str, ...]:
 
 def _check_one(pair, text: str) -> None:
     if len(text.split()) < MIN_WORDS:
-        raise ValueError(f"it has fewer than {MIN_WORDS} words ({quote(text, 40)}); give the generator more to work on.")
+        raise ValueError(f"it has fewer than {MIN_WORDS} words ({quote(text, 40)}); "
+                         "give the generator more to work on.")
     tokenizer = pair.tokenizer
     try:
         encoded, _ = sentence_words(pair, text)

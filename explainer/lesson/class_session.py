@@ -8,15 +8,16 @@ the class's aggregates. Storage: explainer/core/class_store.py.
   `join_class`: the student's id. `move_class`: the teacher moves the class through its phases
   (explainer/core/class_phases.py), one stage at a time.
 - Round A: `class_items` = `game.spot_round(pair, seed, n)` (or the teacher's own sentences, in their order:
-  explainer/lesson/class_sentences.py), computed once per (model, seed, n, sentences, generator) and kept in memory; `submit_spot` scores the picks *on the server* (`game.score_spot`): a client never sends a score.
+  explainer/lesson/class_sentences.py), computed once per (model, seed, n, sentences, generator) and kept in memory;
+  `submit_spot` scores the picks *on the server* (`game.score_spot`): a client never sends a score.
 - Round B: sentence i is round A's sentence i as written (`fool_sentences`); `submit_fool` runs `game.fool`
   and stores the edit and the verdict. One answer per student, round and sentence: a replay returns it.
 - What a phase shows is decided here, for every caller alike (the projector is public): before the reveal no
   value returned to anyone names a fake, what it replaced, ELECTRA's verdict or a score (a score would tell a
   student which of their picks were fakes); in the reveal, the sentences up to the one shown; then everything.
-- `teacher_view_data` (teacher key or view token): who joined and answered; per fake word, the share of students who caught it beside
-  ELECTRA's verdict; the fakes that fooled the most; the class's total against ELECTRA's on the same answers
-  (sums of the stored results); round B's edits that fooled ELECTRA most often.
+- `teacher_view_data` (teacher key or view token): who joined and answered; per fake word, the share of students
+  who caught it beside ELECTRA's verdict; the fakes that fooled the most; the class's total against ELECTRA's on
+  the same answers (sums of the stored results); round B's edits that fooled ELECTRA most often.
 
 No gradio, no plotly: the pages, the QR code and the projector view (drawing `TeacherView`) are elsewhere.
 """
@@ -220,7 +221,8 @@ def student_round(pair, code, student_id, *, store: ClassStore | None = None) ->
                      for s in sorted(mine, key=lambda s: s.sentence_index)
                      if s.round == "A" and s.sentence_index < shown)
     return StudentRound(student.code, student.display_name, stage.phase, stage.sentence, info.n_sentences,
-                        tuple(item.words for item in items), texts, tuple(game.fool_words(pair, text) for text in texts),
+                        tuple(item.words for item in items), texts,
+                        tuple(game.fool_words(pair, text) for text in texts),
                         tuple(sorted(s.sentence_index for s in mine if s.round == "A")),
                         tuple(sorted(s.sentence_index for s in mine if s.round == "B")), revealed,
                         sum(r.result.student.points for r in revealed))

@@ -126,7 +126,8 @@ def teacher_view(info: ClassInfo, teacher: bool, items: tuple[game.SpotItem, ...
     """The class's aggregates as its phase lets them be shown: `answers` are all the class's stored answers,
     `students` everyone who joined; `teacher` says whether the teacher key (not the view token) asked."""
     shown = info.stage.revealed(info.n_sentences)
-    progress = tuple(sum(1 for s in answers if s.round == "A" and s.sentence_index == i) for i in range(info.n_sentences))
+    progress = tuple(sum(1 for s in answers if s.round == "A" and s.sentence_index == i)
+                     for i in range(info.n_sentences))
     spots = [s for s in answers if s.round == "A" and s.sentence_index < shown]  # the truth of the revealed ones only
     fools = [s for s in answers if s.round == "B"]  # none before round B: it opens after the reveal
     count_a = Counter(s.student_id for s in answers if s.round == "A")  # how many, not how well: safe before the reveal
@@ -156,12 +157,14 @@ def teacher_view(info: ClassInfo, teacher: bool, items: tuple[game.SpotItem, ...
         entry = edits.setdefault(key, [s.result["new_word"], 0, 0])
         entry[1] += 1
         entry[2] += bool(s.result["fooled"])
-    best = sorted((EditStats(i, original, word, tries, fooled) for (i, original, _), (word, tries, fooled) in edits.items()
-                   if fooled), key=lambda e: (-e.fooled, -e.tries, e.sentence_index, e.new_word))[:TOP_EDITS]
+    best = sorted((EditStats(i, original, word, tries, fooled)
+                   for (i, original, _), (word, tries, fooled) in edits.items() if fooled),
+                  key=lambda e: (-e.fooled, -e.tries, e.sentence_index, e.new_word))[:TOP_EDITS]
     return TeacherView(info.code, info.n_sentences, info.model, info.expires, info.phase, info.stage.sentence, teacher,
                        progress, roster, tuple(sentences),
                        tuple(most_fooling), _total(s.result["student"] for s in spots),
-                       _total(s.result["electra"] for s in spots), sum((s.electra for s in sentences), game.Score(0, 0, 0)),
+                       _total(s.result["electra"] for s in spots),
+                       sum((s.electra for s in sentences), game.Score(0, 0, 0)),
                        len(fools), sum(bool(s.result["fooled"]) for s in fools),
                        sum(bool(s.result["student_right"]) for s in fools), tuple(best),
                        info.generator, info.locked)

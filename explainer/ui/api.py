@@ -151,7 +151,8 @@ def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model:
         n = bounds.Whole(1, lesson.MAX_SENTENCES, "sentences in the round")("sentences", sentences)
         if picks is not None and (not isinstance(picks, list) or len(picks) != n):
             raise ValueError(f"picks must be one list of word numbers per sentence ({n} lists), not {quote(picks)}.")
-        word_numbers = bounds.WholeList(0, bounds.MAX_MASK_WORDS - 1, bounds.MAX_MASK_WORDS, "a sentence's word numbers")
+        word_numbers = bounds.WholeList(0, bounds.MAX_MASK_WORDS - 1, bounds.MAX_MASK_WORDS,
+                                        "a sentence's word numbers")
         rows = [word_numbers("picks", p) for p in picks] if picks is not None else None
     except ValueError as error:
         raise gr.Error(str(error), print_exception=False) from error
@@ -294,7 +295,8 @@ def _truth(item, result) -> dict:
 
 
 def _revealed(r) -> dict:
-    return {"sentence": r.sentence_index, "picks": list(r.picks), "words": list(r.item.words), **_truth(r.item, r.result)}
+    return {"sentence": r.sentence_index, "picks": list(r.picks), "words": list(r.item.words),
+            **_truth(r.item, r.result)}
 
 
 def class_spot(code: str, student: str, sentence: int, picks: Optional[list] = None) -> dict:

@@ -74,7 +74,8 @@ def build_class_page(demo: gr.Blocks) -> None:
                          placeholder="The river flooded the old town after three days of rain.", elem_id="class-own")
         gr.Markdown("**A student?** Open the link your teacher shows, scan the QR code, or type the class code here.")
         with gr.Row(equal_height=True):
-            typed_code = gr.Textbox(label="Class code", max_length=20, scale=2, min_width=160, elem_id="class-typed-code")
+            typed_code = gr.Textbox(label="Class code", max_length=20, scale=2, min_width=160,
+                                    elem_id="class-typed-code")
             go = gr.Button("Go to the class", scale=1, min_width=120, elem_id="class-go")
     with gr.Column(visible=False) as teacher_box:
         card = gr.HTML(elem_id="class-card")
@@ -83,7 +84,8 @@ def build_class_page(demo: gr.Blocks) -> None:
             move_next = gr.Button("Open round A", variant="primary", min_width=200, elem_id="class-move")
             skip_b = gr.Button("Open round B", visible=False, min_width=160, elem_id="class-skip-b")
             end = gr.Button("End the class…", variant="stop", min_width=160, elem_id="class-end")
-            end_sure = gr.Button("Yes, end the class", variant="stop", visible=False, min_width=160, elem_id="class-end-sure")
+            end_sure = gr.Button("Yes, end the class", variant="stop", visible=False, min_width=160,
+                                 elem_id="class-end-sure")
             csv_file = gr.DownloadButton("Results (CSV)", visible=False, elem_id="class-csv")
             json_file = gr.DownloadButton("Results (JSON)", visible=False, elem_id="class-json")
         held = build_moderation(who, message)  # the room's lock, removing a student
@@ -95,7 +97,8 @@ def build_class_page(demo: gr.Blocks) -> None:
             gr.Markdown("### Join the class\nNo account and no name needed: a nickname is optional (your teacher "
                         "sees it on the projector).")
             with gr.Row(equal_height=True):
-                code_box = gr.Textbox(label="Class code", max_length=20, scale=1, min_width=140, elem_id="class-code-box")
+                code_box = gr.Textbox(label="Class code", max_length=20, scale=1, min_width=140,
+                                      elem_id="class-code-box")
                 nickname = gr.Textbox(label="Nickname (optional)", max_length=24, scale=2, min_width=160,
                                       elem_id="class-nickname")
                 join_button = gr.Button("Join", variant="primary", scale=1, min_width=120, elem_id="class-join")
@@ -143,7 +146,8 @@ def build_class_page(demo: gr.Blocks) -> None:
         at_results = stage.phase in ("results", "ended")
         if at_results:
             csv_path, json_path = write_results(data.code, key)
-            out |= {csv_file: gr.update(value=csv_path, visible=True), json_file: gr.update(value=json_path, visible=True)}
+            out |= {csv_file: gr.update(value=csv_path, visible=True),
+                    json_file: gr.update(value=json_path, visible=True)}
         else:
             out |= {csv_file: gr.update(visible=False), json_file: gr.update(visible=False)}
         return out
@@ -161,7 +165,8 @@ def build_class_page(demo: gr.Blocks) -> None:
                 card: links, address: choice, message: "", **more}
 
     def projector_screen(code: str, token: str, location_now: str) -> dict:
-        state = {"code": code, "token": token, "link": class_address.students_link(demo, code, location_now), "full": True}
+        state = {"code": code, "token": token, "link": class_address.students_link(demo, code, location_now),
+                 "full": True}
         html, digest, _ = render_board(state, "")
         return {who: state, start_box: gr.Column(visible=False), timer: gr.Timer(active=True), board: html,
                 shown: digest, message: ""}
@@ -181,7 +186,8 @@ def build_class_page(demo: gr.Blocks) -> None:
                submit: gr.update(interactive=answering_a), next_button: gr.update(interactive=False),
                b_sentence: gr.update(choices=choices, value=choices[0][1] if choices else None),
                start_box: gr.Column(visible=False), teacher_box: gr.Column(visible=False),
-               student_box: gr.Column(visible=True), join_box: gr.Column(visible=False), play_box: gr.Column(visible=True),
+               student_box: gr.Column(visible=True), join_box: gr.Column(visible=False),
+               play_box: gr.Column(visible=True),
                code_box: view.pretty_code(me["code"]), message: note, follow: gr.Timer(active=True)}
         if mine.phase != "round_b":
             out[b_result] = ""
@@ -244,7 +250,8 @@ def build_class_page(demo: gr.Blocks) -> None:
             return {message: _error(error)}
         out = teacher_screen(new.code, new.teacher_key, location_now)
         out[message] = out.get(message) or view.plays_note_html(new.n_sentences, int(n_now or game.ROUND_SENTENCES))
-        return {**out, new_query: f"?class={new.code}&teach=1", teaching: remember(teaching_now, new.code, new.teacher_key)}
+        return {**out, new_query: f"?class={new.code}&teach=1",
+                teaching: remember(teaching_now, new.code, new.teacher_key)}
 
     def refresh(who_state, shown_now):
         """The timer: the stage again when it changed (and the teacher's buttons with it)."""
@@ -267,7 +274,8 @@ def build_class_page(demo: gr.Blocks) -> None:
             info = session.default_store().get_class(who_state["code"])
             shown_stage = Stage(phase, int(sentence or 0))
             ahead = next_stages(shown_stage, info.n_sentences)
-            target = {"next": ahead[0] if ahead else shown_stage, "round_b": Stage("round_b"), "ended": Stage("ended")}[to]
+            target = {"next": ahead[0] if ahead else shown_stage, "round_b": Stage("round_b"),
+                      "ended": Stage("ended")}[to]
             session.move_class(who_state["code"], who_state["token"], target.phase, target.sentence)
             note = ""
         except (gr.Error, ValueError) as error:

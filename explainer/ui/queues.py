@@ -12,10 +12,10 @@ instead of piling up as threads blocked on the lock.
     attribute  /attribute, "Explain this word", the heatmap (seconds each)          ELECTRA_ATTRIBUTE_CONCURRENCY (2)
     model      loading a model named in the model box (memory: one at a time per model in models.load)  4
     sweep      the Classroom's temperature sweep (cached per model after the first)  1
-    class      a live class's joins, answers in round A, the phones' polls, the teacher's  ELECTRA_CLASS_CONCURRENCY (16)
-               moves and views: SQLite and a round computed once per class
-    class_model a live class's calls that run the models (a class started, a round-B     ELECTRA_CLASS_MODEL_CONCURRENCY (16)
-               verdict): their own lane, so a class never waits behind Explore's queue
+    class      a live class's joins, answers in round A, the phones' polls,        ELECTRA_CLASS_CONCURRENCY (16)
+               the teacher's moves and views: SQLite and a round computed once per class
+    class_model a live class's calls that run the models (a class started,         ELECTRA_CLASS_MODEL_CONCURRENCY (16)
+               a round-B verdict): their own lane, so a class never waits behind Explore's queue
     the rest   quiz, walk-through, re-rendering, training-tab controls: milliseconds  DEFAULT (8)
 
 The class's two lanes are apart from the model work of Explore, attributions and the game: a queue of
