@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from explainer.core import models
+from explainer.core import generators, models
 from explainer.core.pipeline import Settings, explain
 from explainer.ui.explore import DETECT_EXAMPLE, EXAMPLES, EXAMPLES_LABEL
 
@@ -17,6 +17,12 @@ FLAGGED = 0.5  # the line the verdict draws
 @pytest.fixture(scope="module")
 def bundled():
     return models.load(str(models.BUNDLED))
+
+
+@pytest.fixture(autouse=True)
+def shipped_stronger_generator(monkeypatch):
+    """The page's stronger forger is the shipped one, whatever a served test app in this process points it at."""
+    monkeypatch.setenv(generators.FOLDER_ENV, str(generators.STRONGER_FOLDER))
 
 
 @pytest.mark.parametrize("sentence", EXAMPLES)
