@@ -86,7 +86,8 @@ def test_budgets_reach_the_trainer_and_the_bound_stops_every_race():
     tiny(preset="base").validate()  # the CLI may use any preset
 
 
-@pytest.mark.parametrize("corpus", ["english", "imdb", "english+imdb", "imdb + english", "/tmp/up/corpus.jsonl", "mine.TXT"])
+@pytest.mark.parametrize("corpus", ["english", "imdb", "english+imdb", "imdb + english", "/tmp/up/corpus.jsonl",
+                                    "mine.TXT"])
 def test_built_in_corpora_and_text_files_are_accepted(corpus):
     tiny(corpus=corpus).validate(LIMITS)  # the server
     tiny(corpus=corpus).validate()  # the CLI
@@ -94,7 +95,8 @@ def test_built_in_corpora_and_text_files_are_accepted(corpus):
 
 
 @pytest.mark.parametrize("corpus, message", [
-    ("wikipedia", "unknown corpus 'wikipedia'; choose imdb or english (or both, joined by +), or a .txt or .jsonl file"),
+    ("wikipedia",
+     "unknown corpus 'wikipedia'; choose imdb or english (or both, joined by +), or a .txt or .jsonl file"),
     ("english+books", "unknown corpus 'books'"),
     ("English", "unknown corpus 'English'"),
     ("", "corpus '': name each part once, joined by + (e.g. english+imdb)"),
@@ -242,7 +244,8 @@ def test_the_probe_is_an_accuracy_and_deterministic(tiny_pair_dir):
     rng = torch.get_rng_state()
     floor = probe(tiny_pair_dir / "discriminator", config, random_init=True)
     assert torch.equal(rng, torch.get_rng_state())  # the floor's init leaves a running race's RNG alone
-    assert floor.random_init and floor.accuracy == probe(tiny_pair_dir / "discriminator", config, random_init=True).accuracy
+    assert floor.random_init
+    assert floor.accuracy == probe(tiny_pair_dir / "discriminator", config, random_init=True).accuracy
 
 
 # --- one race per server, Stop, uploads -----------------------------------------------------------
@@ -339,7 +342,8 @@ def test_the_csv_has_every_step_of_both_objectives(finished, tmp_path):
     rows = list(csv.DictReader(open(write_metrics_csv(finished, tmp_path / "m.csv"), encoding="utf-8")))
     assert [r["step"] for r in rows if r["objective"] == "rtd"] == [str(s) for s in range(1, 13)]
     assert [r["step"] for r in rows if r["objective"] == "mlm"] == [str(s) for s in range(1, 13)]
-    assert {"mlm_loss", "disc_loss", "disc_auc", "flops", "tokens", "supervised_positions", "compute_seconds"} <= set(rows[0])
+    assert {"mlm_loss", "disc_loss", "disc_auc", "flops", "tokens", "supervised_positions",
+            "compute_seconds"} <= set(rows[0])
     assert all(r["disc_loss"] == "" for r in rows if r["objective"] == "mlm")
     assert zip_models(finished, tmp_path / "m.zip").stat().st_size > 0
 
@@ -364,7 +368,8 @@ def test_the_views_render_a_snapshot(finished):
     assert supervised.data[0].y[-1] == finished.runners["rtd"].events[-1].supervised_positions
     payoff = view.payoff_figure(snapshot)
     labels = [t.name for t in payoff.data]
-    assert "untrained encoder (the floor)" in labels and "the paper's ELECTRA" in labels and "the paper's BERT" in labels
+    assert "untrained encoder (the floor)" in labels
+    assert "the paper's ELECTRA" in labels and "the paper's BERT" in labels
     paper = next(t for t in payoff.data if t.name == "the paper's ELECTRA")
     assert 79.9 in list(paper.y) and "ELECTRA-Small" in list(paper.text)
     assert (paper.xaxis, paper.yaxis) == ("x2", "y2") and payoff.layout.xaxis2.domain == (0.0, 1.0)  # below the race
@@ -440,7 +445,8 @@ def test_the_race_cli_runs_seeds_and_writes_a_summary(tmp_path, capsys):
     printed = capsys.readouterr().out
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert [r["seed"] for r in summary["races"]] == [0, 1] and summary["seeds"] == [0, 1]
-    assert summary["settings"]["tokenizer"] == WORDPIECE and summary["settings"]["max_documents"] == N_DOCUMENTS  # tiny's
+    # tiny's
+    assert summary["settings"]["tokenizer"] == WORDPIECE and summary["settings"]["max_documents"] == N_DOCUMENTS
     assert all(r["rtd"]["step"] == r["mlm"]["step"] == 4 for r in summary["races"])
     assert summary["probe"]["rtd_minus_mlm"]["n"] == 2 and summary["finetune"] is None
     assert "linear probe over 2 seeds" in printed and "the paper's result (GLUE dev, not this task)" in printed
@@ -507,7 +513,8 @@ def test_the_campaign_table_and_verdict_come_from_finished_races(finished, tmp_p
     html = verdict_view.campaign_html(campaign)
     assert "<script>" not in html and "&lt;script&gt;" in html and "+3.0" in html and "3 of 3" in html
     monkeypatch.setattr(verdict_view, "DEFAULTS_MEASURED", True)
-    assert "beats the BERT-style one" in verdict_view.verdict_markdown(campaign) and "+3.0 ± 1.0" in verdict_view.verdict_markdown(campaign)
+    assert "beats the BERT-style one" in verdict_view.verdict_markdown(campaign)
+    assert "+3.0 ± 1.0" in verdict_view.verdict_markdown(campaign)
     campaign["settings"].pop()
     text = verdict_view.verdict_markdown(campaign)  # a 12-step race is not the tiny preset's default (300 steps)
     assert "does not clearly beat" in text and "1 settings in 1 races" in text and "The best setting" in text
@@ -531,8 +538,10 @@ def test_the_campaign_table_and_verdict_come_from_finished_races(finished, tmp_p
     longer = {**claimed, "change": "gen1", "rtd_wins": 2, "settings": {**records[0]["settings"], "amount": 600},
               "finetune": None}
     campaign["settings"].append(longer)  # the same settings, more compute, 3 seeds: reported beside the default's
-    assert "The same settings in a longer race: on 600 steps, +3.0 ± 1.0 over 3 seeds (ahead in 2)" in verdict_view.verdict_markdown(campaign)
-    assert campaign_stats.campaign_verdict(None) is None and verdict_view.verdict_markdown(None) == verdict_view.PROVISIONAL
+    assert ("The same settings in a longer race: on 600 steps, +3.0 ± 1.0 over 3 seeds (ahead in 2)"
+            in verdict_view.verdict_markdown(campaign))
+    assert campaign_stats.campaign_verdict(None) is None
+    assert verdict_view.verdict_markdown(None) == verdict_view.PROVISIONAL
 
 
 @pytest.mark.parametrize("differences, expected", [
