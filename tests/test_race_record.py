@@ -7,7 +7,7 @@ import json
 import math
 
 import pytest
-from test_race import TINY
+from race_base import TINY
 
 from training.events import TrainEvent
 from training.race.record import (
