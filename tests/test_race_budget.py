@@ -10,7 +10,7 @@ from race_base import LIMITS, tiny
 
 from training.race.manager import RaceBusy, RaceManager
 
-pytestmark = pytest.mark.slow  # real races: seconds each
+pytestmark = pytest.mark.slow  # as in test_race.py, where these were; no race runs here, the tab's test takes ~2 s
 
 
 # --- budgets and their bound ------------------------------------------------------------------------
