@@ -77,7 +77,8 @@ def test_a_run_on_the_bundle_is_the_run_on_its_corpus(bundle, tmp_path):
     on_bundle = list(train(dataclasses.replace(TINY, corpus=str(bundle), max_documents=None), tmp_path / "bundle"))
     assert [e.loss for e in on_bundle] == [e.loss for e in on_text]
     assert [e.flops for e in on_bundle] == [e.flops for e in on_text]
-    assert json.loads((tmp_path / "bundle" / "config.json").read_text())["vocab_size"] == read_header(bundle)["vocab_size"]
+    config = json.loads((tmp_path / "bundle" / "config.json").read_text())
+    assert config["vocab_size"] == read_header(bundle)["vocab_size"]
 
 
 @pytest.mark.parametrize("changes, message", [

@@ -60,7 +60,8 @@ def test_the_reveal_shows_every_false_alarm_where_it_costs_points(tiny_pair, rev
     assert sentence.count("<sup>⚑</sup>") == len(flagged_originals)  # every false alarm marked where it is
     assert "This sentence" in html and "ELECTRA on the same answers" in html and "The class, 2 answers" in html
     e = s.electra
-    alarms = "no false alarm" if e.false_alarms == 0 else f"−{e.false_alarms} false alarm{'' if e.false_alarms == 1 else 's'}"
+    alarms = ("no false alarm" if e.false_alarms == 0
+              else f"−{e.false_alarms} false alarm{'' if e.false_alarms == 1 else 's'}")
     assert f"its +{e.caught} caught, {alarms}: {e.points:+d} × 2 answers" in html
     big = r'">.*?<span class="ee-big">'
     assert re.search(f'id="electra-sentence-points{big}{re.escape(f"{s.electra_on_answers:+d}")}</span>', html)

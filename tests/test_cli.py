@@ -72,7 +72,8 @@ def cli_error(capsys, *args: str) -> str:
 @pytest.mark.parametrize(
     "name, content, message",
     [
-        ("latin1.txt", "caf\u00e9\n".encode("latin-1"), "error: latin1.txt is not UTF-8 text (byte 3); re-save it as UTF-8"),
+        ("latin1.txt", "caf\u00e9\n".encode("latin-1"),
+         "error: latin1.txt is not UTF-8 text (byte 3); re-save it as UTF-8"),
         ("binary.txt", b"abc\x00\x01\x02", "error: binary.txt looks like a binary file, not text"),
         ("blank.txt", b"   \n\n", "error: blank.txt contains no text"),
         ("bad.jsonl", b"{not json}\n", 'error: bad.jsonl line 1: expected a JSON object with a "text" field'),
@@ -82,7 +83,8 @@ def cli_error(capsys, *args: str) -> str:
 def test_bad_corpus_files_exit_with_a_message(tmp_path, capsys, name, content, message):
     path = tmp_path / name
     path.write_bytes(content)
-    error = cli_error(capsys, "pretrain", *SMALL, "--max-steps", "2", "--corpus", str(path), "--out", str(tmp_path / "out"))
+    error = cli_error(capsys, "pretrain", *SMALL, "--max-steps", "2", "--corpus", str(path),
+                      "--out", str(tmp_path / "out"))
     assert error.startswith(message), error
 
 
@@ -90,7 +92,8 @@ def test_other_bad_arguments_exit_with_a_message(tmp_path, capsys):
     out = str(tmp_path / "out")
     assert cli_error(capsys, "pretrain", *SMALL, "--corpus", str(tmp_path / "missing.txt"), "--max-steps", "2",
                      "--out", out) == "error: corpus file not found: missing.txt"
-    assert cli_error(capsys, "pretrain", *SMALL, "--out", out) == "error: give a budget: max_steps, max_flops or max_minutes"
+    assert (cli_error(capsys, "pretrain", *SMALL, "--out", out)
+            == "error: give a budget: max_steps, max_flops or max_minutes")
     assert cli_error(capsys, "pretrain", *SMALL, "--max-steps", "2", "--preset", "huge", "--out", out).startswith(
         "error: unknown preset 'huge'")
     assert cli_error(capsys, "pretrain", *SMALL, "--max-steps", "2", "--resume", "--out", out).startswith(
@@ -147,9 +150,9 @@ def test_corpus_fetch_and_stats_on_tiny_sources(tmp_path, monkeypatch, capsys):
 
     main(["corpus", "stats", "--tokenizer", "none"])  # words only
     table = capsys.readouterr().out.splitlines()
-    assert "tokens" not in table[0] and table[1].split()[:7] == ["chitchat", "fixed", f"{chat['train_documents']:,}",
-                                                                 f"{chat['train_words']:,}", f"{chat['heldout_documents']:,}",
-                                                                 f"{chat['heldout_words']:,}", "0"]
+    assert "tokens" not in table[0]
+    assert table[1].split()[:7] == ["chitchat", "fixed", f"{chat['train_documents']:,}", f"{chat['train_words']:,}",
+                                    f"{chat['heldout_documents']:,}", f"{chat['heldout_words']:,}", "0"]
     assert cli_error(capsys, "corpus", "stats", "--tokenizer", str(tmp_path / "nowhere")).startswith(
         "error: tokenizer folder not found: ")
 

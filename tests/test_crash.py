@@ -34,7 +34,8 @@ def wait_until(condition, process: subprocess.Popen, log: Path, timeout: float =
     deadline = time.monotonic() + timeout
     while not condition():
         if process.poll() is not None:
-            pytest.fail(f"the run ended (exit {process.returncode}) before the point to kill it:\n{log.read_text()[-3000:]}")
+            pytest.fail(f"the run ended (exit {process.returncode}) before the point to kill it:\n"
+                        f"{log.read_text()[-3000:]}")
         if time.monotonic() > deadline:
             process.kill()
             pytest.fail(f"timed out:\n{log.read_text()[-3000:]}")
@@ -66,7 +67,8 @@ def test_a_killed_pretraining_run_resumes_with_its_metrics_intact(tmp_path):
 
     saved = torch.load(out / "checkpoint.pt", weights_only=False)["counters"]["step"]
     logged = [json.loads(line)["step"] for line in lines(out / "metrics.jsonl")]
-    assert saved % every == 0 and 0 < saved < budget and logged[-1] >= saved  # killed mid-run, usually between checkpoints
+    # killed mid-run, usually between checkpoints
+    assert saved % every == 0 and 0 < saved < budget and logged[-1] >= saved
     with open(out / "metrics.jsonl", "a", encoding="utf-8") as f:
         f.write('{"objective": "rtd", "step": ')  # and as if the kill had torn the line being written
 

@@ -20,9 +20,10 @@ from english_fakes import FORTUNES, JANEAUSTENR, PARSED, chitchat_members, conve
 
 # --- cleaning ------------------------------------------------------------------------------------
 def test_a_document_is_cleaned_line_by_line():
-    lines = ["  Tom &amp; Jerry\n\tran   off. ", "what the fuck", "<br />", "He would kill the seaman &quot;Ahab&quot;.",
-             "Sh!t happens.", "God save the Queen, and hell to pay."]
-    assert english.clean_document(lines) == 'Tom & Jerry ran off. He would kill the seaman "Ahab". God save the Queen, and hell to pay.'
+    lines = ["  Tom &amp; Jerry\n\tran   off. ", "what the fuck", "<br />",
+             "He would kill the seaman &quot;Ahab&quot;.", "Sh!t happens.", "God save the Queen, and hell to pay."]
+    assert english.clean_document(lines) == ('Tom & Jerry ran off. He would kill the seaman "Ahab". '
+                                             "God save the Queen, and hell to pay.")
 
 
 @pytest.mark.parametrize("text, offensive", [
@@ -47,7 +48,8 @@ def test_allowed_words_really_are_in_the_list_they_are_taken_from():
 
 # --- the app's own sentences stay out ------------------------------------------------------------
 def test_a_line_holding_a_fixture_sentence_or_a_seven_word_span_of_one_is_caught():
-    caught = FixtureFilter.of(["The old fisherman repaired his boat before the storm arrived.", "the chef cooked the meal"])
+    caught = FixtureFilter.of(["The old fisherman repaired his boat before the storm arrived.",
+                               "the chef cooked the meal"])
     assert caught.hits("Yesterday THE OLD fisherman repaired his boat, before dawn.")  # 7 words in a row, any case
     assert not caught.hits("The old fisherman repaired his boat.")  # 6 words: a coincidence
     assert caught.hits("Then the chef cooked the meal!")  # a sentence shorter than a span, whole
@@ -62,7 +64,8 @@ def test_every_sentence_of_the_four_fixture_files_is_caught_and_lines_holding_on
     swapped = json.loads((ASSETS / "swap_pairs.json").read_text())[0]["swapped"]
     assert set(check) < set(sentences) and swapped in sentences and len(sentences) == 168
     assert all(app_fixtures().hits(s) for s in sentences)
-    assert english.clean_document(["A fine line to keep.", f"She wrote: {check[0]}", f"({swapped})"]) == "A fine line to keep."
+    assert (english.clean_document(["A fine line to keep.", f"She wrote: {check[0]}", f"({swapped})"])
+            == "A fine line to keep.")
 
 
 # --- the split, and the whole corpus ---------------------------------------------------------------
@@ -120,12 +123,14 @@ def test_load_english_is_deterministic_disjoint_and_order_free(tmp_path, monkeyp
 
 def test_load_english_refuses_unknown_sources(fresh_english):
     with pytest.raises(ValueError, match=r"unknown English source\(s\) \['nope'\]; choose from chitchat, sotu, "
-                                         r"bbc-news, wikipedia, gutenberg, wordnet, news-2017, commons, gimp-manual, fortunes, austen$"):
+                                         r"bbc-news, wikipedia, gutenberg, wordnet, news-2017, commons, gimp-manual, "
+                                         r"fortunes, austen$"):
         english.load_english(("chitchat", "nope"))
 
 
 def quotes(n: int, start: int = 0) -> str:
-    return "".join(f"Quote number {i} says that patience is a virtue worth keeping today.\n%\n" for i in range(start, start + n))
+    return "".join(f"Quote number {i} says that patience is a virtue worth keeping today.\n%\n"
+                   for i in range(start, start + n))
 
 
 REPEATED = "It is a truth universally acknowledged that a single man must be in want of a wife."
@@ -135,8 +140,10 @@ def test_added_sources_leave_the_fixed_held_out_set_as_it_was_and_keep_their_own
     monkeypatch.setattr(english_sources, "FORTUNES_PER_DOC", 1)  # one quotation a document: some held out
     root = english.cache_root()
     chitchat = install("chitchat", chitchat_members(conversations(300)), root)
-    gutenberg = install("gutenberg", {"package/gutenberg/austen-pride.txt": f"[Pride]\n\n{REPEATED}\n\nShe smiled.\n"}, root)
-    fortunes = install("fortunes", {FORTUNES + "love": quotes(300) + REPEATED + "\n%\n" + quotes(1) + "A short one.\n%\n"}, root)
+    gutenberg = install("gutenberg", {"package/gutenberg/austen-pride.txt": f"[Pride]\n\n{REPEATED}\n\nShe smiled.\n"},
+                        root)
+    fortunes = install("fortunes",
+                       {FORTUNES + "love": quotes(300) + REPEATED + "\n%\n" + quotes(1) + "A short one.\n%\n"}, root)
     fresh_english(chitchat, gutenberg)
     before = english.load_english()
     fresh_english(chitchat, gutenberg, fortunes)
@@ -147,11 +154,13 @@ def test_added_sources_leave_the_fixed_held_out_set_as_it_was_and_keep_their_own
     assert set(after.train[len(before.train):]) | set(after.heldout_added) == added
     assert set(after.heldout_added).isdisjoint(after.train) and set(after.heldout_added).isdisjoint(after.heldout)
 
-    # the repeats dropped from the added source: a paragraph the book holds, a quotation it had already; short lines kept
+    # the repeats dropped from the added source: a paragraph the book holds, a quotation it had already;
+    # short lines kept
     text = " ".join(after.train + after.heldout + after.heldout_added)
     assert text.count(REPEATED) == 1 and text.count("Quote number 0 says") == 1 and "A short one." in text
     fixed, rows = english.stats()[:2], english.stats()
-    assert [(r["source"], r["heldout_set"]) for r in rows] == [("chitchat", "fixed"), ("gutenberg", "fixed"), ("fortunes", "added")]
+    assert [(r["source"], r["heldout_set"]) for r in rows] == [("chitchat", "fixed"), ("gutenberg", "fixed"),
+                                                               ("fortunes", "added")]
     assert [r["duplicate_paragraphs_dropped"] for r in rows] == [0, 0, 2] and fixed == rows[:2]
     assert rows[2]["duplicate_words_dropped"] == len(REPEATED.split()) + len(quotes(1).split()) - 1  # not the "%"
     # asked for alone, the added source is still deduplicated against the sources before it
@@ -163,10 +172,12 @@ def test_a_book_an_earlier_source_holds_comes_once_its_short_lines_included(fres
     first = "Emma Woodhouse, handsome, clever, and rich, with a comfortable home and happy disposition."
     second = "She was the youngest of the two daughters of a most affectionate, indulgent father."
     root = english.cache_root()
-    gutenberg = install("gutenberg", {"package/gutenberg/austen-emma.txt": f"[Emma]\n\n{first}\n\nYes, said he.\n\n{second}\n"},
+    gutenberg = install("gutenberg",
+                        {"package/gutenberg/austen-emma.txt": f"[Emma]\n\n{first}\n\nYes, said he.\n\n{second}\n"},
                         root)
     rdx, rdb = r_lazyload({"emma": [first, "", "Yes, said he.", "", second],
-                           "persuasion": ["Sir Walter Elliot, of Kellynch Hall, in Somersetshire, was a man who never took up"]})
+                           "persuasion": ["Sir Walter Elliot, of Kellynch Hall, in Somersetshire, "
+                                          "was a man who never took up"]})
     austen = install("austen", {JANEAUSTENR + "data/Rdata.rdx": rdx, JANEAUSTENR + "data/Rdata.rdb": rdb}, root)
     fresh_english(gutenberg, austen)
     corpus = english.load_english()
@@ -221,7 +232,8 @@ def test_corpora_join_with_plus(tmp_path, fake_built_ins):
     mine.write_text("my first document here\nmy second document here\n", encoding="utf-8")
     with_file = load_corpus(f"english+{mine}")
     assert with_file.name == "english+mine" and with_file.train[:2] == broad.train
-    assert set(with_file.train[2:]) | set(with_file.heldout[1:]) == {"my first document here", "my second document here"}
+    assert (set(with_file.train[2:]) | set(with_file.heldout[1:])
+            == {"my first document here", "my second document here"})
 
 
 @pytest.mark.parametrize("spec, message", [

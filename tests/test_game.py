@@ -21,7 +21,8 @@ def items(tiny_pair):
 
 def test_the_same_code_gives_the_same_round_and_every_sentence_has_a_fake(tiny_pair, items):
     again = game.spot_round(tiny_pair, 5, 3, SENTENCES)
-    assert [i.words for i in items] == [i.words for i in again] and [i.replaced for i in items] == [i.replaced for i in again]
+    assert [i.words for i in items] == [i.words for i in again]
+    assert [i.replaced for i in items] == [i.replaced for i in again]
     other = game.spot_round(tiny_pair, 6, 3, SENTENCES)
     assert [i.words for i in other] != [i.words for i in items]
     for item in items:
@@ -30,7 +31,8 @@ def test_the_same_code_gives_the_same_round_and_every_sentence_has_a_fake(tiny_p
         assert not any(r and d for r, d in zip(item.replaced, item.drawn_back))
 
 
-@pytest.mark.parametrize("code, message", [(-1, "from 0 to"), (2.5, "from 0 to"), ("x", "whole number"), (None, "whole number")])
+@pytest.mark.parametrize("code, message", [(-1, "from 0 to"), (2.5, "from 0 to"), ("x", "whole number"),
+                                           (None, "whole number")])
 def test_a_bad_class_code_is_refused(tiny_pair, code, message):
     with pytest.raises(ValueError, match=message):
         game.spot_round(tiny_pair, code, 3, SENTENCES)
@@ -44,7 +46,8 @@ def test_scores_count_catches_misses_and_false_alarms_for_both_players(items):
     perfect = game.score_spot(item, fakes)
     assert perfect.student == game.Score(len(fakes), 0, 0) and perfect.fooled_student == ()
     everything = game.score_spot(item, range(len(item.words)))
-    assert everything.student.points == len(fakes) - len(originals) and everything.student.false_alarms == len(originals)
+    assert everything.student.points == len(fakes) - len(originals)
+    assert everything.student.false_alarms == len(originals)
     nothing = game.score_spot(item, [])
     assert nothing.student == game.Score(0, len(fakes), 0)
     flagged = item.flagged

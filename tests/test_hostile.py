@@ -4,7 +4,7 @@ absolute server path in what comes back. Each case asserts the message.
 Covered elsewhere, not repeated here: the pipeline's own InputErrors and notices on ordinary text
 (test_explain.py), hub ids and allowed roots in explainer.core.models, symlinks, trust_remote_code
 (test_explain_models.py), corpus files checked by training.data (test_data.py) and by the race
-manager (test_race.py), escaping in the renderer (test_render.py), the browser
+manager (test_race_budget.py, test_race_server.py), escaping in the renderer (test_render.py), the browser
 (test_browser_hostile.py), gradio's upload size limit on the served app (test_deploy.py).
 """
 

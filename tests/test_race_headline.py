@@ -17,7 +17,8 @@ def _record(flops: float, seed: int, rtd: float, mlm: float, device: str = "CPU 
                 "device": "auto", "threads": 1, "probe_every": 400}
     return {"settings": settings, "device": device, "elapsed": 60 * minutes,
             "events": {o: [{"step": 10, "flops": flops, "wall_time": 60.0}] for o in ("rtd", "mlm")},
-            "probes": [{"objective": "rtd", "step": 10, "accuracy": rtd}, {"objective": "mlm", "step": 10, "accuracy": mlm}],
+            "probes": [{"objective": "rtd", "step": 10, "accuracy": rtd},
+                       {"objective": "mlm", "step": 10, "accuracy": mlm}],
             "floor": {"objective": "untrained", "step": 0, "flops": 0.0, "accuracy": 0.55}}
 
 

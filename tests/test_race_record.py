@@ -7,7 +7,7 @@ import json
 import math
 
 import pytest
-from test_race import TINY
+from race_base import TINY
 
 from training.events import TrainEvent
 from training.race.record import (
@@ -187,7 +187,8 @@ def test_the_views_draw_every_point_of_a_replay(record):
 
     snapshot = replay_snapshot(record, 1)
     curves = view.curves_figure(snapshot, "flops")
-    assert len(curves.data[0].x) == len(record["events"]["mlm"]) and len(curves.data[1].x) == len(record["events"]["rtd"])
+    assert len(curves.data[0].x) == len(record["events"]["mlm"])
+    assert len(curves.data[1].x) == len(record["events"]["rtd"])
     payoff = view.payoff_figure(snapshot)
     assert sum(len(t.x) for t in payoff.data if "linear probe" in (t.name or "")) == len(record["probes"])
     html = view.replay_status_html(replay_snapshot(record, 0.5), {**record, "title": "<script>x</script>"}, True)
@@ -267,8 +268,8 @@ def test_the_list_offers_shipped_records_and_the_live_switch(tab, monkeypatch):
     monkeypatch.delenv("SPACE_ID", raising=False)
     assert training_tab.live_races() is True
     monkeypatch.setenv("ELECTRA_LIVE_RACES", "0")
-    assert "replay a recorded race" in training_tab.start_race("mini", "flops", 1e12, "imdb", None, 0, "cpu", "flops", 128,
-                                                               32, 1e-3, 0)
+    assert "replay a recorded race" in training_tab.start_race("mini", "flops", 1e12, "imdb", None, 0, "cpu", "flops",
+                                                               128, 32, 1e-3, 0)
 
 
 # --- what ships -----------------------------------------------------------------------------------------

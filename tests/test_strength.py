@@ -288,9 +288,11 @@ def test_the_classroom_view_draws_the_study_and_says_whose_it_is(tiny_pair_dir, 
     monkeypatch.setattr(ui, "_study", [STUDY])  # measured against another discriminator
     figure, note = (ui.run_strength(str(tiny_pair_dir))[k] for k in ("strength_plot", "strength_note"))
     assert "not the model in use" in note and not any(t.name == "the generator in use" for t in figure.data)
-    assert "not the model in use" in ui.run_strength("google/electra-small")["strength_note"]  # a hub model: never a match
+    # a hub model: never a match
+    assert "not the model in use" in ui.run_strength("google/electra-small")["strength_note"]
     monkeypatch.setattr(ui, "_study", [None])
-    assert ui.run_strength("bundled") == {"strength_plot": None, "strength_note": view.strength_summary_html(None, False)}
+    assert ui.run_strength("bundled") == {"strength_plot": None,
+                                          "strength_note": view.strength_summary_html(None, False)}
     monkeypatch.setattr(ui, "_study", [ValueError("assets/generator_strength.json is not a generator-strength study")])
     assert "not a generator-strength study" in ui.run_strength("bundled")["strength_note"]
 

@@ -156,7 +156,8 @@ def test_the_generator_size_can_be_overridden(tmp_path):
     generator = AutoModelForMaskedLM.from_pretrained(out / "generator")
     assert (generator.config.hidden_size, generator.config.num_hidden_layers) == (24, 1)
     assert generator.config.intermediate_size == 96 and generator.config.num_attention_heads == 1
-    assert AutoModelForPreTraining.from_pretrained(out / "discriminator").config.hidden_size == PRESETS["tiny"].discriminator.hidden
+    discriminator = AutoModelForPreTraining.from_pretrained(out / "discriminator")
+    assert discriminator.config.hidden_size == PRESETS["tiny"].discriminator.hidden
 
 
 @pytest.mark.parametrize("objective", ["rtd", "mlm"])

@@ -123,7 +123,8 @@ def _tokenizer_and_streams(config: TrainConfig, out_dir: Path, resume: bool, acc
     with accelerator.main_process_first():
         # A resumed run reuses its own saved tokenizer: a retrained WordPiece would renumber tokens.
         saved = out_dir / "tokenizer.json"
-        tokenizer = AutoTokenizer.from_pretrained(out_dir) if resume and saved.exists() else load_tokenizer(config.tokenizer, texts, cache)
+        tokenizer = (AutoTokenizer.from_pretrained(out_dir) if resume and saved.exists()
+                     else load_tokenizer(config.tokenizer, texts, cache))
 
         def blocks(length: int, sentences: bool) -> data_lib.Blocks:
             if sentences:
@@ -228,7 +229,8 @@ class _Run:
         """One optimizer step."""
         config, counters, device = self.config, self.counters, self.accelerator.device
         step = counters.step
-        factor = lr_factor(self.progress(step + 1, elapsed), config.warmup, config.schedule)  # the lr this step moves towards
+        # the lr this step moves towards
+        factor = lr_factor(self.progress(step + 1, elapsed), config.warmup, config.schedule)
         for group in self.optimizer.param_groups:
             group["lr"] = group["base_lr"] * factor
         length, batch_size, blocks = self.streams[step % len(self.streams)]

@@ -106,7 +106,8 @@ def watch_once(run: Path, texts: dict, last_step: int | None, best_by: str = "sc
     if step == last_step:
         return None
     started = time.perf_counter()
-    record = {"step": step, "time": time.strftime("%Y-%m-%dT%H:%M:%S"), **measure(generator, discriminator, tokenizer, texts)}
+    record = {"step": step, "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+              **measure(generator, discriminator, tokenizer, texts)}
     record["seconds"] = round(time.perf_counter() - started, 1)
     log = run / "watch.jsonl"
     previous = [json.loads(line) for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
@@ -172,14 +173,16 @@ def curve_table(records: list[dict], tokens_per_step: int = TOKENS_PER_STEP) -> 
     held-out ROC-AUC of broad English and IMDB and their mean (the score), then the whole-sentence blocks'
     AUC, recall, false alarms and top-rated token, then the 32-token cuts' AUC and top-rated token."""
     by_step = {int(r["step"]): r for r in records}
-    lines = ["| step | tokens seen | broad English AUC | IMDB AUC | **mean (the score)** | sentence blocks: AUC | recall "
-             "| false alarms | top-rated token replaced | 32-token cuts: AUC | top-rated token replaced | swap pairs |",
+    lines = ["| step | tokens seen | broad English AUC | IMDB AUC | **mean (the score)** | sentence blocks: AUC "
+             "| recall | false alarms | top-rated token replaced | 32-token cuts: AUC | top-rated token replaced "
+             "| swap pairs |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for step, r in sorted(by_step.items()):
         score = r.get("score", (r["english"]["auc"] + r["imdb"]["auc"]) / 2)
         lines.append(f"| {step:,} | {step * tokens_per_step / 1e6:.1f}M | {_cell(r, 'english', 'auc')} | "
                      f"{_cell(r, 'imdb', 'auc')} | **{score:.4f}** | {_cell(r, 'english_sentences', 'auc')} | "
-                     f"{_cell(r, 'english_sentences', 'recall')} | {_cell(r, 'english_sentences', 'false_alarm_rate')} | "
+                     f"{_cell(r, 'english_sentences', 'recall')} | "
+                     f"{_cell(r, 'english_sentences', 'false_alarm_rate')} | "
                      f"{_cell(r, 'english_sentences', 'top_rated_replaced')} | {_cell(r, 'english_short', 'auc')} | "
                      f"{_cell(r, 'english_short', 'top_rated_replaced')} | {_swaps(r)} |")
     return "\n".join(lines)
@@ -190,11 +193,12 @@ def generator_table(records: list[dict], tokens_per_step: int = TOKENS_PER_STEP)
     saw [MASK] in held-out broad English blocks (15% masked), the cloze on held-out sentences (top-1, top-5,
     draws outside its top 5, word-piece draws), and the discriminator's ROC-AUC against it."""
     by_step = {int(r["step"]): r for r in records}
-    lines = ["| step | tokens seen | top-1 at [MASK] | top-5 at [MASK] | cloze top-1 | cloze top-5 | draws outside top 5 "
-             "| word-piece draws | broad English AUC | IMDB AUC |",
+    lines = ["| step | tokens seen | top-1 at [MASK] | top-5 at [MASK] | cloze top-1 | cloze top-5 "
+             "| draws outside top 5 | word-piece draws | broad English AUC | IMDB AUC |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for step, r in sorted(by_step.items()):
-        lines.append(f"| {step:,} | {step * tokens_per_step / 1e6:.1f}M | {_cell(r, 'english', 'generator_top1_at_mask')} | "
+        lines.append(f"| {step:,} | {step * tokens_per_step / 1e6:.1f}M | "
+                     f"{_cell(r, 'english', 'generator_top1_at_mask')} | "
                      f"{_cell(r, 'english', 'generator_top5_at_mask')} | {_cell(r, 'cloze', 'top1')} | "
                      f"{_cell(r, 'cloze', 'top5')} | {_cell(r, 'cloze', 'outside_top5')} | "
                      f"{_cell(r, 'cloze', 'piece_draws')} | {_cell(r, 'english', 'auc')} | {_cell(r, 'imdb', 'auc')} |")

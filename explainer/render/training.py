@@ -90,16 +90,19 @@ def curves_figure(snapshot: dict | None, x_axis: str = "step") -> go.Figure:
     for name, data, colour, dash in (("MLM baseline (BERT-style)", mlm, MLM_COLOUR, "solid"),
                                      ("ELECTRA's generator (its MLM loss)", rtd, RTD_COLOUR, "dash")):
         xs, ys = _series(data, x_key, "mlm_loss")
-        figure.add_trace(go.Scatter(x=xs, y=ys, name=name, mode="lines", line=dict(color=colour, dash=dash, width=2.5)), 1, 1)
+        figure.add_trace(go.Scatter(x=xs, y=ys, name=name, mode="lines",
+                                    line=dict(color=colour, dash=dash, width=2.5)), 1, 1)
     xs, ys = _series(rtd, x_key, "disc_loss")
     figure.add_trace(go.Scatter(x=xs, y=ys, name="discriminator loss (raw BCE, not ×50)", mode="lines",
                                 line=dict(color=RTD_COLOUR, width=2.5)), 2, 1)
     replaced = [e.replaced_fraction for e in rtd[-50:] if e.replaced_fraction is not None]
     if replaced and xs:
         guess = _base_rate_loss(sum(replaced) / len(replaced))
-        figure.add_trace(go.Scatter(x=[xs[0], xs[-1]], y=[guess, guess], mode="lines", line=dict(color=FLOOR_COLOUR, dash="dot"),
+        figure.add_trace(go.Scatter(x=[xs[0], xs[-1]], y=[guess, guess], mode="lines",
+                                    line=dict(color=FLOOR_COLOUR, dash="dot"),
                                     name="loss of always answering “original”", hoverinfo="skip"), 2, 1)
-    for key, name, colour in (("disc_accuracy", "discriminator accuracy", "#1b7837"), ("disc_auc", "discriminator AUC", "#762a83")):
+    for key, name, colour in (("disc_accuracy", "discriminator accuracy", "#1b7837"),
+                              ("disc_auc", "discriminator AUC", "#762a83")):
         xs, ys = _series(rtd, x_key, key)
         figure.add_trace(go.Scatter(x=xs, y=ys, name=name, mode="lines", line=dict(color=colour, width=1.8)), 2, 1,
                          secondary_y=True)
@@ -126,7 +129,8 @@ def supervised_figure(snapshot: dict | None, x_axis: str = "step") -> go.Figure:
     for objective, colour in (("rtd", RTD_COLOUR), ("mlm", MLM_COLOUR)):
         xs, ys = _series(events.get(objective) or [], x_key, "supervised_positions", smooth=False)
         totals[objective] = ys[-1] if ys else 0
-        figure.add_trace(go.Scatter(x=xs, y=ys, name=NAMES[objective], mode="lines", line=dict(color=colour, width=2.5)))
+        figure.add_trace(go.Scatter(x=xs, y=ys, name=NAMES[objective], mode="lines",
+                                    line=dict(color=colour, width=2.5)))
     ratio = f"<br>{totals['rtd'] / totals['mlm']:.1f}× as many for RTD" if totals["mlm"] else ""
     figure.update_layout(title=dict(text=f"Positions that gave a learning signal so far{ratio}", font_size=15))
     figure.update_xaxes(title_text=x_title)
@@ -152,7 +156,8 @@ def payoff_figure(snapshot: dict | None) -> go.Figure:
         if floor:
             xs = [p.flops for p in probes if p.flops > 0]
             figure.add_trace(go.Scatter(x=[min(xs), max(xs)], y=[100 * floor.accuracy] * 2, mode="lines",
-                                        line=dict(color=FLOOR_COLOUR, dash="dash"), name="untrained encoder (the floor)"), 1, 1)
+                                        line=dict(color=FLOOR_COLOUR, dash="dash"),
+                                        name="untrained encoder (the floor)"), 1, 1)
         tuned = ((snapshot.get("extras") or {}).get("finetune") or {}).get("results") or {}
         for objective, colour in (("rtd", RTD_COLOUR), ("mlm", MLM_COLOUR)):
             last = last_probe(probes, objective)
@@ -160,7 +165,8 @@ def payoff_figure(snapshot: dict | None) -> go.Figure:
                 figure.add_trace(go.Scatter(x=[last.flops], y=[100 * tuned[objective]["accuracy"]], mode="markers",
                                             marker=dict(color=colour, symbol="star", size=15),
                                             name=f"{NAMES[objective]}, full fine-tune"), 1, 1)
-        figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=1, exponentformat="power")
+        figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=1,
+                            exponentformat="power")
         figure.update_yaxes(title_text="accuracy on held-out review sentences (%)", row=1, col=1)
     else:  # the axes the probes will be drawn on, and what fills them (hidden axes would hide the words too)
         settings = snapshot.get("settings")
@@ -178,18 +184,22 @@ def payoff_figure(snapshot: dict | None) -> go.Figure:
         figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=1, range=[11.8, 16],
                             exponentformat="power")  # 10^12 clear of the y-axis's lowest label
         figure.update_yaxes(title_text="accuracy on held-out review sentences (%)", row=1, col=1, range=[45, 85])
-    for objective, colour, label in (("RTD", RTD_COLOUR, "the paper's ELECTRA"), ("MLM", MLM_COLOUR, "the paper's BERT")):
+    for objective, colour, label in (("RTD", RTD_COLOUR, "the paper's ELECTRA"),
+                                     ("MLM", MLM_COLOUR, "the paper's BERT")):
         points = [p for p in PAPER_POINTS if p.objective == objective]
         figure.add_trace(go.Scatter(
             x=[p.train_flops for p in points], y=[p.glue for p in points], mode="markers+text", name=label,
-            text=[p.model for p in points], textposition=["middle right" if p.train_flops < 1e19 else "middle left" for p in points],
-            marker=dict(color=colour, size=12, symbol="diamond-open" if objective == "RTD" else "circle-open", line=dict(width=2)),
+            text=[p.model for p in points],
+            textposition=["middle right" if p.train_flops < 1e19 else "middle left" for p in points],
+            marker=dict(color=colour, size=12, symbol="diamond-open" if objective == "RTD" else "circle-open",
+                        line=dict(width=2)),
             hovertemplate="%{text} (paper): %{x:.1e} FLOPs, GLUE %{y}<extra></extra>"), 2, 1)
     figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=2, col=1, range=[17.7, 20.5],
                         exponentformat="power")
     figure.update_yaxes(title_text="GLUE dev score (the paper's benchmark)", row=2, col=1, range=[72, 88])
     figure.add_annotation(text=f"{esc(SHORT_SOURCE)}<br>not measured by this app", xref="x2 domain", yref="y2 domain",
-                          x=0.02, y=0.02, xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=11, color=FLOOR_COLOUR))
+                          x=0.02, y=0.02, xanchor="left", yanchor="bottom", showarrow=False,
+                          font=dict(size=11, color=FLOOR_COLOUR))
     return stacked_layout(figure, 880)
 
 
@@ -214,7 +224,8 @@ def amount_text(amount: float) -> str:
 
 def _clock(seconds: float) -> str:
     seconds = max(0, int(seconds))
-    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else f"{seconds // 60}:{seconds % 60:02d}"
+    return (f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600
+            else f"{seconds // 60}:{seconds % 60:02d}")
 
 
 def _rate(events: list[TrainEvent]) -> float | None:
@@ -265,8 +276,10 @@ def status_html(snapshot: dict | None) -> str:
     else:
         text = (f"✓ Finished after {_clock(elapsed)} · {where} · models saved in "
                 f"{esc(_shown_folder(snapshot['folder']))}")
-    budget = f"{settings['amount']:g} {settings['budget']}" + (" per objective" if settings["budget"] != "minutes" else "")
-    detail = f"{esc(settings['preset'])} preset, seed {settings['seed']}, budget {budget}, on {esc(snapshot['device'])}"
+    budget = (f"{settings['amount']:g} {settings['budget']}"
+              + (" per objective" if settings["budget"] != "minutes" else ""))
+    detail = (f"{esc(settings['preset'])} preset, seed {settings['seed']}, budget {budget}, "
+              f"on {esc(snapshot['device'])}")
     return (f'<div style="{FONT}" id="race-status"><p id="race-status-line" style="font-size: 1.05em; margin: 0">'
             f"<b>{text}</b></p><p style=\"margin: 2px 0 0; color: #555\">{detail}</p></div>")
 
@@ -300,6 +313,7 @@ def replay_status_html(snapshot: dict, record: dict, playing: bool) -> str:
     detail = (f"Recorded race “{esc(record['title'])}”: {esc(settings['preset'])} preset, {esc(corpus)} text"
               f", seed {settings['seed']}, budget {esc(budget_text(settings))}, pace: equal {esc(settings['pace'])}; "
               f"run on {esc(record.get('device') or 'an unknown device')}{when}")
-    about = f'<p style="margin: 2px 0 0; color: #555">{esc(record["description"])}</p>' if record.get("description") else ""
+    about = (f'<p style="margin: 2px 0 0; color: #555">{esc(record["description"])}</p>'
+             if record.get("description") else "")
     return (f'<div style="{FONT}" id="replay-status"><p id="replay-status-line" style="font-size: 1.05em; margin: 0">'
             f"<b>{esc(line)}</b></p><p style=\"margin: 2px 0 0; color: #555\">{detail}</p>{about}</div>")

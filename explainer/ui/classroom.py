@@ -117,7 +117,8 @@ def run_sweep(model: str, progress=gr.Progress()) -> dict:
             try:
                 sweep = difficulty.temperature_sweep(api.load_pair(model), difficulty.heldout_sentences())
             except (gr.Error, ValueError) as error:
-                return {"sweep_plot": None, "sweep_note": style.message_html(getattr(error, "message", None) or str(error))}
+                return {"sweep_plot": None,
+                        "sweep_note": style.message_html(getattr(error, "message", None) or str(error))}
             _sweeps[model] = sweep
     return {"sweep_plot": sweep_figure(sweep), "sweep_note": sweep_summary_html(sweep)}
 
@@ -340,8 +341,9 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
     private = dict(api_visibility="private")
     for tab in c.views.children:  # the view a copied link opens
         tab.select(lambda name=tab.id: name, None, [c.view_id], show_progress="hidden", **private)
-    c.copy_link.click(lambda *values: (lesson_link_query(*values), gr.update(visible=True)), [c.text, c.seed, c.view_id],
-                      [c.link_query_box, c.link], **private).then(None, [c.link_query_box], [c.link], js=COPY_LINK_JS)
+    c.copy_link.click(lambda *values: (lesson_link_query(*values), gr.update(visible=True)),
+                      [c.text, c.seed, c.view_id], [c.link_query_box, c.link],
+                      **private).then(None, [c.link_query_box], [c.link], js=COPY_LINK_JS)
     lesson, lesson_outputs = named(run_lesson, c), [c.notices, c.steps, c.step_index, c.step, c.positions]
     for trigger in (c.run.click, c.text.submit):
         trigger(lesson, [c.text, c.seed, c.model], lesson_outputs, **private, **queues.EXPLAIN)

@@ -130,8 +130,8 @@ def apply_link(request: gr.Request):
             **picked}
 
 
-def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_words, merged, palette=style.DEFAULT_PALETTE,
-                generator=None, progress=gr.Progress(track_tqdm=True)):
+def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_words, merged,
+                palette=style.DEFAULT_PALETTE, generator=None, progress=gr.Progress(track_tqdm=True)):
     try:
         explanation = api.make_explanation(text, model, _settings(mode, mask_rate, seed, temperature, top_k, mask_words,
                                                                   generator))
@@ -147,14 +147,16 @@ def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_wor
                "verdict": render.score_html(explanation) + render.sentence_html(explanation, merged, palette),
                "target": gr.update(choices=targets, value=explanation.most_suspicious)}
     # A new sentence (or a failed one) clears the previous attributions.
-    return {**top, "explanation": explanation, "attribution_text": "", "attribution_plot": gr.update(value=None, visible=False),
-            "attribution": None, "matrix_plot": gr.update(value=None, visible=False), **share.shown(explanation, None)}
+    return {**top, "explanation": explanation, "attribution_text": "",
+            "attribution_plot": gr.update(value=None, visible=False), "attribution": None,
+            "matrix_plot": gr.update(value=None, visible=False), **share.shown(explanation, None)}
 
 
 def _target_label(explanation: Explanation, token) -> str:
     """'wonderbest' for a one-piece word; 'wonderbest, its piece -best' for a piece of a longer word."""
     word = explanation.words[token.word]
-    name = visible(word.corrupted) if len(word.tokens) == 1 else f"{visible(word.corrupted)}, its piece {token.corrupted}"
+    name = (visible(word.corrupted) if len(word.tokens) == 1
+            else f"{visible(word.corrupted)}, its piece {token.corrupted}")
     return f"{name}  ({token.p_replaced:.0%} replaced)"
 
 
@@ -171,7 +173,8 @@ def rerender(explanation: Explanation | None, attribution, merged: bool, palette
 
 
 def _attribution_view(attribution, explanation: Explanation, merged: bool, palette: str) -> str:
-    return render.attribution_html(attribution, explanation, merged, palette) + completeness.attribution_note_html(attribution)
+    return (render.attribution_html(attribution, explanation, merged, palette)
+            + completeness.attribution_note_html(attribution))
 
 
 def _attribution_settings(method, n_steps, baseline, adaptive) -> AttributionSettings:
@@ -263,7 +266,8 @@ def _layout() -> SimpleNamespace:
             mask_rate = gr.Slider(0.05, 0.5, value=0.15, step=0.01, label="Mask rate (automatic mode)")
             seed = gr.Number(0, precision=0, label="Seed (same seed, same result)", elem_id="explore-seed")
         with gr.Row():
-            temperature = gr.Slider(0.1, 3.0, value=1.0, step=0.1, label="Generator temperature (higher = wilder guesses)")
+            temperature = gr.Slider(0.1, 3.0, value=1.0, step=0.1,
+                                    label="Generator temperature (higher = wilder guesses)")
             top_k = gr.Slider(1, 10, value=5, step=1, label="Guesses shown per masked word")
     link_note = gr.HTML(elem_id="explore-link-note")
     status = gr.HTML(elem_id="explore-model-status")
@@ -276,7 +280,8 @@ def _layout() -> SimpleNamespace:
     verdict = gr.HTML(elem_id="explore-verdict")
     with gr.Row(equal_height=True):
         download = gr.Button("Download the results (JSON)", size="sm", scale=0, min_width=240, elem_id="explore-json")
-        copy_link = gr.Button("Copy a link to this result", size="sm", scale=0, min_width=240, elem_id="explore-copy-link")
+        copy_link = gr.Button("Copy a link to this result", size="sm", scale=0, min_width=240,
+                              elem_id="explore-copy-link")
         link = gr.Textbox(label="Link (opens this sentence with these settings: the same corruption and verdict)",
                           interactive=False, buttons=["copy"], scale=3, elem_id="explore-link", visible=False)
     link_query_box = gr.Textbox(visible=False)
@@ -290,12 +295,14 @@ def _layout() -> SimpleNamespace:
                 "word's score back to every word it read.")
     with gr.Row():
         target = gr.Dropdown([], label="Word to explain (P(replaced) in brackets)", scale=2)
-        method = gr.Radio([("Integrated gradients", "integrated_gradients"), ("Gradient × input (faster)", "gradient_x_input")],
+        method = gr.Radio([("Integrated gradients", "integrated_gradients"),
+                           ("Gradient × input (faster)", "gradient_x_input")],
                           value="integrated_gradients", label="Method", scale=2)
         baseline = gr.Radio([("[PAD]", "pad"), ("[MASK]", "mask")], value="pad", label="Baseline", scale=1)
         n_steps = gr.Slider(4, 200, value=128, step=1, label="Integration points (the most, if adaptive)", scale=1)
     adaptive = gr.Checkbox(value=True, elem_id="explore-adaptive",
-                           label=f"Adaptive: as few points as keep each word's completeness error under {TOLERANCE:.0%}")
+                           label="Adaptive: as few points as keep each word's completeness error "
+                                 f"under {TOLERANCE:.0%}")
     with gr.Row():
         why = gr.Button("Explain this word", variant="primary", elem_id="explore-why")
         why_all = gr.Button("Explain every word (heatmap, rows appear as they are computed)", elem_id="explore-why-all")

@@ -116,8 +116,8 @@ def class_link(code, generator=None, request: gr.Request | None = None) -> str:
         return _error(error)
     base = str(getattr(request, "url", "") or "").split("?")[0] if request is not None else ""
     link = f"{base}?game={code}" + (f"&level={HARDER}" if forgers.chosen(generator) == generators.STRONGER else "")
-    return (f'<p style="{style.FONT}" id="game-link">Class link: <code>{style.esc(link)}</code> — or just tell the class '
-            f"the code <b>{code}</b>.</p>")
+    return (f'<p style="{style.FONT}" id="game-link">Class link: <code>{style.esc(link)}</code> — '
+            f"or just tell the class the code <b>{code}</b>.</p>")
 
 
 def code_from_link(request: gr.Request) -> dict:

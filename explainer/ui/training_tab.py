@@ -46,7 +46,8 @@ _views_lock = threading.Lock()
 _views_cache: dict = {}
 
 
-DOWNLOADS = Path(tempfile.gettempdir()) / "electra-explainer-downloads"  # a finished race's files, as gradio serves them
+# a finished race's files, as gradio serves them
+DOWNLOADS = Path(tempfile.gettempdir()) / "electra-explainer-downloads"
 
 
 def servable(path: Path) -> str:
@@ -154,7 +155,8 @@ def start_race(preset, budget, amount, corpus, upload, seed, device, pace, seq_l
     except RaceBusy as busy:
         return message_html(str(busy))
     except (TypeError, ValueError) as error:  # an emptied number box arrives as None
-        return message_html(str(error) if isinstance(error, ValueError) else "Fill in every number (More settings too).")
+        return message_html(str(error) if isinstance(error, ValueError)
+                            else "Fill in every number (More settings too).")
     return f'<p id="race-started">Started in {race.folder.name}; the charts below update every second.</p>'
 
 
@@ -177,7 +179,8 @@ def corpus_check(upload) -> str:
 def preset_note(preset: str) -> str:
     """What the preset is: its note, its size and (mini) its default budget."""
     values, note = default_settings(preset), PRESETS[preset]
-    size = f"{note.discriminator.layers} layers × {note.discriminator.hidden} wide (generator {note.generator.hidden} wide)"
+    size = (f"{note.discriminator.layers} layers × {note.discriminator.hidden} wide "
+            f"(generator {note.generator.hidden} wide)")
     return f"*{note.note}: {size}*" + (
         f" Default budget: {values.amount:.1e} training FLOPs per objective, about {CPU_RACE_MINUTES} minutes on a "
         f"2-core CPU.".replace("e+", "e") if preset == "mini" else "")
@@ -238,9 +241,10 @@ def _build_verdict() -> None:
         gr.Markdown(verdict.verdict_markdown(campaign), elem_id="race-findings")
         if groups:
             gr.Plot(verdict.gap_figure(groups), show_label=False, elem_id="race-gaps")
-            gr.HTML(f'<p style="{style.FONT};color:#555">{verdict.gaps_caption(groups)} Each dot is one race; the bar is '
-                    "one standard deviation either side of the mean. The paper measured a different benchmark (GLUE) "
-                    "with far more compute: its points give the scale, not a target.</p>", elem_id="race-gaps-caption")
+            gr.HTML(f'<p style="{style.FONT};color:#555">{verdict.gaps_caption(groups)} Each dot is one race; '
+                    "the bar is one standard deviation either side of the mean. The paper measured a different "
+                    "benchmark (GLUE) with far more compute: its points give the scale, not a target.</p>",
+                    elem_id="race-gaps-caption")
         if campaign:
             gr.Markdown("#### What we measured on this CPU: every setting tried, with seeds")
             gr.HTML(verdict.campaign_html(campaign))
@@ -264,7 +268,8 @@ def _build_settings(defaults) -> SimpleNamespace:
                           elem_id="race-text-device"):
             corpus = gr.Radio(CORPORA, value="imdb", label="Text to pretrain on")
             upload = gr.File(file_types=[".txt", ".jsonl"], type="filepath",
-                             label=f"Your corpus: one document per line (up to {races.MANAGER.max_upload_bytes / 2**20:g} MB)")
+                             label="Your corpus: one document per line "
+                                   f"(up to {races.MANAGER.max_upload_bytes / 2**20:g} MB)")
             device = gr.Dropdown([("auto", "auto"), ("CPU", "cpu"), ("CUDA GPU", "cuda")], value="auto",
                                  label="Device", info=f"auto = {describe_device('auto')}")
         with gr.Accordion("More settings: pace, block length, batch, learning rate, probes, temperature", open=False,

@@ -30,8 +30,10 @@ def add_race_arguments(parser: argparse.ArgumentParser) -> None:
     for field in dataclasses.fields(RaceSettings):
         if field.name in RACE_SKIP:
             continue
-        shown = "mini on CPU, small on CUDA" if field.name == "preset" else f"the preset's; mini: {getattr(mini, field.name)}"
-        parser.add_argument("--" + field.name.replace("_", "-"), type=types[field.name], default=None, help=f"default: {shown}")
+        shown = ("mini on CPU, small on CUDA" if field.name == "preset"
+                 else f"the preset's; mini: {getattr(mini, field.name)}")
+        parser.add_argument("--" + field.name.replace("_", "-"), type=types[field.name], default=None,
+                            help=f"default: {shown}")
 
 
 def race_table(summaries: list[dict], aggregate: dict, finetuned: dict | None) -> str:
@@ -41,14 +43,17 @@ def race_table(summaries: list[dict], aggregate: dict, finetuned: dict | None) -
     lines = ["seed  status     probe: RTD   MLM  floor  RTD-MLM   FLOPs: RTD    MLM     RTD disc/MLM loss"]
     for s in summaries:
         rtd, mlm = s["rtd"], s["mlm"]
-        diff = None if rtd["probe_accuracy"] is None or mlm["probe_accuracy"] is None else rtd["probe_accuracy"] - mlm["probe_accuracy"]
+        diff = (None if rtd["probe_accuracy"] is None or mlm["probe_accuracy"] is None
+                else rtd["probe_accuracy"] - mlm["probe_accuracy"])
         losses = " / ".join("-" if v is None else f"{v:.3f}" for v in (rtd["disc_loss"], mlm["mlm_loss"]))
         lines.append(f"{s['seed']:>4}  {s['status']:<9}      {pct(rtd['probe_accuracy'])} {pct(mlm['probe_accuracy'])} "
-                     f"{pct(s['floor']['probe_accuracy'])}   {pct(diff)}   {rtd['flops'] or 0:9.2e} {mlm['flops'] or 0:9.2e}   {losses}")
+                     f"{pct(s['floor']['probe_accuracy'])}   {pct(diff)}   "
+                     f"{rtd['flops'] or 0:9.2e} {mlm['flops'] or 0:9.2e}   {losses}")
 
     for title, stats in (("linear probe", aggregate), ("full fine-tune", finetuned)):
         if stats:
-            lines.append(f"{title} over {stats['seeds']} seeds (%): RTD {mean_text(stats, 'rtd')}, MLM {mean_text(stats, 'mlm')}, "
+            lines.append(f"{title} over {stats['seeds']} seeds (%): RTD {mean_text(stats, 'rtd')}, "
+                         f"MLM {mean_text(stats, 'mlm')}, "
                          f"untrained {mean_text(stats, 'floor')}; RTD - MLM {mean_text(stats, 'rtd_minus_mlm')} "
                          f"(RTD ahead in {stats['rtd_wins']} of {stats['seeds']})")
     return "\n".join(lines)
@@ -159,7 +164,8 @@ def paper_line() -> str:
 def add_race(sub) -> None:
     p = sub.add_parser("race", help="RTD vs MLM side by side on one budget, probed downstream; several seeds")
     p.add_argument("--out", required=True, help="folder for OUT/seed-N/{rtd,mlm,race.json} and OUT/summary.json")
-    p.add_argument("--finetune", action="store_true", help="also fine-tune both encoders and the floor (~6 min each on CPU)")
+    p.add_argument("--finetune", action="store_true",
+                   help="also fine-tune both encoders and the floor (~6 min each on CPU)")
     p.add_argument("--finetune-epochs", type=int, default=3)
     add_race_arguments(p)
     p.set_defaults(func=cmd_race)

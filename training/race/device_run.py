@@ -50,8 +50,10 @@ def _option(default, help_text: str):
 class DeviceRunOptions:
     """Each field's help (its `metadata`) is the command line's (bench/gpu_race.py run --help)."""
 
-    bundle: str = _option(dataclasses.MISSING, "a token bundle's folder (training/bundle.py): corpus, tokenizer, the probe's task")
-    out: str = _option(dataclasses.MISSING, "the record, race.json, the metrics and device-run.json go here ($OUT on the device)")
+    bundle: str = _option(dataclasses.MISSING, "a token bundle's folder (training/bundle.py): corpus, tokenizer, "
+                                               "the probe's task")
+    out: str = _option(dataclasses.MISSING, "the record, race.json, the metrics and device-run.json go here "
+                                            "($OUT on the device)")
     work: str | None = _option(None, "the race's own folders (checkpoints: hundreds of MB); default: a new "
                                      "temporary folder")
     preset: str = _option("small", "encoder sizes (training/models.py); small: the paper's ELECTRA-Small")
@@ -163,8 +165,10 @@ def _texts(result: dict, preset: str, hardware: str) -> tuple[str, str]:
     spent = min(race[o]["flops"] or 0.0 for o in OBJECTIVES) if race["budget_reached"] < 1 else budget
     short = "" if race["budget_reached"] >= 1 else f" (the call's deadline stopped it at {flops_text(spent)})"
     title = f"ELECTRA-{preset.capitalize()} on one {hardware}: {flops_text(budget)} FLOPs each{short}"
-    share = f"{100 * race['share_of_peak']:.0f}% of its measured peak" if race["share_of_peak"] else "its peak unmeasured"
-    description = (f"Recorded on one {hardware} ({result['peak']['dtype']}) in {race['wall_seconds'] / 60:.1f} minutes: "
+    share = (f"{100 * race['share_of_peak']:.0f}% of its measured peak" if race["share_of_peak"]
+             else "its peak unmeasured")
+    description = (f"Recorded on one {hardware} ({result['peak']['dtype']}) "
+                   f"in {race['wall_seconds'] / 60:.1f} minutes: "
                    f"RTD and MLM each trained on {flops_text(spent)} training FLOPs, "
                    f"{(race['flops_per_second'] or 0) / 1e12:.3g} TFLOP/s while training ({share}).")
     return title, description

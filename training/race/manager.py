@@ -156,11 +156,13 @@ class RaceManager:
     def busy_message(self) -> str:
         race = self.race
         if self.job == "finetune":
-            return "Busy: this server is fine-tuning the last race's encoders; one job runs at a time. Wait for it to finish."
+            return ("Busy: this server is fine-tuning the last race's encoders; one job runs at a time. "
+                    "Wait for it to finish.")
         left = ""
         if race is not None and race.settings.budget == "minutes":
             left = f", about {max(0.0, race.settings.amount - race.elapsed() / 60):.0f} min left"
-        what = f"a {race.settings.preset} race ({race.settings.amount:g} {race.settings.budget}{left})" if race else "a race"
+        what = (f"a {race.settings.preset} race ({race.settings.amount:g} {race.settings.budget}{left})" if race
+                else "a race")
         return (f"Busy: {what} is already running on this server, and only one runs at a time. "
                 "Its charts are shown here; watch it, or start yours when it has finished.")
 

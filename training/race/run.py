@@ -202,7 +202,8 @@ class Race:
         device = "cuda" if use_cuda(self.settings.device) else "cpu"
         try:
             if self.floor is None:
-                floor = probe(folder, self.settings.probe_config(), random_init=True, device=device, stop=self._stop.is_set)
+                floor = probe(folder, self.settings.probe_config(), random_init=True, device=device,
+                              stop=self._stop.is_set)
                 with self._lock:
                     self.floor = Probe(objective="untrained", step=0, flops=0.0, tokens=0, **floor.to_dict())
             result = probe(folder, self.settings.probe_config(), device=device, stop=self._stop.is_set)

@@ -113,9 +113,9 @@ def size_race(settings: RaceSettings, batch_sizes: tuple[int, ...], min_budget: 
         left = seconds_left()
         plan, error = _plan(calibrations, probe_seconds, left, probes)
         say(f"plan, batch {batch}: " + (error or (
-            f"{flops_text(plan.budget_flops)} FLOPs per objective in the {left:.0f} s left: about {plan.steps['rtd']:,} RTD "
-            f"and {plan.steps['mlm']:,} MLM steps, a probe every {plan.probe_every:,} steps ({probe_seconds:.1f} s "
-            f"each), {plan.seconds:.0f} s in all")))
+            f"{flops_text(plan.budget_flops)} FLOPs per objective in the {left:.0f} s left: "
+            f"about {plan.steps['rtd']:,} RTD and {plan.steps['mlm']:,} MLM steps, "
+            f"a probe every {plan.probe_every:,} steps ({probe_seconds:.1f} s each), {plan.seconds:.0f} s in all")))
         tried.append({"batch_size": batch, "calibration": [c.to_dict() for c in calibrations],
                       "plan": plan.to_dict() if plan else None, "error": error})
         found.append((batch, calibrations, plan))
