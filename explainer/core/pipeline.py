@@ -68,8 +68,7 @@ class Proposal:
 class MaskedPosition:
     position: int  # token index
     original: str
-    # False: one of the 15% of selected tokens kept as they were (ELECTRA's official code; the paper masks them all)
-    shown_as_mask: bool
+    shown_as_mask: bool  # False: one of the 15% chosen but kept as it was (ELECTRA's code; the paper masks all)
     proposals: tuple[Proposal, ...]  # top-k, most likely first
     sampled: str  # the replacement drawn from the generator's softmax
     sampled_id: int
