@@ -16,7 +16,7 @@ from explainer.core.class_store import ClassStore
 from explainer.lesson import class_session
 from explainer.render import class_room, class_view
 from explainer.ui import api
-from explainer.ui.class_page import REMEMBERED, page_link, remember, write_results
+from explainer.ui.class_screens import REMEMBERED, page_link, remember, write_results
 
 
 @pytest.fixture

@@ -13,18 +13,19 @@ import gradio as gr
 
 from explainer.lesson import class_session as session
 from explainer.ui import queues
-from explainer.ui.class_screens import _error
+from explainer.ui.class_screens import error_html
 
 LOCK_LABEL = "Lock the room: nobody new can join (the students in it play on)"
 
 
 def set_lock(who: dict | None, locked: bool) -> dict:
     if not who or not who.get("token"):
-        return {"lock": gr.update(value=False), "message": _error("Open the class from the browser that started it.")}
+        return {"lock": gr.update(value=False),
+                "message": error_html("Open the class from the browser that started it.")}
     try:
         info = session.lock_class(who["code"], who["token"], bool(locked))
     except ValueError as error:
-        return {"lock": gr.update(value=not locked), "message": _error(error)}
+        return {"lock": gr.update(value=not locked), "message": error_html(error)}
     return {"lock": info.locked, "message": ""}
 
 
@@ -36,17 +37,17 @@ def roster(who: dict | None) -> dict:
         session.default_store().check_teacher(who["code"], who["token"])
         students = session.default_store().students(who["code"])
     except ValueError as error:
-        return {"pick": gr.update(choices=[], value=None), "message": _error(error)}
+        return {"pick": gr.update(choices=[], value=None), "message": error_html(error)}
     return {"pick": gr.update(choices=[(f"{s.number}: {s.display_name}", s.number) for s in students])}
 
 
 def remove(who: dict | None, number) -> dict:
     if not who or not who.get("token") or number is None:
-        return {"message": _error("Choose the student to remove.")}
+        return {"message": error_html("Choose the student to remove.")}
     try:
         gone = session.remove_student(who["code"], who["token"], int(number))
     except (TypeError, ValueError) as error:
-        return {"message": _error(error)}
+        return {"message": error_html(error)}
     left = roster(who)
     left["pick"] = gr.update(choices=left["pick"]["choices"], value=None)
     note = f"{gone.display_name} (student {gone.number}) was removed with their answers. Lock the room too, or " \

@@ -29,9 +29,9 @@ from explainer.render import class_view as view
 from explainer.render import game as game_view
 from explainer.ui import api, class_address, forgers, queues
 from explainer.ui.class_moderation import build_moderation
-from explainer.ui.class_screens import (  # noqa: F401 (REMEMBERED, page_link, remember, write_results: re-exported)
-    REMEMBERED, _error, _params, _round, b_choices, join_student, move_label, next_unanswered, page_link, remember,
-    render_board, sentence_html, stage_key, wait_html, write_results,
+from explainer.ui.class_screens import (
+    b_choices, error_html, join_student, move_label, next_unanswered, query_params, remember,
+    render_board, round_for, sentence_html, stage_key, wait_html, write_results,
 )
 
 INTRO = """
@@ -141,8 +141,8 @@ def build_class_page(demo: gr.Blocks) -> None:
                on_stage: stage_key(stage.phase, stage.sentence), held.lock: data.locked}
         limit = session.default_store().max_students
         if data.teacher and data.joined >= limit:
-            out[message] = _error(f"The class is full: {data.joined} of {limit} students have joined, this server's "
-                                  "most; nobody else can join (ELECTRA_CLASS_MAX_STUDENTS).")
+            out[message] = error_html(f"The class is full: {data.joined} of {limit} students have joined, "
+                                      "this server's most; nobody else can join (ELECTRA_CLASS_MAX_STUDENTS).")
         at_results = stage.phase in ("results", "ended")
         if at_results:
             csv_path, json_path = write_results(data.code, key)
@@ -159,7 +159,7 @@ def build_class_page(demo: gr.Blocks) -> None:
             html, digest, data = render_board(state, "")
             more = controls(data, key)
         except (gr.Error, ValueError) as error:
-            return {message: _error(error)}
+            return {message: error_html(error)}
         return {who: state, start_box: gr.Column(visible=False), teacher_box: gr.Column(visible=True),
                 student_box: gr.Column(visible=False), timer: gr.Timer(active=True), board: html, shown: digest,
                 card: links, address: choice, message: "", **more}
@@ -172,7 +172,7 @@ def build_class_page(demo: gr.Blocks) -> None:
                 shown: digest, message: ""}
 
     def play_screen(me: dict, remembered_now: dict | None = None, note: str = "") -> dict:
-        _, mine = _round(me["code"], me["id"])
+        _, mine = round_for(me["code"], me["id"])
         index = next_unanswered(mine) if mine.phase == "round_a" else None
         choices = b_choices(mine) if mine.phase == "round_b" else []
         answering_a, answering_b = index is not None, bool(choices)
@@ -198,7 +198,7 @@ def build_class_page(demo: gr.Blocks) -> None:
     def open_page(location_now, remembered_now, teaching_now, request: gr.Request):
         """What the address asks for: the projector, the teacher's page, a student's game (or the join form), or
         the start."""
-        params = _params(request)
+        params = query_params(request)
         code = params.get("class")
         if code is None:
             return {start_box: gr.Column(visible=True)}
@@ -209,7 +209,7 @@ def build_class_page(demo: gr.Blocks) -> None:
                 if teacher:
                     raise ValueError("This is not a view link: open the class's view link on the projector.")
             except ValueError as error:
-                return {message: _error(f"This link does not open a class's view: {error}")}
+                return {message: error_html(f"This link does not open a class's view: {error}")}
             return projector_screen(info.code, params["view"], location_now)
         if "teacher" in params or "teach" in params:
             try:
@@ -220,7 +220,7 @@ def build_class_page(demo: gr.Blocks) -> None:
                                      "browser that started it; the projector opens its view link.")
                 info = store.check_teacher(normal, key)
             except ValueError as error:
-                return {message: _error(error), new_query: f"?class={code}&teach=1" if "teacher" in params else ""}
+                return {message: error_html(error), new_query: f"?class={code}&teach=1" if "teacher" in params else ""}
             return {**teacher_screen(info.code, key, location_now), new_query: f"?class={info.code}&teach=1",
                     teaching: remember(teaching_now, info.code, key)}
         join_form = {start_box: gr.Column(visible=False), student_box: gr.Column(visible=True),
@@ -229,7 +229,7 @@ def build_class_page(demo: gr.Blocks) -> None:
             normal = session.ClassStore.normalise_code(code)
             store.get_class(normal)
         except ValueError as error:
-            return {**join_form, code_box: str(code)[:20], message: _error(error)}
+            return {**join_form, code_box: str(code)[:20], message: error_html(error)}
         known = dict(remembered_now or {}).get(normal)
         if known:
             try:
@@ -247,7 +247,7 @@ def build_class_page(demo: gr.Blocks) -> None:
                 pair, int(n_now or game.ROUND_SENTENCES), sentences=(own_now or "").strip() or None,
                 generator=forgers.chosen(forger_now), visitor=who))
         except (gr.Error, ValueError, TypeError) as error:
-            return {message: _error(error)}
+            return {message: error_html(error)}
         out = teacher_screen(new.code, new.teacher_key, location_now)
         out[message] = out.get(message) or view.plays_note_html(new.n_sentences, int(n_now or game.ROUND_SENTENCES))
         return {**out, new_query: f"?class={new.code}&teach=1",
@@ -261,14 +261,14 @@ def build_class_page(demo: gr.Blocks) -> None:
             try:
                 out |= controls(data, who_state["token"])
             except (gr.Error, ValueError) as error:
-                out[message] = _error(error)
+                out[message] = error_html(error)
         return out
 
     def move(who_state, on_stage_now, to: str):
         """The teacher's button: the class to the next stage after the one this page showed (so a click made
         twice, or after another tab moved the class, is refused by the store instead of skipping a stage)."""
         if not who_state:
-            return {message: _error("Open the class from the browser that started it.")}
+            return {message: error_html("Open the class from the browser that started it.")}
         try:
             phase, _, sentence = (on_stage_now or "lobby:0").partition(":")
             info = session.default_store().get_class(who_state["code"])
@@ -279,7 +279,7 @@ def build_class_page(demo: gr.Blocks) -> None:
             session.move_class(who_state["code"], who_state["token"], target.phase, target.sentence)
             note = ""
         except (gr.Error, ValueError) as error:
-            note = _error(error)
+            note = error_html(error)
         out = refresh(who_state, "")
         out[message] = note
         return out
@@ -289,7 +289,7 @@ def build_class_page(demo: gr.Blocks) -> None:
             me, remembered_new = join_student(code_now, nickname_now, dict(remembered_now or {}), api.visitor(request))
             return play_screen(me, remembered_new)
         except (gr.Error, ValueError, TypeError) as error:
-            return {message: _error(error)}
+            return {message: error_html(error)}
 
     def follow_phase(me, on_stage_now):
         """A phone's check: the whole screen again only when the teacher has moved the class."""
@@ -301,17 +301,18 @@ def build_class_page(demo: gr.Blocks) -> None:
                 return {on_stage: gr.skip()}  # nothing moved: the phone's screen stays as it is
             return play_screen(me)
         except (gr.Error, ValueError) as error:
-            return {message: _error(error)}
+            return {message: error_html(error)}
 
     def submit_a(me, index, picks):
         if not me or index is None:
-            return {message: _error("Join the class first.") if not me else "", submit: gr.update(interactive=False)}
+            return {message: error_html("Join the class first.") if not me else "",
+                    submit: gr.update(interactive=False)}
         try:
             pair = api.class_pair(me["code"])
             out = session.submit_spot(pair, me["code"], me["id"], int(index), list(picks or []))
-            _, mine = _round(me["code"], me["id"])
+            _, mine = round_for(me["code"], me["id"])
         except (gr.Error, ValueError, TypeError) as error:
-            return {message: _error(error)}
+            return {message: error_html(error)}
         note = ("Saved ✓ The answers come when your teacher reveals them." if out.new else
                 "You had already answered this sentence: your first answer counts.")
         return {saved: f'<p style="margin:4px 0">{note}</p>', status: view.student_status_html(mine),
@@ -320,11 +321,11 @@ def build_class_page(demo: gr.Blocks) -> None:
 
     def next_a(me):
         if not me:
-            return {message: _error("Join the class first.")}
+            return {message: error_html("Join the class first.")}
         try:
             return play_screen(me)
         except (gr.Error, ValueError) as error:
-            return {message: _error(error)}
+            return {message: error_html(error)}
 
     def b_words(me, index):
         """Another sentence: its words to choose from, the sentence in full, and "Your word" emptied."""
@@ -332,7 +333,7 @@ def build_class_page(demo: gr.Blocks) -> None:
         if not me or index is None:
             return empty
         try:
-            _, mine = _round(me["code"], me["id"])
+            _, mine = round_for(me["code"], me["id"])
             words = mine.fool_words[int(index)]
             text = view.fool_sentence_html(mine.fool_sentences[int(index)], int(index), len(mine.fool_sentences))
         except (gr.Error, ValueError, TypeError, IndexError):
@@ -341,17 +342,17 @@ def build_class_page(demo: gr.Blocks) -> None:
 
     def submit_b(me, index, word, new_word, bet):
         if not me:
-            return {message: _error("Join the class first.")}
+            return {message: error_html("Join the class first.")}
         if index is None:
-            return {message: _error("Choose a sentence (you have tried every one already if the list is empty).")}
+            return {message: error_html("Choose a sentence (you have tried every one already if the list is empty).")}
         if word is None:
-            return {message: _error("Choose the word to change.")}
+            return {message: error_html("Choose the word to change.")}
         try:
             pair = api.class_pair(me["code"])
             out = session.submit_fool(pair, me["code"], me["id"], int(index), int(word), new_word, bool(bet))
-            _, mine = _round(me["code"], me["id"])
+            _, mine = round_for(me["code"], me["id"])
         except (gr.Error, ValueError, TypeError) as error:
-            return {message: _error(error)}
+            return {message: error_html(error)}
         choices = b_choices(mine)
         return {b_result: view.class_fool_html(out), status: view.student_status_html(mine), message: "",
                 b_sentence: gr.update(choices=choices, value=choices[0][1] if choices else None),

@@ -28,7 +28,7 @@ MOVE_LABELS = {"round_a": "Open round A", "round_b": "Open round B", "results": 
                "ended": "End the class"}
 
 
-def _error(error: Exception | str) -> str:
+def error_html(error: Exception | str) -> str:
     return style.message_html(getattr(error, "message", None) or str(error))
 
 
@@ -41,7 +41,7 @@ def page_link(location: str, **params: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, query, ""))
 
 
-def _params(request: gr.Request | None) -> dict:
+def query_params(request: gr.Request | None) -> dict:
     return dict(getattr(request, "query_params", None) or {}) if request is not None else {}
 
 
@@ -65,7 +65,7 @@ def render_board(who, shown: str):
         data = session.teacher_view_data(pair, who["code"], who["token"])
         html = room.room_html(data, who.get("link") or f"class?class={data.code}", full=bool(who.get("full")))
     except (gr.Error, ValueError) as error:
-        html = _error(error)
+        html = error_html(error)
     digest = hashlib.sha256(html.encode()).hexdigest()
     return (gr.skip() if digest == shown else html), digest, data
 
@@ -83,7 +83,7 @@ def write_results(code: str, key: str) -> tuple[str, str]:
 
 # --- the student -------------------------------------------------------------------------------------------
 
-def _round(code, student_id):
+def round_for(code, student_id):
     pair = api.class_pair(code)
     return pair, session.student_round(pair, code, student_id)
 
