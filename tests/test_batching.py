@@ -27,6 +27,20 @@ def same(batched, alone) -> None:
     assert batched.words == alone.words or [w.corrupted for w in batched.words] == [w.corrupted for w in alone.words]
 
 
+def queue_while_busy(pair, runner, calls) -> None:
+    """Start `calls` in threads while the models are busy (their lock held), so that all but the leader queue in
+    `runner`; then let them run and wait for them."""
+    with pair.lock:
+        threads = [threading.Thread(target=call) for call in calls]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 30
+        while len(runner._queue) < len(calls) - 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    for thread in threads:
+        thread.join(60)
+
+
 def test_a_batch_gives_each_sentence_its_lone_result(tiny_pair):
     alone = [explain(tiny_pair, text, settings) for text, settings in REQUESTS]
     for batched, lone in zip(explain_many(tiny_pair, REQUESTS), alone):
@@ -53,15 +67,8 @@ def test_requests_that_wait_for_the_models_run_as_one_batch(tiny_pair):
         except Exception as error:  # noqa: BLE001 - reported by the assert below
             errors.append(error)
 
-    with tiny_pair.lock:  # the models are busy: the first request leads and waits, the others queue
-        threads = [threading.Thread(target=call, args=(i,)) for i in range(11)]
-        for thread in threads:
-            thread.start()
-        deadline = time.monotonic() + 30
-        while len(runner._queue) < 10 and time.monotonic() < deadline:
-            time.sleep(0.01)
-    for thread in threads:
-        thread.join(60)
+    # the models are busy: the first request leads and waits, the others queue
+    queue_while_busy(tiny_pair, runner, [lambda i=i: call(i) for i in range(11)])
     assert not errors and sorted(results) == list(range(11))
     # The first leader runs what had queued when it took over (itself, maybe one more), then the rest
     # leave in batches of at most 8.
@@ -89,16 +96,8 @@ def test_waiting_requests_run_in_parts_that_fit_the_memory_bound(tiny_pair, monk
     assert explain_memory.estimate_bytes("[MASK] " * 600, Settings(), 30_522) == 512 * 30_522 * 4 * 3 * 2  # ~375 MB
     runner = batching.Batcher(tiny_pair, max_batch=8, max_bytes=2 * one)
     done = []
-    with tiny_pair.lock:  # the models are busy: the requests queue
-        threads = [threading.Thread(target=lambda i=i: done.append(runner.explain(blanks, Settings(seed=i))))
-                   for i in range(5)]
-        for thread in threads:
-            thread.start()
-        deadline = time.monotonic() + 30
-        while len(runner._queue) < 4 and time.monotonic() < deadline:
-            time.sleep(0.01)
-    for thread in threads:
-        thread.join(60)
+    queue_while_busy(tiny_pair, runner, [lambda i=i: done.append(runner.explain(blanks, Settings(seed=i)))
+                                         for i in range(5)])
     assert len(done) == 5 and sum(runner.batches) == 5 and max(runner.batches) == 2  # in parts of two
     monkeypatch.setenv("ELECTRA_EXPLAIN_MEMORY_MB", "lots")
     with pytest.raises(ValueError, match="ELECTRA_EXPLAIN_MEMORY_MB must be a positive number of megabytes"):

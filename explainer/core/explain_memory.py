@@ -19,9 +19,9 @@ models' 512; the blanks at most the masked share of those plus the typed ones.
 from __future__ import annotations
 
 import math
-import os
 
 from explainer.core.pipeline import Settings
+from explainer.core.quotas import setting
 from explainer.core.text import MAX_CHARS, TYPED_BLANK
 
 MAX_TOKENS = 512  # the models' positions
@@ -31,14 +31,8 @@ DEFAULT_BATCH_MB = 256
 
 def batch_bytes() -> int:
     """ELECTRA_EXPLAIN_MEMORY_MB in bytes: the most one batch's generator work may hold; ValueError if not > 0."""
-    raw = os.environ.get("ELECTRA_EXPLAIN_MEMORY_MB", "").strip()
-    try:
-        value = float(raw) if raw else DEFAULT_BATCH_MB
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"ELECTRA_EXPLAIN_MEMORY_MB must be a positive number of megabytes, not {raw[:20]!r}.")
-    return int(value * 1e6)
+    megabytes = setting("ELECTRA_EXPLAIN_MEMORY_MB", DEFAULT_BATCH_MB, float, "a positive number of megabytes")
+    return int(megabytes * 1e6)
 
 
 def estimate_bytes(text: str, settings: Settings, vocabulary: int) -> int:

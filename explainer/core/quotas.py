@@ -44,15 +44,16 @@ DEFAULT_MAX_PER_VISITOR = 10
 DEFAULT_START_RATE, DEFAULT_JOIN_RATE, DEFAULT_JOIN_CLASS_RATE = "10/hour", "600/hour", "120/hour"
 
 
-def setting(name: str, default: float, kind: type) -> float:
-    """A positive number from the environment, or `default`; ValueError naming the setting otherwise."""
+def setting(name: str, default: float, kind: type, what: str = "a positive number") -> float:
+    """A positive number from the environment, or `default`; ValueError naming the setting (and saying `what` it
+    must be) otherwise. Every numeric setting of the server is read here."""
     raw = os.environ.get(name, "").strip()
     try:
         value = kind(raw) if raw else default
     except ValueError:
         value = math.nan
     if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a positive number, not {raw[:20]!r}.")
+        raise ValueError(f"{name} must be {what}, not {raw[:20]!r}.")
     return value
 
 

@@ -21,26 +21,18 @@ forgotten once the call has finished (`install` watches the calls it let in).
 from __future__ import annotations
 
 import math
-import os
 
 from fastapi import HTTPException
 from gradio import route_utils
 
-from explainer.core import visitors
+from explainer.core import quotas, visitors
 from explainer.ui import queues
 
 DEFAULT_ROOM, DEFAULT_SHARE, DEFAULT_CLASS_SHARE = 256, 32, 400
 
 
 def _setting(name: str, default: int) -> int:
-    raw = os.environ.get(name, "").strip()
-    try:
-        value = int(raw) if raw else default
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ValueError(f"{name} must be a whole number from 1, not {raw[:20]!r}.")
-    return value
+    return int(quotas.setting(name, default, int, "a whole number from 1"))
 
 
 def shares() -> dict[str, int]:
