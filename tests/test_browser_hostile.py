@@ -35,10 +35,11 @@ def test_hostile_text_renders_as_text_and_runs_nothing(page, attack, wordpiece):
     expected = [w.text for w in align(wordpiece, attack, 128).words]  # a tag's marks are words of their own
     page.locator("#explore-text textarea").fill(attack)
     page.locator("#explore-run").click()
-    first = expected[0]
+    # wait for this attack's verdict, not the previous one's: every attack starts with the same "<" chip
     page.wait_for_function(
-        "(word) => [...document.querySelectorAll('#explore-verdict .ee-token')].some(e => e.innerText === word)",
-        arg=first, timeout=30_000)
+        "(words) => [...document.querySelectorAll('#explore-verdict .ee-token')].map(e => e.innerText).join('\\n')"
+        " === words.join('\\n')",
+        arg=expected, timeout=30_000)
     page.wait_for_timeout(300)  # give an injected handler (img onerror, svg onload) time to fire
     assert not pwned(page)
     chips = page.locator("#explore-verdict .ee-token").all_inner_texts()
