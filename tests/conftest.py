@@ -175,6 +175,16 @@ def wait_for_text(page, selector: str, text: str, timeout: float = 30_000) -> No
         timeout=timeout)
 
 
+IDLE = ("(sel) => { const root = document.querySelector(sel || 'body'); if (!root) return false;"
+        " return !root.closest('.pending') && !root.querySelector('.pending, .progress-text, .eta-bar'); }")
+
+
+def wait_until_idle(page, selector: str | None = None, timeout: float = 30_000) -> None:
+    """Wait until no gradio progress overlay ("queue: 1/1", a timer) and no faded pending output is left in
+    `selector` (the whole page when None): what is read or checked then is the settled page, not a redraw."""
+    page.wait_for_function(IDLE, arg=selector, timeout=timeout)
+
+
 def screenshot_if_asked(page, variable: str, full_page: bool = True) -> None:
     """A screenshot at the path in the environment variable `variable`, when it is set (a record for people)."""
     if os.environ.get(variable):

@@ -17,7 +17,7 @@ import os
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from tests.conftest import wait_for_text
+from tests.conftest import wait_for_text, wait_until_idle
 
 pytestmark = pytest.mark.browser  # the `browser` fixture (conftest) skips when chromium is missing
 
@@ -26,6 +26,7 @@ REPORTS: dict[str, list[dict]] = {}
 
 def violations(page, name: str, context: str | None = None) -> list[dict]:
     """axe's violations on the page (or inside the `context` selector): rule, impact, targets, summary."""
+    wait_until_idle(page, context)  # a faded pending output fails contrast: check the settled page
     results = Axe().run(page, context=context)
     found = [{"rule": v["id"], "impact": v["impact"], "help": v["help"],
               "targets": [" ".join(map(str, node["target"])) for node in v["nodes"]],

@@ -11,7 +11,8 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.browser
 BLANK_SENTENCE = "I drank a cup of [MASK] before work."
 SETTLED = ("() => { const v = document.querySelector('#explore-verdict')?.innerText || '';"  # no progress timer on it
-           " return v.includes('The generator replaced') && !v.includes('processing')"
+           " const busy = document.querySelector('#explore-verdict .progress-text, #explore-verdict .eta-bar');"
+           " return !busy && v.includes('The generator replaced') && !v.includes('processing') && !v.includes('queue:')"
            " && !/^\\s*[\\d.]+s\\b/.test(v) && v; }")  # the settled text, read in the same breath
 
 
