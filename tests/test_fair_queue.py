@@ -85,3 +85,42 @@ def test_a_lane_serves_each_visitor_s_next_call_before_anyone_s_call_after_it():
     waiting = bots + [Event("192.0.2.1", "ana"), Event("192.0.2.1", "bo"), Event("198.51.100.9", "cy")]
     fair_queue.fair_order(waiting, running=[Event("192.0.2.1", "running")])
     assert [e.name for e in waiting] == ["bot0", "cy", "bot1", "ana", "bot2", "bo", "bot3"]
+
+
+@pytest.mark.slow
+def test_a_visitor_s_one_at_a_time_calls_wait_in_the_lane_not_in_its_workers():
+    """Four "joins" of one visitor (each would wait on that visitor's lock) hold one worker of a 2-worker lane:
+    another call of the lane runs beside them at once, and no two of them ever run together."""
+    release, lock = threading.Event(), threading.Lock()
+    running, most = [0], [0]
+
+    @fair_queue.one_per_visitor
+    def enter(x: str) -> str:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        release.wait(10)
+        with lock:
+            running[0] -= 1
+        return x
+
+    def quick(x: str) -> str:
+        return x.upper()
+
+    with gr.Blocks() as demo:
+        gr.api(enter, api_name="enter", concurrency_id="class", concurrency_limit=2)
+        gr.api(quick, api_name="quick", concurrency_id="class", concurrency_limit=2)
+    demo.queue(max_size=None)
+    fair_queue.install(demo)
+    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1")
+    try:
+        events = [join(url, "enter").json()["event_id"] for _ in range(4)]
+        quick = join(url, "quick").json()["event_id"]
+        assert '"HI"' in httpx.get(f"{url}gradio_api/call/quick/{quick}", timeout=5).text  # before any join ends
+        release.set()
+        for event in events:
+            assert '"hi"' in httpx.get(f"{url}gradio_api/call/enter/{event}", timeout=10).text
+        assert most[0] == 1
+    finally:
+        release.set()
+        demo.close()

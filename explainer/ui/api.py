@@ -27,6 +27,7 @@ from explainer.core.user_text import quote
 from explainer.lesson import class_results as results
 from explainer.lesson import class_session
 from explainer.lesson import game as lesson
+from explainer.ui import fair_queue
 
 
 def load_pair(model: str) -> models.ModelPair:
@@ -222,6 +223,7 @@ def join_shares(client: str | None, code: object) -> dict[str, str]:
     return {"join": str(client), "join_class": f"{client} {key}"}
 
 
+@fair_queue.one_per_visitor  # takes the visitor's share lock: one at a time, in the queue
 def class_start(sentences: int = 5, seed: Optional[int] = None, model: str = "",
                 own_sentences: Optional[list[str]] = None, generator: str = "electra",
                 request: gr.Request = None) -> dict:
@@ -250,6 +252,7 @@ def class_phase(code: str, teacher_key: str, phase: str, sentence: int = 0) -> d
     return {"code": info.code, "phase": info.phase, "sentence": info.stage.sentence}
 
 
+@fair_queue.one_per_visitor
 def class_join(code: str, nickname: str = "", request: gr.Request = None) -> dict:
     """Join a class by its code, with an optional nickname (24 characters at most). Keep `student`: every
     answer is sent with it, and nobody else sees it. ELECTRA_CLASS_JOIN_RATE students may join per network, and

@@ -12,6 +12,12 @@ anyone's call after that (`fair_order`), so 200 joins from one network do not ho
 A call over either share is refused at once, alone, with HTTP 429 and a message that says when to try again
 (and a Retry-After header); the visitor's earlier calls, and everybody else's, run as before.
 
+One at a time: a call that takes its visitor's share lock (a class started or joined: explainer.core.quotas
+`one_at_a_time`) cannot run beside another of the same visitor's, so it waits in the lane, not in a worker: the
+lane hands out (`next_events`, in place of gradio's `Queue.get_events`) the first waiting call whose visitor has
+no such call running. 191 joins from one network then hold one of the class lane's workers, not all 16 of them
+blocked on one lock, and a school's answers run beside them.
+
 Memory: gradio keeps a session's state (a copy of every component's settings, ~0.65 MB for this app) for each
 session it sees, up to 10,000 of them, and a scripted call (/gradio_api/call/NAME, no session of its own) gets a
 session per call: 1,000 API calls held ~650 MB for good. An API call has no state to keep, so its session is
@@ -21,6 +27,7 @@ forgotten once the call has finished (`install` watches the calls it let in).
 from __future__ import annotations
 
 import math
+import random
 
 from fastapi import HTTPException
 from gradio import route_utils
@@ -42,9 +49,16 @@ def shares() -> dict[str, int]:
 
 
 def _who(event_or_request) -> str:
+    """The visitor of a queued event (read once, kept on the event: the lanes are scanned often) or a request."""
+    known = getattr(event_or_request, "electra_visitor", None)
+    if known is not None:
+        return known
     request = getattr(event_or_request, "request", event_or_request)
     client = getattr(request, "client", None)
-    return visitors.visitor(getattr(client, "host", None))
+    who = visitors.visitor(getattr(client, "host", None))
+    if request is not event_or_request:  # an event: gradio's own object, which takes an attribute
+        event_or_request.electra_visitor = who
+    return who
 
 
 def refusal(queue, fn, request, limits: dict[str, int]) -> tuple[str, int] | None:
@@ -66,6 +80,42 @@ def refusal(queue, fn, request, limits: dict[str, int]) -> tuple[str, int] | Non
     if len(waiting) >= limits["room"]:
         wait = max(1, math.ceil(each * len(waiting) / width))
         return f"The server is busy ({len(waiting)} requests of this kind waiting): try again in {wait} s.", wait
+    return None
+
+
+ONE_PER_VISITOR = "one_per_visitor"  # the mark on a handler (its attribute) that `one_per_visitor` sets
+
+
+def one_per_visitor(handler):
+    """Mark `handler` (an event's or an API's function) as one that runs one call per visitor at a time."""
+    setattr(handler, ONE_PER_VISITOR, True)
+    return handler
+
+
+def _serial(event) -> bool:
+    return getattr(getattr(event.fn, "fn", None), ONE_PER_VISITOR, False)
+
+
+def next_events(queue):
+    """What gradio's `Queue.get_events` does (a lane with a free worker, chosen at random; its first call, with
+    its batch), except that a call marked `one_per_visitor` whose visitor already runs one is passed over: the
+    first call of the lane that may run goes."""
+    running = {_who(e) for job in queue.active_jobs if job for e in job if _serial(e)}
+    lanes = list(queue.event_queue_per_concurrency_id.items())
+    random.shuffle(lanes)
+    for lane_id, lane in lanes:
+        full = lane.concurrency_limit is not None and lane.current_concurrency >= lane.concurrency_limit
+        if full or not lane.queue:
+            continue
+        first = next((e for e in lane.queue if not (_serial(e) and _who(e) in running)), None)
+        if first is None:
+            continue
+        events = [first]
+        if first.fn.batch:
+            events += [e for e in lane.queue if e is not first and e.fn == first.fn][: first.fn.max_batch_size - 1]
+        for event in events:
+            lane.queue.remove(event)
+        return events, first.fn.batch, lane_id
     return None
 
 
@@ -118,3 +168,4 @@ def install(demo) -> None:
         return joined
 
     queue.push = fair_push
+    queue.get_events = lambda: next_events(queue)
