@@ -1,6 +1,6 @@
 """The teacher's hold on who is in a live class, on the teacher's page (/class?class=CODE&teach=1): a lock (nobody
 new may join; the students in it play on) and removing a student (their answers go with them). Both take the
-teacher key the page holds (`who`: {"code", "token"}), checked by the store (explainer/core/class_store.py).
+teacher key the page holds (`who`: {"code", "token"}), checked by the store (explainer/core/live_class/store.py).
 The same moves are the API's /class_lock and /class_remove.
 """
 
@@ -11,9 +11,9 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from explainer.lesson import class_session as session
+from explainer.lesson.live_class import session
 from explainer.ui import queues
-from explainer.ui.class_screens import error_html
+from explainer.ui.live_class.screens import error_html
 
 LOCK_LABEL = "Lock the room: nobody new can join (the students in it play on)"
 

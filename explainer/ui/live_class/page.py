@@ -1,4 +1,4 @@
-"""The live class page (/class): thin wiring of explainer.lesson.class_session and its views.
+"""The live class page (/class): thin wiring of explainer.lesson.live_class.session and its views.
 
 One page, four ways in, by its address:
 - /class: a teacher starts a class (or a student types a code to join one);
@@ -19,17 +19,19 @@ from __future__ import annotations
 
 import gradio as gr
 
-from explainer.core.class_phases import Stage, next_stages
+from explainer.core.live_class.phases import Stage, next_stages
 from explainer.core.private_files import browser_secret
-from explainer.lesson import class_sentences
-from explainer.lesson import class_session as session
-from explainer.lesson import game
-from explainer.render import class_room as room
-from explainer.render import class_view as view
-from explainer.render import game as game_view
-from explainer.ui import api, class_address, forgers, queues
-from explainer.ui.class_moderation import build_moderation
-from explainer.ui.class_screens import (
+from explainer.lesson.live_class import own_sentences
+from explainer.lesson.live_class import session
+from explainer.lesson import beat_electra as game
+from explainer.render.live_class import projector
+from explainer.render.live_class import card as card_view
+from explainer.render.live_class import phone
+from explainer.render import beat_electra as game_view
+from explainer.ui import api, forgers, queues
+from explainer.ui.live_class import address as class_address
+from explainer.ui.live_class.moderation import build_moderation
+from explainer.ui.live_class.screens import (
     b_choices, error_html, join_student, move_label, next_unanswered, query_params, remember,
     render_board, round_for, sentence_html, stage_key, wait_html, write_results,
 )
@@ -46,7 +48,7 @@ REFRESH_S = 2.0
 FOLLOW_S = 3.0  # a phone checks the phase this often: 40 phones, 13 cheap reads a second
 LOCATION_JS = "(x, remembered, teaching) => [window.location.href, remembered, teaching]"  # the address students reach
 OWN_SENTENCES = (f"Your own sentences (optional): one a line, up to {game.MAX_SENTENCES}, at least "
-                 f"{class_sentences.MIN_WORDS} words each. Empty: sentences drawn from the bundled set.")
+                 f"{own_sentences.MIN_WORDS} words each. Empty: sentences drawn from the bundled set.")
 
 
 # --- the page ----------------------------------------------------------------------------------------------
@@ -54,7 +56,7 @@ OWN_SENTENCES = (f"Your own sentences (optional): one a line, up to {game.MAX_SE
 def build_class_page(demo: gr.Blocks) -> None:
     """The /class page's components and events (app.py calls it inside `demo.route`)."""
     gr.Navbar(visible="hidden")  # gradio's "Home" link means nothing to a student
-    gr.HTML(f"<style>{view.CLASS_CSS}{room.ROOM_CSS}{game_view.GAME_CSS}</style>")
+    gr.HTML(f"<style>{card_view.CLASS_CSS}{projector.ROOM_CSS}{game_view.GAME_CSS}</style>")
     location = gr.Textbox(visible=False)
     remembered = gr.BrowserState({}, storage_key="electra-explainer-classes", secret=browser_secret())
     teaching = gr.BrowserState({}, storage_key="electra-explainer-teaching", secret=browser_secret())
@@ -70,7 +72,7 @@ def build_class_page(demo: gr.Blocks) -> None:
         forger = forgers.radio("Who forges round A's fakes (the projector says which)", "class-generator",
                                labels=game.LEVELS)
         gr.HTML(forgers.line_html())
-        own = gr.Textbox(label=OWN_SENTENCES, lines=3, max_lines=10, max_length=class_sentences.MAX_PASTED,
+        own = gr.Textbox(label=OWN_SENTENCES, lines=3, max_lines=10, max_length=own_sentences.MAX_PASTED,
                          placeholder="The river flooded the old town after three days of rain.", elem_id="class-own")
         gr.Markdown("**A student?** Open the link your teacher shows, scan the QR code, or type the class code here.")
         with gr.Row(equal_height=True):
@@ -176,7 +178,7 @@ def build_class_page(demo: gr.Blocks) -> None:
         index = next_unanswered(mine) if mine.phase == "round_a" else None
         choices = b_choices(mine) if mine.phase == "round_b" else []
         answering_a, answering_b = index is not None, bool(choices)
-        out = {student: me, a_index: index, status: view.student_status_html(mine),
+        out = {student: me, a_index: index, status: phone.student_status_html(mine),
                on_stage: stage_key(mine.phase, mine.reveal),
                wait: "" if answering_a or answering_b else wait_html(mine),
                a_box: gr.Column(visible=answering_a), b_box: gr.Column(visible=answering_b),
@@ -188,7 +190,7 @@ def build_class_page(demo: gr.Blocks) -> None:
                start_box: gr.Column(visible=False), teacher_box: gr.Column(visible=False),
                student_box: gr.Column(visible=True), join_box: gr.Column(visible=False),
                play_box: gr.Column(visible=True),
-               code_box: view.pretty_code(me["code"]), message: note, follow: gr.Timer(active=True)}
+               code_box: card_view.pretty_code(me["code"]), message: note, follow: gr.Timer(active=True)}
         if mine.phase != "round_b":
             out[b_result] = ""
         if remembered_now is not None:
@@ -237,7 +239,7 @@ def build_class_page(demo: gr.Blocks) -> None:
                 return play_screen({"code": normal, "id": known})
             except (gr.Error, ValueError):
                 pass  # this browser's student is gone from the class: join again
-        return {**join_form, code_box: view.pretty_code(normal), message: ""}
+        return {**join_form, code_box: card_view.pretty_code(normal), message: ""}
 
     def start_class(n_now, forger_now, own_now, location_now, teaching_now, request: gr.Request):
         try:
@@ -249,7 +251,8 @@ def build_class_page(demo: gr.Blocks) -> None:
         except (gr.Error, ValueError, TypeError) as error:
             return {message: error_html(error)}
         out = teacher_screen(new.code, new.teacher_key, location_now)
-        out[message] = out.get(message) or view.plays_note_html(new.n_sentences, int(n_now or game.ROUND_SENTENCES))
+        out[message] = out.get(message) or card_view.plays_note_html(new.n_sentences,
+                                                                     int(n_now or game.ROUND_SENTENCES))
         return {**out, new_query: f"?class={new.code}&teach=1",
                 teaching: remember(teaching_now, new.code, new.teacher_key)}
 
@@ -315,7 +318,7 @@ def build_class_page(demo: gr.Blocks) -> None:
             return {message: error_html(error)}
         note = ("Saved ✓ The answers come when your teacher reveals them." if out.new else
                 "You had already answered this sentence: your first answer counts.")
-        return {saved: f'<p style="margin:4px 0">{note}</p>', status: view.student_status_html(mine),
+        return {saved: f'<p style="margin:4px 0">{note}</p>', status: phone.student_status_html(mine),
                 submit: gr.update(interactive=False), next_button: gr.update(interactive=True),
                 ticks: gr.update(interactive=False), message: ""}
 
@@ -335,7 +338,7 @@ def build_class_page(demo: gr.Blocks) -> None:
         try:
             _, mine = round_for(me["code"], me["id"])
             words = mine.fool_words[int(index)]
-            text = view.fool_sentence_html(mine.fool_sentences[int(index)], int(index), len(mine.fool_sentences))
+            text = phone.fool_sentence_html(mine.fool_sentences[int(index)], int(index), len(mine.fool_sentences))
         except (gr.Error, ValueError, TypeError, IndexError):
             return empty
         return gr.update(choices=[(w, i) for i, w in enumerate(words)], value=None), text, ""
@@ -354,7 +357,7 @@ def build_class_page(demo: gr.Blocks) -> None:
         except (gr.Error, ValueError, TypeError) as error:
             return {message: error_html(error)}
         choices = b_choices(mine)
-        return {b_result: view.class_fool_html(out), status: view.student_status_html(mine), message: "",
+        return {b_result: phone.class_fool_html(out), status: phone.student_status_html(mine), message: "",
                 b_sentence: gr.update(choices=choices, value=choices[0][1] if choices else None),
                 b_box: gr.Column(visible=bool(choices)), wait: "" if choices else wait_html(mine)}
 
