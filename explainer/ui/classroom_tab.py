@@ -6,8 +6,9 @@ generator-strength study: the paper's Figure 3 on this pair),
 efficiency (the paper's points, and the user's race), Hugging Face code, and a knowledge check.
 Thin wiring only: the sentence runs through `explainer.ui.api.make_explanation`, exactly as in Explore
 (same model, masking and seed, so both tabs show the same game), and everything else is
-`explainer.lesson` (classroom, walkthrough, difficulty, strength, quiz) and `training.paper`, rendered by
-`explainer.render` (classroom, walkthrough, difficulty, efficiency). The lesson's links: `explainer.ui.classroom_links`.
+`explainer.lesson` (supervision, hf_snippet, walkthrough, difficulty, strength, quiz) and `training.paper`, rendered
+by `explainer.render` (classroom_tab, walkthrough, difficulty, efficiency). The game: `explainer.ui.beat_electra`.
+The lesson's links: `explainer.ui.classroom_links`.
 """
 
 from __future__ import annotations

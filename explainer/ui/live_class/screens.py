@@ -1,6 +1,6 @@
 """The /class page's pieces that hold no component: its links, the classes a browser remembers, the board a
 teacher or the projector sees, the results files, a student's screens and joining (with their share of joins).
-explainer/ui/live_class/page.py lays out the page and wires its events to these.
+explainer/ui/live_class/page.py lays out the page; its handlers (teacher.py, student.py) call these.
 """
 
 from __future__ import annotations
