@@ -21,7 +21,7 @@ import argparse
 from explainer.core import models
 from explainer.core.kinds import token_kinds
 from explainer.core.pipeline import Settings, explain_many
-from explainer.lesson import game
+from explainer.lesson import beat_electra as game
 from training.sentences import read_sentence_files
 
 

@@ -21,7 +21,7 @@ if not ONLINE:
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-# Live classes (explainer/core/class_store.py) go to a fresh folder, never a user's own store.
+# Live classes (explainer/core/live_class/store.py) go to a fresh folder, never a user's own store.
 os.environ["ELECTRA_CLASS_DIR"] = tempfile.mkdtemp(prefix="electra-classes-")
 # Every test client is 127.0.0.1: one visitor. Their shares are wide here; tests/test_quotas.py sets its own.
 os.environ.setdefault("ELECTRA_CLASS_START_RATE", "10000/hour")

@@ -203,8 +203,8 @@ def test_a_server_on_ipv6_loopback_starts_and_listens_there():
 
 
 def test_the_teachers_card_says_why_phones_cannot_join_and_the_choice_shows_only_with_several_addresses():
-    from explainer.render.class_view import links_card_html
-    from explainer.ui.class_address import allowed, chooser_update
+    from explainer.render.live_class.card import links_card_html
+    from explainer.ui.live_class.address import allowed, chooser_update
 
     local = at.reach("127.0.0.1", 7860, "http://127.0.0.1:7860/class", (), "python app.py --classroom")
     html = links_card_html("ABCDEF", "http://127.0.0.1:7860/class?class=ABCDEF", "v", local.note, local.command)

@@ -137,3 +137,23 @@ def test_the_game_through_gradio_client_is_the_same_round_for_the_same_code(clie
         client.predict(7, 3, [[0]], api_name="/game")
     with pytest.raises(Exception, match=r"code \(the class code\) is a whole number from 0 to 999,999,999, not -1"):
         client.predict(-1, 3, api_name="/game")
+
+
+def test_every_call_that_takes_a_visitor_s_lock_runs_one_at_a_time_in_the_queue(app_url):
+    """The calls that hold a visitor's share lock (explainer/ui/api.py `within_share`) are the ones the fair queue
+    runs one per visitor: the API's start and join, the page's "Start a class" and "Join"; nothing else (a school's
+    answers run side by side)."""
+    import ast
+
+    from explainer.ui import app, fair_queue
+
+    marked = sorted(f.fn.__name__ for f in app.demo.fns.values() if getattr(f.fn, fair_queue.ONE_PER_VISITOR, False))
+    assert marked == ["class_join", "class_start", "join", "start_class"]
+    takers = set()
+    for path in Path("explainer/ui").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and any(
+                    isinstance(n, ast.Attribute | ast.Name) and getattr(n, "attr", getattr(n, "id", "")) in
+                    {"within_share", "join_student"} for n in ast.walk(node)) and node.name not in {"within_share"}:
+                takers.add(node.name)
+    assert takers == {"class_join", "class_start", "join", "start_class", "join_student"}  # join_student: in join

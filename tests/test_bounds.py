@@ -24,8 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explainer.core import bounds, budget
-from explainer.core.class_store import ClassStore
-from explainer.lesson import class_session
+from explainer.core.live_class.store import ClassStore
+from explainer.lesson.live_class import session as class_session
 from explainer.ui import api
 
 ANY = st.one_of(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from conftest import screenshot_if_asked, wait_for_text
 
-from explainer.lesson import class_session
+from explainer.lesson.live_class import session as class_session
 from explainer.ui import api
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

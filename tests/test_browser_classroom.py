@@ -12,7 +12,7 @@ import os
 import pytest
 
 from explainer.core.pipeline import explain
-from explainer.lesson.classroom import TOY_SETTINGS, TOY_TEXT
+from explainer.lesson.supervision import TOY_SETTINGS, TOY_TEXT
 from explainer.lesson.quiz import QUESTIONS
 
 pytestmark = pytest.mark.browser  # the `browser` fixture (conftest) skips when chromium is missing

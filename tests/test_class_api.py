@@ -1,7 +1,8 @@
-"""The live class through the app's API (explainer/ui/api.py `class_*`) and its views (explainer/render/class_view.py),
-on the tiny seeded pair: no response names a fake before the reveal and none holds the teacher key, the
-server's scores add up on the teacher's view, replays change nothing, hostile input and hostile phase changes
-get a short message, and every user text is escaped on the projector."""
+"""The live class through the app's API (explainer/ui/api.py `class_*`) and its views
+(explainer/render/live_class/: the projector, the card, the phone), on the tiny seeded pair: no response names a
+fake before the reveal and none holds the teacher key, the server's scores add up on the teacher's view, replays
+change nothing, hostile input and hostile phase changes get a short message, and every user text is escaped on
+the projector."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from pathlib import Path
 import gradio as gr
 import pytest
 
-from explainer.core.class_store import ClassStore
-from explainer.lesson import class_session
-from explainer.render import class_room, class_view
+from explainer.core.live_class.store import ClassStore
+from explainer.lesson.live_class import session as class_session
+from explainer.render.live_class import card, phone, projector
 from explainer.ui import api
-from explainer.ui.class_screens import REMEMBERED, page_link, remember, write_results
+from explainer.ui.live_class.screens import REMEMBERED, page_link, remember, write_results
 
 
 @pytest.fixture
@@ -132,14 +133,14 @@ def test_the_projector_escapes_every_user_text_shows_no_secret_and_each_phase_on
 
     def stage() -> str:
         data = class_session.teacher_view_data(tiny_pair, start.code, start.view_token, store=classes)
-        html = class_room.room_html(data, link, full=True)
+        html = projector.room_html(data, link, full=True)
         assert start.teacher_key not in html and evil.student_id not in html and "<img" not in html
         assert 'class="ee-stage ee-full"' in html and html.count("<svg") <= 1
         return html
 
     lobby = stage()
     assert "&lt;img src=x onerror=1&gt;" in lobby and "Student 2" in lobby and lobby.count("<svg") == 1  # the QR code
-    assert class_view.pretty_code(start.code) in lobby and "2</span> joined" in lobby
+    assert card.pretty_code(start.code) in lobby and "2</span> joined" in lobby
     fakes = [f"✗{w}" for item in items for w, r in zip(item.words, item.replaced) if r]
     originals = [o for item in items for o, r in zip(item.originals, item.replaced) if r]
     class_session.move_class(start.code, start.teacher_key, "round_a", store=classes)
@@ -160,7 +161,7 @@ def test_the_projector_escapes_every_user_text_shows_no_secret_and_each_phase_on
     results = stage()
     assert re.search(r'id="class-total">[+-]\d+<', results) and any(o in results for o in originals)
 
-    links = class_view.links_card_html(start.code, link,
+    links = card.links_card_html(start.code, link,
                                        page_link(link, **{"class": start.code, "view": start.view_token}))
     assert links.count("<svg") == 1 and start.view_token in links and start.teacher_key not in links
 
@@ -208,7 +209,7 @@ def test_a_phone_escapes_its_nickname_and_the_typed_word():
     mine = class_session.StudentRound("ABCDEF", evil, "results", 0, 2, (("a", "b"),) * 2, (), (), (0, 1), (), (), 3)
     fool = class_session.FoolOutcome("ABCDEF", 0, "a b", f"{evil} b", 0, "<b>a</b>", evil, 0.25, False, False, True,
                                      True, False, None)
-    html = class_view.student_status_html(mine) + class_view.student_wait_html(mine) + class_view.class_fool_html(fool)
+    html = phone.student_status_html(mine) + phone.student_wait_html(mine) + phone.class_fool_html(fool)
     assert "<img" not in html and "<b>a</b>" not in html
     assert html.count("&lt;img src=x onerror=1&gt;") == 3 and "&lt;b&gt;a&lt;/b&gt;" in html and "+3</b> points" in html
 

@@ -10,8 +10,8 @@ import stat
 
 import pytest
 
-from explainer.core.class_phases import Stage
-from explainer.core.class_store import ClassStore
+from explainer.core.live_class.phases import Stage
+from explainer.core.live_class.store import ClassStore
 from explainer.core.private_files import browser_secret
 
 

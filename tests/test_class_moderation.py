@@ -1,4 +1,4 @@
-"""A school is not one visitor (explainer/core/visitors.py, quotas.py, class_store.py): addresses normalized and
+"""A school is not one visitor (explainer/core/visitors.py, quotas.py, live_class/store.py): addresses normalized and
 IPv6 grouped by /64; three classes of 40 behind one address all join; a class's own limits (its lock, its
 teacher removing a student, its joins per network) protect it; one network's live classes are capped; a bound of
 0 is refused, not taken for the default."""
@@ -9,8 +9,8 @@ import gradio as gr
 import pytest
 
 from explainer.core import quotas, visitors
-from explainer.core.class_store import ClassStore
-from explainer.lesson import class_session
+from explainer.core.live_class.store import ClassStore
+from explainer.lesson.live_class import session as class_session
 from explainer.ui import api
 
 
@@ -132,7 +132,7 @@ def test_a_bound_of_zero_is_refused_not_taken_for_the_default(tmp_path, bound):
 
 
 def test_the_teacher_s_page_locks_lists_and_removes(classes):
-    from explainer.ui import class_moderation as page
+    from explainer.ui.live_class import moderation as page
 
     start = api.class_start(3, 1)
     who = {"code": start["code"], "token": start["teacher_key"]}

@@ -1,4 +1,4 @@
-"""A live class's results for its teacher (explainer/lesson/class_results.py), on the tiny seeded pair: only the
+"""A live class's results for its teacher (explainer/lesson/live_class/results.py), on the tiny seeded pair: only the
 teacher key opens them and only at the results; the JSON and the CSV hold the same figures as the teacher's
 view, nicknames and never a student id or key, and every typed text is escaped against spreadsheet formulas."""
 
@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-from explainer.core.class_store import ClassStore
-from explainer.lesson import class_results as results
-from explainer.lesson import class_session as session
+from explainer.core.live_class.store import ClassStore
+from explainer.lesson.live_class import results
+from explainer.lesson.live_class import session
 
 
 def test_the_results_add_up_name_students_by_nickname_and_run_no_formula(tiny_pair, tmp_path):

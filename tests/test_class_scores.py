@@ -10,12 +10,13 @@ import re
 
 import pytest
 
-from explainer.core.class_store import ClassStore
-from explainer.lesson import class_results, game
-from explainer.lesson import class_session as session
-from explainer.lesson.class_match import RULE_B, match
-from explainer.render import class_room, class_view
-from explainer.render import game as game_view
+from explainer.core.live_class.store import ClassStore
+from explainer.lesson import beat_electra as game
+from explainer.lesson.live_class import results as class_results
+from explainer.lesson.live_class import session
+from explainer.lesson.live_class.match import RULE_B, match
+from explainer.render.live_class import card, projector
+from explainer.render import beat_electra as game_view
 from explainer.render.style import FLAG_STYLE, verdict_pct
 
 SEED, N = 7, 3
@@ -50,11 +51,11 @@ def test_the_reveal_shows_every_false_alarm_where_it_costs_points(tiny_pair, rev
     assert s.electra_on_answers == s.electra.points * 2 == (s.electra.caught - len(flagged_originals)) * 2
     assert s.class_score.false_alarms == len(originals)
 
-    html = class_room.room_html(view, "http://10.0.0.5:7860/class?class=X", full=True)
+    html = projector.room_html(view, "http://10.0.0.5:7860/class?class=X", full=True)
     alarm_rows = re.findall(r'<tr class="ee-alarm"><td>(.*?)<sup>⚑</sup></td>.*?</tr>', html)
-    assert alarm_rows == [item.words[j] for j in flagged_originals[:class_room.ALARMS_SHOWN]]
+    assert alarm_rows == [item.words[j] for j in flagged_originals[:projector.ALARMS_SHOWN]]
     assert html.count("⚑ false alarm (") == len(alarm_rows)
-    rest = len(flagged_originals) - class_room.ALARMS_SHOWN
+    rest = len(flagged_originals) - projector.ALARMS_SHOWN
     assert (f"and {rest} more ⚑ false alarm{'s' if rest != 1 else ''}: " in html) == (rest > 0)
     sentence = re.search(r'id="class-revealed">(.*?)</p>', html).group(1)
     assert sentence.count("<sup>⚑</sup>") == len(flagged_originals)  # every false alarm marked where it is
@@ -84,7 +85,7 @@ def test_round_b_counts_in_the_results_and_the_results_say_how(tiny_pair, reveal
     assert (m.class_a, m.electra_a, m.class_b, m.electra_b) == (view.class_total.points, view.electra_total.points,
                                                                 fooled, 2 - fooled)
     assert m.class_points == view.class_total.points + fooled
-    html = class_room.room_html(view, "x", full=True)
+    html = projector.room_html(view, "x", full=True)
     assert f'id="class-total">{m.class_points:+d}<' in html and f'id="electra-total">{m.electra_points:+d}<' in html
     assert f"Round B: {fooled} of 2 edits fooled ELECTRA" in html and RULE_B in html
     record = class_results.class_results(tiny_pair, start.code, start.teacher_key, store=store)
@@ -95,7 +96,7 @@ def test_round_b_counts_in_the_results_and_the_results_say_how(tiny_pair, reveal
     level = dataclasses.replace(view, class_total=game.Score(1, 0, 0), electra_total=game.Score(1, 0, 0), fool_tries=2,
                                 fool_fooled=2)
     assert (match(level).winner, match(level).class_points, match(level).electra_points) == ("class", 3, 1)
-    assert "The class beat ELECTRA!" in class_room.room_html(level, "x", full=True)
+    assert "The class beat ELECTRA!" in projector.room_html(level, "x", full=True)
     flagged_both = dataclasses.replace(level, fool_fooled=0)
     assert match(flagged_both).winner == "electra"
 
@@ -115,13 +116,13 @@ def test_a_class_of_fewer_own_sentences_says_how_many_it_plays(tiny_pair, tmp_pa
            "We planted tomatoes in the garden last spring."]
     start = session.create_class(tiny_pair, 5, SEED, sentences=own, store=ClassStore(tmp_path))
     assert start.n_sentences == 3
-    note = class_view.plays_note_html(start.n_sentences, 5)
+    note = card.plays_note_html(start.n_sentences, 5)
     assert "this class plays 3 sentences per round (your 3), not the 5 chosen" in note
-    assert class_view.plays_note_html(5, 5) == ""
+    assert card.plays_note_html(5, 5) == ""
 
 
 def test_the_game_shows_its_score_once_after_a_reveal(tiny_pair_dir, tiny_pair, monkeypatch):
-    from explainer.ui import game as game_ui
+    from explainer.ui import beat_electra as game_ui
 
     monkeypatch.setattr(game_ui.api, "load_pair", lambda name: tiny_pair)
     state = game_ui.start_round(1, 3, str(tiny_pair_dir))["state"]

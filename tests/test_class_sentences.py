@@ -1,4 +1,4 @@
-"""A class on the teacher's own sentences (explainer/lesson/class_sentences.py): checked like typed text,
+"""A class on the teacher's own sentences (explainer/lesson/live_class/own_sentences.py): checked like typed text,
 each refusal naming the sentence and why; the round plays them in the teacher's order, corrupted by the
 generator."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from explainer.core.class_store import ClassStore
-from explainer.lesson import class_session as session
-from explainer.lesson import class_sentences
-from explainer.lesson.class_sentences import check_sentences
+from explainer.core.live_class.store import ClassStore
+from explainer.lesson.live_class import session
+from explainer.lesson.live_class import own_sentences
+from explainer.lesson.live_class.own_sentences import check_sentences
 from training.words import joined
 
 OWN = ["The river flooded the old town after the rain.", "Bees make honey from the flowers in our garden.",
@@ -41,7 +41,7 @@ def test_what_cannot_be_played_is_named(tiny_pair, sentences, message):
 
 def test_a_hostile_list_is_refused_by_the_cheap_checks_and_copies_are_checked_once(monkeypatch):
     checked = []
-    monkeypatch.setattr(class_sentences, "_check_one", lambda pair, text: checked.append(text))
+    monkeypatch.setattr(own_sentences, "_check_one", lambda pair, text: checked.append(text))
     with pytest.raises(ValueError, match="Give at most 10 sentences of at most 300 characters each \\(you gave 2,501"):
         check_sentences(None, [OWN[0] * 4] * 2500 + ["bad"])
     with pytest.raises(ValueError, match="Give at most 10 sentences"):

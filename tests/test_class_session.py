@@ -1,4 +1,4 @@
-"""A live class session on the tiny seeded pair (explainer/lesson/class_session.py): the class plays the
+"""A live class session on the tiny seeded pair (explainer/lesson/live_class/session.py): the class plays the
 seeded game's round, the server scores the picks, replays change nothing, the teacher key stays with the
 teacher, the teacher's aggregates are the sums of the students' stored results, and nothing anyone is sent
 names a fake before the reveal."""
@@ -9,9 +9,9 @@ import types
 
 import pytest
 
-from explainer.core.class_store import ClassStore
-from explainer.lesson import class_session as session
-from explainer.lesson import game
+from explainer.core.live_class.store import ClassStore
+from explainer.lesson.live_class import session
+from explainer.lesson import beat_electra as game
 
 SEED, N = 7, 3
 

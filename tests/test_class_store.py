@@ -1,4 +1,4 @@
-"""The class session's store (explainer/core/class_store.py): codes, teacher keys and view tokens, nicknames,
+"""The class session's store (explainer/core/live_class/store.py): codes, teacher keys and view tokens, nicknames,
 bounds and their messages, replays that change nothing, expiry on an injected clock, isolation between classes,
 a restart, answers from many threads at once, the phases (only the teacher key moves them; hostile moves are
 refused with a short message and change nothing) and a file made before phases existed."""
@@ -11,9 +11,11 @@ import threading
 
 import pytest
 
-from explainer.core import class_records, class_store, private_files, user_text
-from explainer.core.class_phases import Stage
-from explainer.core.class_store import CODE_ALPHABET, ClassStore
+from explainer.core import private_files, user_text
+from explainer.core.live_class import records as class_records
+from explainer.core.live_class import store as class_store
+from explainer.core.live_class.phases import Stage
+from explainer.core.live_class.store import CODE_ALPHABET, ClassStore
 
 
 class Clock:

@@ -11,9 +11,9 @@ import torch
 from classroom_base import SEEDS, SENTENCE, Tags
 
 from explainer.core.pipeline import Settings, explain
-from explainer.lesson import classroom
+from explainer.lesson import supervision
 from explainer.lesson import walkthrough as walk
-from explainer.render import classroom as view
+from explainer.render import classroom_tab as view
 from explainer.render import walkthrough as walk_view
 from training.objectives import ELECTRA_MASKING, mask_tokens
 from training.words import readable_ids
@@ -27,7 +27,7 @@ def vocab(tiny_pair) -> int:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_supervised_counts_match_the_masking(tiny_pair, vocab, seed):
     explanation = explain(tiny_pair, SENTENCE, Settings(seed=seed))
-    data = classroom.supervised_positions(explanation, vocab)
+    data = supervision.supervised_positions(explanation, vocab)
     non_special = sum(not t.special for t in explanation.tokens)
     # MLM = the masked count: round(15%) of the non-special tokens, as training.objectives.mask_tokens selects.
     assert data.mlm_count == len(explanation.masked) == round(0.15 * non_special) > 0
@@ -37,7 +37,7 @@ def test_supervised_counts_match_the_masking(tiny_pair, vocab, seed):
     assert data.vocab_size == vocab and data.rtd_outputs == 1
     for p, t in zip(data.positions, explanation.tokens):
         assert p.rtd_input == t.corrupted and p.replaced == bool(t.replaced) and p.original == t.original
-        assert (p.mlm_input == classroom.MASK) == any(m.position == p.position and m.shown_as_mask
+        assert (p.mlm_input == supervision.MASK) == any(m.position == p.position and m.shown_as_mask
                                                       for m in explanation.masked)
         assert not (p.special and p.mlm)
 
@@ -49,14 +49,14 @@ def test_supervised_counts_agree_with_training_masking(tiny_pair, vocab):
     special = torch.tensor([t.special for t in explanation.tokens])[None].long()
     batch = mask_tokens(ids, special, torch.ones_like(ids), tiny_pair.tokenizer.mask_token_id, vocab,
                         ELECTRA_MASKING, torch.Generator().manual_seed(3))
-    data = classroom.supervised_positions(explanation, vocab)
+    data = supervision.supervised_positions(explanation, vocab)
     assert [p.mlm for p in data.positions] == batch.is_masked[0].tolist()
     assert data.rtd_count == int(batch.attention_mask.sum())
 
 
 def test_toy_preset_masks_the_papers_two_words(tiny_pair, vocab):
-    explanation = explain(tiny_pair, classroom.TOY_TEXT, classroom.TOY_SETTINGS)
-    data = classroom.supervised_positions(explanation, vocab)
+    explanation = explain(tiny_pair, supervision.TOY_TEXT, supervision.TOY_SETTINGS)
+    data = supervision.supervised_positions(explanation, vocab)
     words = [w.text for w in explanation.words]
     assert words == ["the", "chef", "cooked", "the", "meal"]
     masked_words = {explanation.tokens[p.position].word for p in data.positions if p.mlm}
@@ -67,7 +67,7 @@ def test_toy_preset_masks_the_papers_two_words(tiny_pair, vocab):
 def test_detect_only_has_no_supervised_positions_view(tiny_pair, vocab):
     explanation = explain(tiny_pair, SENTENCE, Settings(mode="detect"))
     with pytest.raises(ValueError, match="detect-only"):
-        classroom.supervised_positions(explanation, vocab)
+        supervision.supervised_positions(explanation, vocab)
     with pytest.raises(ValueError):
         walk.walkthrough(explanation, vocab)
 
@@ -82,7 +82,7 @@ def test_walkthrough_states_match_the_explore_pipeline(tiny_pair, vocab, seed):
     assert mask.focus == propose.focus == chosen
     for position, token in enumerate(mask.tokens):
         m = next((m for m in reference.masked if m.position == position), None)
-        expected = classroom.MASK if m is not None and m.shown_as_mask else reference.tokens[position].original
+        expected = supervision.MASK if m is not None and m.shown_as_mask else reference.tokens[position].original
         assert token == expected
     assert propose.proposals == reference.masked  # the same top-k and the same draws
     assert swap.tokens == tuple(t.corrupted for t in reference.tokens)
@@ -111,11 +111,11 @@ HOSTILE = "<img src=x onerror=alert(1)> <script>alert(2)</script> {{7*7}}"
 def test_rendering_escapes_user_text(tiny_pair, vocab):
     """Tokens are vocabulary strings, which may hold anything a tokenizer learned: all of it stays text."""
     explanation = explain(tiny_pair, SENTENCE, Settings(seed=0, mask_rate=0.5))
-    data = classroom.supervised_positions(explanation, vocab)
+    data = supervision.supervised_positions(explanation, vocab)
     data = dataclasses.replace(data, positions=tuple(
         dataclasses.replace(p, original=HOSTILE, rtd_input=HOSTILE, mlm_input=p.mlm_input if p.mlm else HOSTILE)
         for p in data.positions))
-    steps = [dataclasses.replace(s, tokens=tuple(HOSTILE if t != classroom.MASK else t for t in s.tokens),
+    steps = [dataclasses.replace(s, tokens=tuple(HOSTILE if t != supervision.MASK else t for t in s.tokens),
                                  paragraph=HOSTILE)
              for s in walk.walkthrough(explanation, vocab)]
     markup = view.supervised_html(data) + "".join(walk_view.walk_step_html(s) for s in steps)
@@ -127,7 +127,7 @@ def test_rendering_escapes_user_text(tiny_pair, vocab):
 
 def test_rendered_views_name_the_counts(tiny_pair, vocab):
     explanation = explain(tiny_pair, SENTENCE, Settings(seed=0))
-    data = classroom.supervised_positions(explanation, vocab)
+    data = supervision.supervised_positions(explanation, vocab)
     markup = view.supervised_html(data)
     assert f"<b>{data.mlm_count}</b> of {data.rtd_count} positions" in markup
     assert f"<b>{data.rtd_count}</b> of {data.rtd_count} positions" in markup
@@ -141,8 +141,8 @@ def test_rendered_views_name_the_counts(tiny_pair, vocab):
 
 
 def test_the_positions_table_scrolls_in_a_box_the_keyboard_can_reach(tiny_pair, vocab):
-    from explainer.render.classroom import supervised_html
+    from explainer.render.classroom_tab import supervised_html
 
-    html = supervised_html(classroom.supervised_positions(explain(tiny_pair, SENTENCE, Settings(seed=3)), vocab))
+    html = supervised_html(supervision.supervised_positions(explain(tiny_pair, SENTENCE, Settings(seed=3)), vocab))
     box = re.search(r'<div style="overflow-x: auto"([^>]*)>', html).group(1)
     assert 'tabindex="0"' in box and 'role="region"' in box and 'aria-label="' in box

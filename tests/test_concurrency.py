@@ -68,7 +68,7 @@ def test_explain_beside_the_real_sweep_gives_the_sequential_answer(tiny_pair, fa
 def test_every_heavy_event_has_a_deliberate_concurrency_group(app_url):
     from explainer.ui import app
     from explainer.ui import queues
-    from explainer.ui.classroom import run_lesson, run_sweep
+    from explainer.ui.classroom_tab import run_lesson, run_sweep
     from explainer.ui.explore import model_status, run_attribute, run_explain, run_matrix
 
     groups = {}
@@ -116,7 +116,7 @@ def test_the_game_played_from_many_threads_gives_the_sequential_answers(tiny_pai
     # Round A, round B's word lists and round B's verdicts, beside a sweep that resets the shared tokenizer's
     # truncation: every path to a sentence's words goes through sentence_words, under pair.lock.
     from explainer.core.pipeline import sentence_words
-    from explainer.lesson import game
+    from explainer.lesson import beat_electra as game
 
     def play(seed: int):
         items = game.spot_round(tiny_pair, seed, 2)

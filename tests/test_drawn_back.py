@@ -13,7 +13,7 @@ from classroom_base import Tags
 
 from explainer.core.models import ModelPair
 from explainer.core.pipeline import Settings, explain
-from explainer.lesson import classroom
+from explainer.lesson import supervision
 from explainer.lesson import walkthrough as walk
 from explainer.render import walkthrough as walk_view
 
@@ -44,7 +44,7 @@ RULE = ("The labels follow ELECTRA's rule: a token is labelled replaced (1) only
 def test_a_drawn_back_position_is_counted_named_and_labelled_original(tiny_pair, vocab):
     """Figure 2's masking with a generator that always draws "the": "the" comes back, "cooked" (4 pieces here)
     changes."""
-    explanation, (_, _, swap, detect) = _forced_walk(tiny_pair, vocab, "the", classroom.TOY_TEXT, (0, 2))
+    explanation, (_, _, swap, detect) = _forced_walk(tiny_pair, vocab, "the", supervision.TOY_TEXT, (0, 2))
     the = explanation.words[0].tokens[0]
     assert [explanation.tokens[p].original for p in explanation.words[2].tokens] == ["co", "-o", "-ke", "-d"]
     assert len(explanation.masked) == 5 and explanation.tokens[the].masked
@@ -62,7 +62,7 @@ def test_a_drawn_back_position_is_counted_named_and_labelled_original(tiny_pair,
 
 def test_a_drawn_back_piece_is_named_with_its_word(tiny_pair, vocab):
     # "##d" reads "-d" to people
-    explanation, (_, _, swap, detect) = _forced_walk(tiny_pair, vocab, "##d", classroom.TOY_TEXT, (2,))
+    explanation, (_, _, swap, detect) = _forced_walk(tiny_pair, vocab, "##d", supervision.TOY_TEXT, (2,))
     last = explanation.words[2].tokens[-1]
     assert detect.drawn_back == (last,) and explanation.tokens[last].original == "-d"
     assert ("4 tokens were masked; the generator drew the original token back at 1 of them (“-d” in “cooked”), so "
@@ -80,7 +80,7 @@ def test_a_drawn_back_piece_is_named_with_its_word(tiny_pair, vocab):
                   "counts as original (label 0): no token is really replaced."),
 ])
 def test_the_detect_step_counts_drawn_back_positions(tiny_pair, vocab, token, words, count):
-    explanation, (_, _, swap, detect) = _forced_walk(tiny_pair, vocab, token, classroom.TOY_TEXT, words)
+    explanation, (_, _, swap, detect) = _forced_walk(tiny_pair, vocab, token, supervision.TOY_TEXT, words)
     back = tuple(m.position for m in explanation.masked if m.sampled == m.original)
     assert detect.drawn_back == swap.drawn_back == back and (len(back) > 0) == (token == "the")
     assert f"{RULE} {count}" in detect.paragraph
@@ -98,7 +98,7 @@ def _drawn_back_chips(markup: str) -> list[str]:
 
 
 def test_rendered_steps_mark_the_drawn_back_position(tiny_pair, vocab):
-    explanation, (_, _, swap, detect) = _forced_walk(tiny_pair, vocab, "the", classroom.TOY_TEXT, (0, 2))
+    explanation, (_, _, swap, detect) = _forced_walk(tiny_pair, vocab, "the", supervision.TOY_TEXT, (0, 2))
     for step in (swap, detect):
         markup = walk_view.walk_step_html(step)
         assert _drawn_back_chips(markup) == ["the"]  # one position, marked apart from replaced and untouched
@@ -107,7 +107,7 @@ def test_rendered_steps_mark_the_drawn_back_position(tiny_pair, vocab):
     assert markup.count("3px solid #111") == 4 + 2  # the replaced pieces, and both legends' samples
     assert 'class="ee-label-legend"' in markup and "not replaced" in markup  # the legend entry
     assert "looks replaced" in markup  # Explore's colour scale, kept
-    zero = _forced_walk(tiny_pair, vocab, "movie", classroom.TOY_TEXT, (0, 2))[1]
+    zero = _forced_walk(tiny_pair, vocab, "movie", supervision.TOY_TEXT, (0, 2))[1]
     assert all(_drawn_back_chips(walk_view.walk_step_html(s)) == [] for s in zero)
 
 

@@ -75,7 +75,7 @@ def test_a_word_drawn_back_keeps_the_users_own_spelling(tiny_pair):
 
 
 def test_the_games_words_show_the_capitals_and_its_reveal_the_originals(tiny_pair):
-    from explainer.lesson import game
+    from explainer.lesson import beat_electra as game
 
     items = game.spot_round(tiny_pair, 3, 2, (TEXT, "THE DOG RAN HOME."))
     for item in items:

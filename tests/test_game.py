@@ -7,8 +7,8 @@ import dataclasses
 
 import pytest
 
-from explainer.lesson import game
-from explainer.render import game as view
+from explainer.lesson import beat_electra as game
+from explainer.render import beat_electra as view
 
 SENTENCES = ("The cat sat on the warm mat by the door.", "A small dog ran across the busy road today.",
              "We cooked rice and beans for the whole family.", "She read the letter twice before she answered.")
@@ -99,7 +99,7 @@ def test_the_views_escape_and_mark_without_colour(items, tiny_pair):
 
 def test_the_handlers_play_a_round_to_the_end(tiny_pair_dir, monkeypatch):
     from explainer.core import models
-    from explainer.ui import game as ui
+    from explainer.ui import beat_electra as ui
 
     monkeypatch.setattr(game, "load_sentences", lambda: SENTENCES)
     model = str(tiny_pair_dir)
@@ -125,7 +125,7 @@ def test_the_handlers_play_a_round_to_the_end(tiny_pair_dir, monkeypatch):
 
 
 def test_round_b_keeps_its_tally_by_name(tiny_pair, monkeypatch):
-    from explainer.ui import game as ui
+    from explainer.ui import beat_electra as ui
 
     monkeypatch.setattr(ui.api, "load_pair", lambda name: tiny_pair)
     assert ui.fool_try(SENTENCES[0], None, "dog", True, "tiny", ui.Tally()) == {
@@ -142,7 +142,7 @@ def test_round_b_keeps_its_tally_by_name(tiny_pair, monkeypatch):
 def test_a_handler_that_changes_nothing_skips_every_output():
     from types import SimpleNamespace
 
-    from explainer.ui import game as ui
+    from explainer.ui import beat_electra as ui
     from explainer.ui.named import named
 
     c = SimpleNamespace(revealed="revealed-box", score="score-box")

@@ -12,11 +12,12 @@ import gradio as gr
 import pytest
 
 from explainer.core import generators, links
-from explainer.core.class_store import ClassStore
+from explainer.core.live_class.store import ClassStore
 from explainer.core.pipeline import Settings, explain
-from explainer.lesson import class_session, game
+from explainer.lesson import beat_electra as game
+from explainer.lesson.live_class import session as class_session
 from explainer.lesson.strength import StrengthStudy, load_study
-from explainer.render import class_room
+from explainer.render.live_class import projector
 from explainer.render.difficulty import forger_line_html, strength_summary_html
 from explainer.render.guesses import guesses_html
 
@@ -120,7 +121,7 @@ def test_explain_and_game_apis_take_the_generator(stronger, tiny_pair):
 
 
 def test_the_games_harder_level_through_its_handlers(stronger, tiny_pair_dir):
-    from explainer.ui import game as page
+    from explainer.ui import beat_electra as page
 
     state = page.start_round(5, 3, str(tiny_pair_dir), "stronger")["state"]
     assert state.generator == "stronger"
@@ -156,11 +157,11 @@ def test_a_live_class_plays_the_stronger_generators_round_and_the_projector_says
     assert items != game.spot_round(tiny_pair, 11, 3)
     view = api.class_view(code, start["view_token"])
     assert view["generator"] == "stronger"
-    html = class_room.room_html(class_session.teacher_view_data(tiny_pair, code, key), "http://x/class?class=" + code)
+    html = projector.room_html(class_session.teacher_view_data(tiny_pair, code, key), "http://x/class?class=" + code)
     assert "Fakes forged by a stronger generator" in html
     plain = api.class_start(3, 11)
     assert plain["generator"] == "electra"
-    assert "forged by ELECTRA&#x27;s generator" in class_room.room_html(
+    assert "forged by ELECTRA&#x27;s generator" in projector.room_html(
         class_session.teacher_view_data(tiny_pair, plain["code"], plain["teacher_key"]), "http://x")
     with pytest.raises(gr.Error, match="one of electra, stronger"):
         api.class_start(3, 11, generator="x")
@@ -169,7 +170,7 @@ def test_a_live_class_plays_the_stronger_generators_round_and_the_projector_says
 def test_an_older_class_file_gains_the_generator_column(tmp_path):
     import sqlite3
 
-    from explainer.core import class_store
+    from explainer.core.live_class import store as class_store
 
     with sqlite3.connect(tmp_path / "classes.sqlite3") as conn:
         conn.executescript(class_store.SCHEMA)

@@ -1,6 +1,6 @@
 """The "Use it in Hugging Face" panel: the code shown is the code run, and it needs no generator.
 
-The snippet runs exactly as stored in `explainer.lesson.classroom.HF_SNIPPET`, from the project folder,
+The snippet runs exactly as stored in `explainer.lesson.hf_snippet.HF_SNIPPET`, from the project folder,
 against the bundled model. Until assets/model exists, only its folder path is swapped for a copy of
 the tiny pair's discriminator that has no generator beside it.
 """
@@ -14,7 +14,7 @@ import shutil
 
 import pytest
 
-from explainer.lesson.classroom import BUNDLED_DISCRIMINATOR, HF_SNIPPET, HUB_DISCRIMINATOR, hub_snippet
+from explainer.lesson.hf_snippet import BUNDLED_DISCRIMINATOR, HF_SNIPPET, HUB_DISCRIMINATOR, hub_snippet
 from training.project import PROJECT
 
 

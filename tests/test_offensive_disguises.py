@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explainer.core.class_store import ClassStore
-from explainer.lesson import class_sentences
+from explainer.core.live_class.store import ClassStore
+from explainer.lesson.live_class import own_sentences
 from training import offensive
 
 WORDS = sorted(w for w in offensive._blocked()[0] if w.isascii() and w.isalpha() and 4 <= len(w) <= 10)
@@ -57,7 +57,7 @@ def test_every_disguised_word_is_refused_as_a_nickname_and_in_a_sentence(code, t
     with pytest.raises(ValueError, match="Please choose another nickname|at most 24 characters"):
         store.join(class_code, text)
     with pytest.raises(ValueError, match="Sentence 1 cannot be played: it holds a word this app does not show"):
-        class_sentences.check_sentences(None, [f"We met {text} after school today."])  # refused before the model
+        own_sentences.check_sentences(None, [f"We met {text} after school today."])  # refused before the model
 
 
 @pytest.mark.parametrize("text", ["café", "naïve", "Zoë", "Ångström", "Straße", "Ñandú", "I a m here", "Scunthorpe",
@@ -76,6 +76,6 @@ def test_the_store_and_the_sentence_check_refuse_a_disguise_and_keep_no_invisibl
             with pytest.raises(ValueError, match="Please choose another nickname"):
                 store.join(code, name)
     assert store.join(code, "Zo\u200bë\u3164").nickname == "Zoë"  # shown as checked: nothing invisible kept
-    monkeypatch.setattr(class_sentences, "sentence_words", lambda *a: pytest.fail("the model ran"))
+    monkeypatch.setattr(own_sentences, "sentence_words", lambda *a: pytest.fail("the model ran"))
     with pytest.raises(ValueError, match="Sentence 1 cannot be played: it holds a word this app does not show"):
-        class_sentences.check_sentences(None, [f"The new pupil said {' '.join(word)} to us twice."])
+        own_sentences.check_sentences(None, [f"The new pupil said {' '.join(word)} to us twice."])

@@ -64,10 +64,12 @@ def test_elmo_is_described_as_bidirectional():
     assert "ELMo: left-to-right" not in inspect.getsource(paper)
 
 
-TEACHING_FILES = ("explainer/lesson/classroom.py", "explainer/lesson/walkthrough.py", "explainer/lesson/difficulty.py",
-                  "training/paper.py", "explainer/lesson/quiz.py", "explainer/render/classroom.py",
-                  "explainer/render/walkthrough.py", "explainer/render/difficulty.py", "explainer/render/efficiency.py",
-                  "explainer/ui/classroom.py", "training/downstream/probe.py")
+TEACHING_FILES = (
+    "explainer/lesson/supervision.py", "explainer/lesson/hf_snippet.py", "explainer/lesson/walkthrough.py",
+    "explainer/lesson/difficulty.py", "training/paper.py", "explainer/lesson/quiz.py",
+    "explainer/render/classroom_tab.py", "explainer/render/walkthrough.py", "explainer/render/difficulty.py",
+    "explainer/render/efficiency.py", "explainer/ui/classroom_tab.py", "training/downstream/probe.py",
+)
 
 
 @pytest.mark.parametrize("path", TEACHING_FILES)

@@ -77,7 +77,7 @@ def test_shuffle_is_seeded_and_keeps_every_question_and_answer():
 
 
 def test_the_ui_handlers_score_first_tries_only():
-    from explainer.ui import classroom as ui
+    from explainer.ui import classroom_tab as ui
 
     state = ui.start_quiz(False, 0)["state"]
     first = state.questions[0]

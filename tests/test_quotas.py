@@ -8,8 +8,8 @@ import gradio as gr
 import pytest
 
 from explainer.core import quotas
-from explainer.core.class_store import ClassStore
-from explainer.lesson import class_session
+from explainer.core.live_class.store import ClassStore
+from explainer.lesson.live_class import session as class_session
 from explainer.ui import api
 
 

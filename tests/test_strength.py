@@ -276,7 +276,7 @@ def test_cli_refuses_a_bad_generator_spec(tiny_pair_dir):
 # --- the Classroom's view --------------------------------------------------------------------------
 
 def test_the_classroom_view_draws_the_study_and_says_whose_it_is(tiny_pair_dir, monkeypatch):
-    from explainer.ui import classroom as ui
+    from explainer.ui import classroom_tab as ui
 
     monkeypatch.setenv(ROOTS_ENV, str(tiny_pair_dir))
     monkeypatch.setattr(ui, "_discriminator_hashes", {})

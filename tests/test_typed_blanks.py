@@ -160,7 +160,7 @@ def test_the_command_line_fills_a_typed_blank(tiny_pair_dir, capsys):
 
 def test_a_blank_is_no_word_for_round_b(tiny_pair):
     from explainer.core.text import InputError
-    from explainer.lesson import game
+    from explainer.lesson import beat_electra as game
 
     with pytest.raises(InputError, match="not a blank"):
         game.fool(tiny_pair, "The chef cooked a meal.", 1, "[mask]", True)

@@ -7,7 +7,7 @@ import pytest
 from classroom_base import SEEDS, SENTENCE
 
 from explainer.core.pipeline import Settings, explain
-from explainer.lesson import classroom
+from explainer.lesson import supervision
 from explainer.lesson import walkthrough as walk
 from training.objectives import ELECTRA_MASKING
 
@@ -39,7 +39,7 @@ def test_mask_step_says_you_picked_in_manual_mode(tiny_pair, vocab):
 
 
 def test_mask_step_on_the_toy_sentence_names_figure_2_and_the_real_share(tiny_pair, vocab):
-    paragraph, explanation = _mask_paragraph(tiny_pair, vocab, classroom.TOY_TEXT, classroom.TOY_SETTINGS)
+    paragraph, explanation = _mask_paragraph(tiny_pair, vocab, supervision.TOY_TEXT, supervision.TOY_SETTINGS)
     # the tiny vocabulary splits the words into several tokens each
     n, chosen = sum(not t.special for t in explanation.tokens), len(explanation.masked)
     assert paragraph.startswith(f"You picked {chosen} of {n} tokens ({chosen / n:.0%}), as in the paper's Figure 2; "
@@ -51,8 +51,8 @@ def test_mask_step_on_the_toy_sentence_with_the_bundled_model():
     from explainer.core import models
 
     pair = models.load(str(models.BUNDLED))
-    paragraph, explanation = _mask_paragraph(pair, len(pair.tokenizer), classroom.TOY_TEXT, classroom.TOY_SETTINGS)
-    assert [t.original for t in explanation.tokens if not t.special] == classroom.TOY_TEXT.split()
+    paragraph, explanation = _mask_paragraph(pair, len(pair.tokenizer), supervision.TOY_TEXT, supervision.TOY_SETTINGS)
+    assert [t.original for t in explanation.tokens if not t.special] == supervision.TOY_TEXT.split()
     assert paragraph.startswith("You picked 2 of 5 tokens (40%), as in the paper's Figure 2; in pretraining "
                                 "ELECTRA picks about 15% at random. They are hidden behind [MASK].")
 

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from explainer.core.pipeline import Settings, explain, explain_many
-from explainer.lesson import game
+from explainer.lesson import beat_electra as game
 from training import words
 from training.objectives import selected_count
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from explainer.core import generators
 from explainer.core.pipeline import Settings, explain
 from explainer.core.text import visible
-from explainer.lesson import game
+from explainer.lesson import beat_electra as game
 from explainer.render import explore as render
 from explainer.render.export import card_html
 from explainer.render.guesses import guesses_html

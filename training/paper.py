@@ -1,4 +1,4 @@
-"""The ELECTRA paper's published compute/score points, as data (drawn by explainer.render.classroom).
+"""The ELECTRA paper's published compute/score points, as data (drawn by explainer.render.classroom_tab).
 
 Source: Clark, Luong, Le and Manning (2020), "ELECTRA: Pre-training Text Encoders as Discriminators
 Rather Than Generators", ICLR 2020, Table 1: GLUE dev score against pretraining (train) FLOPs. In each

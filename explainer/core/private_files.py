@@ -6,7 +6,7 @@ the browser key decrypts what a student's browser remembers. So the folder is 07
 right on open when an older version left them wider. SQLite makes its -wal and -shm files with the
 database file's own mode, so a 0600 database gets 0600 companions.
 
-Not here: what the files hold (explainer/core/class_store.py).
+Not here: what the files hold (explainer/core/live_class/store.py).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ the visitor everywhere. "*" is refused: uvicorn then believes the left-most entr
 
 A visitor is one network, not one address (explainer/core/visitors.py: addresses normalized, IPv6 grouped by
 /64): every share below is per visitor. A school is many classes behind one address, so what protects a class
-is per class (its size, its lock, the teacher removing a student: explainer/core/class_store.py), and the
+is per class (its size, its lock, the teacher removing a student: explainer/core/live_class/store.py), and the
 per-visitor rates are sized for a school, not for one phone.
 
 Rates (the `limits` library's notation, "10/hour", "600/hour"; its moving window, in memory):

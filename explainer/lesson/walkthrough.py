@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explainer.core.pipeline import Explanation, MaskedPosition
-from explainer.lesson.classroom import MASK, PRETRAINING_RATE, TOY_SETTINGS, TOY_TEXT
+from explainer.lesson.supervision import MASK, PRETRAINING_RATE, TOY_SETTINGS, TOY_TEXT
 
 STEP_NAMES = ("mask", "propose", "swap", "detect")
 

@@ -8,9 +8,9 @@ replaced. Every token passes through `style.esc`.
 
 from __future__ import annotations
 
-from explainer.lesson.classroom import MASK
+from explainer.lesson.supervision import MASK
 from explainer.lesson.walkthrough import STEP_NAMES, WalkStep
-from explainer.render.classroom import special_style, token_html
+from explainer.render.classroom_tab import special_style, token_html
 from explainer.render.style import FONT, MUTED, RTD_COLOUR, chip, esc, legend_html, p_colour, pct
 
 DRAWN_BACK = "masked, but the generator drew the original back: label 0"  # tooltip and aria-label

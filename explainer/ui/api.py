@@ -24,9 +24,9 @@ from explainer.core import batching
 from explainer.core.pipeline import Explanation, Settings
 from explainer.core.text import InputError
 from explainer.core.user_text import quote
-from explainer.lesson import class_results as results
-from explainer.lesson import class_session
-from explainer.lesson import game as lesson
+from explainer.lesson.live_class import results
+from explainer.lesson.live_class import session as class_session
+from explainer.lesson import beat_electra as lesson
 from explainer.ui import fair_queue
 
 
@@ -177,7 +177,7 @@ def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model:
 
 
 
-# --- a live class (explainer.lesson.class_session): the teacher starts it, students join and answer --------
+# --- a live class (explainer.lesson.live_class.session): the teacher starts it, students join and answer --------
 
 def _class_call(call):
     """Run a class-session call; a ValueError (bad code, key, pick, bound reached) is a message for the caller."""

@@ -28,8 +28,8 @@ os.environ["FORWARDED_ALLOW_IPS"] = forwarded_allow_ips()
 import gradio as gr
 
 from explainer.ui import api, fair_queue, queues
-from explainer.ui.class_page import build_class_page
-from explainer.ui.classroom import build_classroom
+from explainer.ui.live_class.page import build_class_page
+from explainer.ui.classroom_tab import build_classroom
 from explainer.ui.classroom_links import page_from_link
 from explainer.ui.explore import build_explore
 from explainer.ui.http_guard import middleware

@@ -7,8 +7,9 @@
   screen shows) is a point for the class; an edit it flagged is a point for ELECTRA. Students' bets are shown,
   not scored: they are a prediction about ELECTRA, not a move against it.
 
-The winner is who has more points over both rounds. Pure: it reads the teacher's view (explainer/lesson/
-class_teacher.py); the projector (explainer/render/class_room.py) and the results files show it.
+The winner is who has more points over both rounds. Pure: it reads the teacher's view
+(explainer/lesson/live_class/teacher_view.py); the projector (explainer/render/live_class/projector.py) and the
+results files show it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from explainer.lesson.class_teacher import TeacherView
+    from explainer.lesson.live_class.teacher_view import TeacherView
 
 RULE_A = "Round A: a point per fake caught, minus one per false alarm; ELECTRA judged on the same answers."
 RULE_B = "Round B: a point for the class per edit that fooled ELECTRA, a point for ELECTRA per edit it flagged."

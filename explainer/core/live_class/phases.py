@@ -1,5 +1,5 @@
 """The phases of a live class, which its teacher moves on: lobby -> round A -> the reveal, one sentence at a time
--> round B -> results -> ended. Pure rules, no storage: explainer/core/class_store.py keeps a class's stage and
+-> round B -> results -> ended. Pure rules, no storage: explainer/core/live_class/store.py keeps a class's stage and
 applies `check_move` inside the transaction that changes it.
 
 A stage is a phase and, in the reveal, the sentence shown (from 0). The stages of a class of n sentences run in

@@ -1,6 +1,6 @@
 """The /class page's pieces that hold no component: its links, the classes a browser remembers, the board a
 teacher or the projector sees, the results files, a student's screens and joining (with their share of joins).
-explainer/ui/class_page.py lays out the page and wires its events to these.
+explainer/ui/live_class/page.py lays out the page; its handlers (teacher.py, student.py) call these.
 """
 
 from __future__ import annotations
@@ -12,12 +12,11 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import gradio as gr
 
-from explainer.core.class_phases import Stage
-from explainer.lesson import class_results
-from explainer.lesson import class_session as session
-from explainer.render import class_room as room
-from explainer.render import class_view as view
-from explainer.render import game as game_view
+from explainer.core.live_class.phases import Stage
+from explainer.lesson.live_class import results as class_results
+from explainer.lesson.live_class import session
+from explainer.render.live_class import phone, projector
+from explainer.render import beat_electra as game_view
 from explainer.render import style
 from explainer.ui import api
 
@@ -63,7 +62,7 @@ def render_board(who, shown: str):
     try:
         pair = api.class_pair(who["code"])
         data = session.teacher_view_data(pair, who["code"], who["token"])
-        html = room.room_html(data, who.get("link") or f"class?class={data.code}", full=bool(who.get("full")))
+        html = projector.room_html(data, who.get("link") or f"class?class={data.code}", full=bool(who.get("full")))
     except (gr.Error, ValueError) as error:
         html = error_html(error)
     digest = hashlib.sha256(html.encode()).hexdigest()
@@ -102,7 +101,7 @@ def sentence_html(mine, index: int) -> str:
 
 def wait_html(mine) -> str:
     """The phone's screen between answers; in the reveal, with the student's own answer to the sentence shown."""
-    html = view.student_wait_html(mine)
+    html = phone.student_wait_html(mine)
     shown = next((r for r in mine.revealed if r.sentence_index == mine.reveal), None)
     if mine.phase == "reveal" and shown is not None:
         html += game_view.spot_reveal_html(shown.item, shown.result, shown.picks)

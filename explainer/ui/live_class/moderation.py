@@ -1,6 +1,6 @@
 """The teacher's hold on who is in a live class, on the teacher's page (/class?class=CODE&teach=1): a lock (nobody
 new may join; the students in it play on) and removing a student (their answers go with them). Both take the
-teacher key the page holds (`who`: {"code", "token"}), checked by the store (explainer/core/class_store.py).
+teacher key the page holds (`who`: {"code", "token"}), checked by the store (explainer/core/live_class/store.py).
 The same moves are the API's /class_lock and /class_remove.
 """
 
@@ -11,9 +11,10 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from explainer.lesson import class_session as session
+from explainer.lesson.live_class import session
 from explainer.ui import queues
-from explainer.ui.class_screens import error_html
+from explainer.ui.live_class.screens import error_html
+from explainer.ui.named import named
 
 LOCK_LABEL = "Lock the room: nobody new can join (the students in it play on)"
 
@@ -62,13 +63,9 @@ def build_moderation(who: gr.State, message: gr.HTML) -> SimpleNamespace:
         lock = gr.Checkbox(False, label=LOCK_LABEL, scale=2, min_width=220, elem_id="class-lock")
         pick = gr.Dropdown([], label="Remove a student", scale=2, min_width=180, elem_id="class-remove-pick")
         go = gr.Button("Remove", variant="stop", scale=0, min_width=120, elem_id="class-remove")
-    parts = {"lock": lock, "pick": pick, "message": message}
-
-    def by_name(handler):  # a handler's {name: value} for the components it names
-        return lambda *args: {parts[name]: value for name, value in handler(*args).items()}
-
+    c = SimpleNamespace(lock=lock, pick=pick, message=message)
     private = dict(api_visibility="private", **queues.CLASS)
-    lock.input(by_name(set_lock), [who, lock], {lock, message}, **private)
-    pick.focus(by_name(roster), [who], {pick, message}, show_progress="hidden", **private)
-    go.click(by_name(remove), [who, pick], {pick, message}, **private)
+    lock.input(named(set_lock, c), [who, lock], {lock, message}, **private)
+    pick.focus(named(roster, c), [who], {pick, message}, show_progress="hidden", **private)
+    go.click(named(remove, c), [who, pick], {pick, message}, **private)
     return SimpleNamespace(lock=lock, pick=pick)

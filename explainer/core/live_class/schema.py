@@ -1,4 +1,4 @@
-"""The live class store's tables (explainer/core/class_store.py keeps them), and the columns a file made by an
+"""The live class store's tables (explainer/core/live_class/store.py keeps them), and the columns a file made by an
 older version gains when it is opened (a new file gains them the same way: one path for both)."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A class has a short readable code (6 characters, no 0/O/1/I/L), a teacher key (kept as a hash, compared in
 constant time), a view-only token for the projector (derived from that hash: it shows the class, moves nothing),
-a game seed, a number of sentences and a stage (explainer/core/class_phases.py: only the teacher key moves it,
+a game seed, a number of sentences and a stage (explainer/core/live_class/phases.py: only the teacher key moves it,
 one stage at a time, checked in the transaction that writes it); a student joins with an optional nickname and gets a
 random id; a submission is one student's answer to one sentence of round "A" or "B" and the result the
 *server* computed, both JSON, unique per (class, student, round, sentence): a replay changes nothing and
@@ -28,8 +28,8 @@ that stores it, so none slips in as the teacher closes the round). Every query i
 - A file made before classes had phases gains the columns on open; each of its classes starts in the phase its
   answers imply (round B if it has round-B answers, else round A if it has answers, else the lobby).
 
-Not here: the records it hands out and the key checks (explainer/core/class_records.py), models and scores
-(explainer/lesson/class_session.py), the pages, the QR code, the projector view.
+Not here: the records it hands out and the key checks (explainer/core/live_class/records.py), models and scores
+(explainer/lesson/live_class/session.py), the pages, the QR code, the projector view.
 """
 
 from __future__ import annotations
@@ -45,10 +45,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from explainer.core import quotas
-from explainer.core.class_phases import PHASES, Stage, answer_refusal, check_move
-from explainer.core.class_schema import SCHEMA, migrate
-from explainer.core.class_records import ClassInfo, NewClass, Student, Submission, same, secret_hash, submission_from
-from explainer.core.class_records import view_token as _view_token
+from explainer.core.live_class.phases import PHASES, Stage, answer_refusal, check_move
+from explainer.core.live_class.schema import SCHEMA, migrate
+from explainer.core.live_class.records import (ClassInfo, NewClass, Student, Submission, same, secret_hash,
+                                               submission_from)
+from explainer.core.live_class.records import view_token as _view_token
 from explainer.core.private_files import data_dir, private_file, private_folder, tighten
 from explainer.core.user_text import clean_text, quote
 from training.offensive import hides_offensive
@@ -242,7 +243,7 @@ class ClassStore:
 
     def move(self, code: object, teacher_key: object, target: Stage) -> ClassInfo:
         """Move the class to `target`, for the holder of its teacher key, when that is the next stage (or a
-        shortcut: class_phases.next_stages); ValueError with a short message, and no change, otherwise."""
+        shortcut: phases.next_stages); ValueError with a short message, and no change, otherwise."""
         if not isinstance(target, Stage) or target.phase not in PHASES:
             raise ValueError("A phase change names a stage.")
         with self._transaction() as conn:

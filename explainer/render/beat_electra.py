@@ -1,4 +1,4 @@
-"""The game "Can you beat ELECTRA?" (explainer.lesson.game) as escaped HTML. No gradio, no torch.
+"""The game "Can you beat ELECTRA?" (explainer.lesson.beat_electra) as escaped HTML. No gradio, no torch.
 
 The reveal is one card per word, in reading order, wrapping like the sentence: the word as everyone read it,
 what the student ticked, what ELECTRA's discriminator flagged (with its P(replaced), on Explore's colour scale),
@@ -15,7 +15,7 @@ from explainer.render.style import FLAG_THRESHOLD, FONT, MLM_COLOUR, RTD_COLOUR,
 from training.words import joined
 
 if TYPE_CHECKING:
-    from explainer.lesson.game import FoolResult, Score, SpotItem, SpotResult
+    from explainer.lesson.beat_electra import FoolResult, Score, SpotItem, SpotResult
 
 PUNCTUATION = ".,;:!?\"'()[]{}“”‘’«»…`-—"  # around a word; a word of punctuation alone is kept as it is
 GAME_CSS = """

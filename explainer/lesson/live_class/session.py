@@ -1,14 +1,15 @@
 """A live class session of "Can you beat ELECTRA?": a teacher starts a class, students join with its code and
-play the seeded game's rounds (explainer/lesson/game.py), the server keeps their answers, the teacher sees
-the class's aggregates. Storage: explainer/core/class_store.py.
+play the seeded game's rounds (explainer/lesson/beat_electra.py), the server keeps their answers, the teacher sees
+the class's aggregates. Storage: explainer/core/live_class/store.py.
 
 - `create_class`: a random (or given) seed, n sentences, the model played with and the generator that forges
   round A's fakes (ELECTRA's own, or the stronger one: explainer.core.generators); the teacher gets the code, the
   teacher key (`ClassStart`, the only time the key is handed out) and the projector's view-only token.
   `join_class`: the student's id. `move_class`: the teacher moves the class through its phases
-  (explainer/core/class_phases.py), one stage at a time.
+  (explainer/core/live_class/phases.py), one stage at a time.
 - Round A: `class_items` = `game.spot_round(pair, seed, n)` (or the teacher's own sentences, in their order:
-  explainer/lesson/class_sentences.py), computed once per (model, seed, n, sentences, generator) and kept in memory;
+  explainer/lesson/live_class/own_sentences.py), computed once per (model, seed, n, sentences, generator) and
+  kept in memory;
   `submit_spot` scores the picks *on the server* (`game.score_spot`): a client never sends a score.
 - Round B: sentence i is round A's sentence i as written (`fool_sentences`); `submit_fool` runs `game.fool`
   and stores the edit and the verdict. One answer per student, round and sentence: a replay returns it.
@@ -32,14 +33,14 @@ from dataclasses import asdict, dataclass
 
 from explainer.core import generators
 from explainer.core.batching import in_model_thread
-from explainer.core.class_phases import answer_refusal
-from explainer.core.class_phases import stage as parse_stage
-from explainer.core.class_store import ClassInfo, ClassStore, Student
+from explainer.core.live_class.phases import answer_refusal
+from explainer.core.live_class.phases import stage as parse_stage
+from explainer.core.live_class.store import ClassInfo, ClassStore, Student
 from explainer.core.user_text import clean_text, quote
 from explainer.core.pipeline import Explanation
-from explainer.lesson import game
-from explainer.lesson.class_sentences import check_sentences
-from explainer.lesson.class_teacher import (  # noqa: F401 (the teacher's view, re-exported for its callers)
+from explainer.lesson import beat_electra as game
+from explainer.lesson.live_class.own_sentences import check_sentences
+from explainer.lesson.live_class.teacher_view import (  # noqa: F401 (the teacher's view, re-exported for its callers)
     TOP,
     TOP_EDITS,
     EditStats,
@@ -117,7 +118,7 @@ def create_class(pair, n: int = game.ROUND_SENTENCES, seed: int | None = None, *
                  store: ClassStore | None = None, generator: str = generators.ELECTRA,
                  visitor: str | None = None) -> ClassStart:
     """A new class playing `n` sentences with `pair` (or, given `sentences`, the teacher's own: a list of texts
-    or the pasted box, checked by class_sentences; then n is their number), its fakes forged by `generator`; its
+    or the pasted box, checked by own_sentences.py; then n is their number), its fakes forged by `generator`; its
     round is computed now, so students need not wait (and a generator that cannot forge for `pair` is refused
     before the class exists). `visitor`: who starts it, for their share of live classes (None: the local user)."""
     own = check_sentences(pair, sentences) if sentences else ()
@@ -137,7 +138,7 @@ def create_class(pair, n: int = game.ROUND_SENTENCES, seed: int | None = None, *
 
 def move_class(code, teacher_key, phase, sentence=0, *, store: ClassStore | None = None) -> ClassInfo:
     """The teacher moves the class to `phase` (and, in the reveal, to `sentence`): only with the teacher key, only
-    to the next stage (class_phases.next_stages); anything else is a ValueError with a short message."""
+    to the next stage (phases.next_stages); anything else is a ValueError with a short message."""
     store = store or default_store()
     info = store.get_class(code)
     return store.move(info.code, teacher_key, parse_stage(phase, sentence, info.n_sentences))
@@ -196,7 +197,7 @@ class StudentRound:
 
     code: str
     display_name: str
-    phase: str  # explainer/core/class_phases.py
+    phase: str  # explainer/core/live_class/phases.py
     reveal: int  # in the reveal, the sentence shown (from 0)
     n_sentences: int
     sentences: tuple[tuple[str, ...], ...]  # () in the lobby
@@ -328,7 +329,7 @@ def submit_fool(pair, code, student_id, sentence_index, word_index, new_word, be
                        **{field: stored.result[field] for field in FOOL_FIELDS})
 
 
-# --- the teacher's view (explainer/lesson/class_teacher.py) ------------------------------------------------
+# --- the teacher's view (explainer/lesson/live_class/teacher_view.py) ------------------------------------------------
 
 def teacher_view_data(pair, code, token, *, store: ClassStore | None = None) -> TeacherView:
     """The class's aggregates as its phase lets them be shown, for the holder of its teacher key or of its

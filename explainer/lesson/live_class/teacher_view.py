@@ -2,8 +2,9 @@
 it beside ELECTRA's verdict; the fakes that fooled the most; the class's total against ELECTRA's on the same
 answers (sums of the stored results); round B's edits that fooled ELECTRA most often.
 
-A pure function of the class, its round and its stored answers: explainer/lesson/class_session.py checks the
-key and reads the store (`teacher_view_data`), the projector draws the result (explainer/render/class_room.py).
+A pure function of the class, its round and its stored answers: explainer/lesson/live_class/session.py checks
+the key and reads the store (`teacher_view_data`), the projector draws the result
+(explainer/render/live_class/projector.py).
 Before the reveal nothing here names a fake: only how many answered.
 """
 
@@ -12,8 +13,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from explainer.core.class_records import ClassInfo, Student, Submission
-from explainer.lesson import game
+from explainer.core.live_class.records import ClassInfo, Student, Submission
+from explainer.lesson import beat_electra as game
 
 TOP = 5  # fakes that fooled the most students, shown to the teacher
 TOP_EDITS = 10
@@ -90,7 +91,7 @@ class TeacherView:
     n_sentences: int
     model: str
     expires: float
-    phase: str  # explainer/core/class_phases.py
+    phase: str  # explainer/core/live_class/phases.py
     reveal: int  # in the reveal, the sentence shown (from 0)
     teacher: bool  # read with the teacher key (False: the projector's view-only token)
     progress: tuple[int, ...]  # students who answered each sentence of round A

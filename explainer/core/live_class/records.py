@@ -1,6 +1,6 @@
 """What the class store hands out, and the keys it checks: a class as anyone with its code may see it, a
 student, a stored answer; the teacher key's hash, the projector's token derived from it, and the
-constant-time comparison. No SQL here: explainer/core/class_store.py keeps them.
+constant-time comparison. No SQL here: explainer/core/live_class/store.py keeps them.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import hmac
 import json
 from dataclasses import dataclass
 
-from explainer.core.class_phases import Stage
+from explainer.core.live_class.phases import Stage
 
 
 def secret_hash(code: str, teacher_key: str) -> str:
@@ -39,7 +39,7 @@ class ClassInfo:
     model: str
     created: float
     expires: float
-    phase: str = "lobby"  # explainer/core/class_phases.py
+    phase: str = "lobby"  # explainer/core/live_class/phases.py
     reveal: int = 0  # in the reveal, the sentence shown (from 0)
     sentences: tuple[str, ...] = ()  # the teacher's own sentences, in order; () for the bundled set
     generator: str = "electra"  # who forges round A's fakes (explainer.core.generators)

@@ -1,14 +1,14 @@
-"""Classroom views as data: what each objective learns from, and the Hugging Face snippet; the lesson's
-sentence and the names the other Classroom modules share.
+"""What each objective is supervised on, as data for the Classroom tab; the lesson's sentence and the names the
+other Classroom modules share.
 
 - `supervised_positions`: from one `Explanation`, position by position, what MLM (BERT) is trained
   on — the masked subset, target = the original token, a softmax over the whole vocabulary — against
   what RTD (ELECTRA) is trained on — every non-padding position, target = original/replaced, one
   logit. The counts are the ones training logs as `supervised_positions`.
-- `HF_SNIPPET`: the code the "Use it in Hugging Face" panel shows; a test runs exactly this text.
 
 RTD's four steps on one sentence: explainer/lesson/walkthrough.py. How hard the generator makes the
-discriminator's job (the temperature sweep): explainer/lesson/difficulty.py. Pure: no model runs here.
+discriminator's job (the temperature sweep): explainer/lesson/difficulty.py. The Hugging Face snippet:
+explainer/lesson/hf_snippet.py. Pure: no model runs here.
 """
 
 from __future__ import annotations
@@ -70,38 +70,3 @@ def supervised_positions(explanation: Explanation, vocab_size: int) -> Supervise
         for t in explanation.tokens
     )
     return SupervisedPositions(explanation.text, positions, vocab_size)
-
-
-# --- use it in Hugging Face ----------------------------------------------------------------------
-
-BUNDLED_DISCRIMINATOR = "assets/model/discriminator"
-HUB_DISCRIMINATOR = "google/electra-small-discriminator"
-HF_SNIPPET = f'''\
-import torch
-from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-folder = "{BUNDLED_DISCRIMINATOR}"  # run from the project folder
-tokenizer = AutoTokenizer.from_pretrained(folder)
-model = AutoModelForSequenceClassification.from_pretrained(folder, num_labels=2)
-# Only the discriminator is loaded: the generator is not needed any more. Its replaced-token
-# head is dropped (the warning lists it) and a new, untrained classifier reads the [CLS] token.
-print(type(model).__name__)
-
-texts = ["A warm, funny and beautifully acted film.", "Dull, slow and far too long."]
-labels = torch.tensor([1, 0])  # 1 = positive
-batch = tokenizer(texts, padding=True, return_tensors="pt")
-optimizer = torch.optim.AdamW(model.parameters(), lr=5e-5)
-model.train()
-loss = model(**batch, labels=labels).loss  # one fine-tuning step: loop over your own data
-loss.backward()
-optimizer.step()
-
-model.eval()
-with torch.no_grad():
-    print(model(**batch).logits.softmax(-1))  # P(negative), P(positive) for each text'''
-
-
-def hub_snippet() -> str:
-    """The same code for the hub's discriminator (needs the network the first time)."""
-    return HF_SNIPPET.replace(f'"{BUNDLED_DISCRIMINATOR}"  # run from the project folder',
-                              f'"{HUB_DISCRIMINATOR}"  # downloaded once, then cached')

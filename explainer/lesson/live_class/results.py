@@ -1,5 +1,5 @@
 """A live class's results for its teacher to keep: per sentence and per fake, the class's catches beside
-ELECTRA's; each student's totals; round B's edits; who won over both rounds (explainer/lesson/class_match.py).
+ELECTRA's; each student's totals; round B's edits; who won over both rounds (explainer/lesson/live_class/match.py).
 As JSON and as CSV (one table, a `kind` column telling the rows apart), built from the same `class_results`
 record.
 
@@ -8,7 +8,8 @@ would name the fakes. Students appear by nickname ("Student N" without one), nev
 typed (nicknames, round B's words) is escaped against spreadsheet formulas in both files: a cell that starts
 with = + - @ or a tab or carriage return gets a leading apostrophe, which spreadsheets show as text.
 
-Not here: the store (explainer/core/class_store.py), the aggregates' rules (explainer/lesson/class_session.py).
+Not here: the store (explainer/core/live_class/store.py), the aggregates' rules
+(explainer/lesson/live_class/session.py).
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ import csv
 import io
 import json
 
-from explainer.core.class_store import ClassStore
-from explainer.lesson import class_session as session
-from explainer.lesson.class_match import match
+from explainer.core.live_class.store import ClassStore
+from explainer.lesson.live_class import session
+from explainer.lesson.live_class.match import match
 from training.words import joined
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

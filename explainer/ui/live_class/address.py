@@ -13,9 +13,9 @@ import sys
 import gradio as gr
 
 from explainer.core import addresses
-from explainer.lesson import class_session as session
-from explainer.render import class_view as view
-from explainer.ui.class_screens import page_link
+from explainer.lesson.live_class import session
+from explainer.render.live_class.card import links_card_html
+from explainer.ui.live_class.screens import page_link
 
 LABEL = "Students join at (this computer has several addresses: choose the room's network)"
 
@@ -67,5 +67,5 @@ def card(demo: gr.Blocks, code: str, key: str, location: str, chosen: str | None
     student_link = addresses.with_base(page_link(location, **{"class": code}), base)
     view_link = addresses.with_base(
         page_link(location, **{"class": code, "view": session.default_store().view_token(code, key)}), base)
-    return (view.links_card_html(code, student_link, view_link, found.note, found.command),
+    return (links_card_html(code, student_link, view_link, found.note, found.command),
             chooser_update(found, base), student_link)

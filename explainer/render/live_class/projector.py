@@ -1,4 +1,4 @@
-"""A live class on the projector: one screen per phase (explainer/core/class_phases.py), sized for a room.
+"""A live class on the projector: one screen per phase (explainer/core/live_class/phases.py), sized for a room.
 No gradio, no torch.
 
 The stage is a 16:9 panel whose type scales with it (CSS container units: 1.5% of its width, 2.6% of its
@@ -16,7 +16,7 @@ cut to what fits (the rest counted), and every user text passes through `esc`.
 Every number says what it counts: the reveal's two panels are this sentence's points (ELECTRA's own, with its false
 alarms, counted once per answer as the class's are), and a line below gives the class so far; an original word
 ELECTRA flagged is listed under the fakes, where its false alarm costs it. The results count both rounds by the
-rules of explainer/lesson/class_match.py, stated under the table. Every verdict is P(replaced) above 50%, and its
+rules of explainer/lesson/live_class/match.py, stated under the table. Every verdict is P(replaced) above 50%, and its
 label never rounds onto the other side of that line (style.verdict_pct).
 """
 
@@ -24,17 +24,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explainer.core.class_phases import LABELS
+from explainer.core.live_class.phases import LABELS
 from explainer.core.generators import label as forger
-from explainer.render.class_view import pretty_code, qr_svg
-from explainer.lesson.class_match import RULE_A, RULE_B, match
+from explainer.render.live_class.card import pretty_code, qr_svg
+from explainer.lesson.live_class.match import RULE_A, RULE_B, match
 from explainer.render.style import FONT, MLM_COLOUR, RTD_COLOUR, esc, p_colour, verdict_pct
 from training.words import separators
 
 if TYPE_CHECKING:
-    from explainer.lesson.class_session import FakeStats, TeacherView
-    from explainer.lesson.class_teacher import AlarmStats, SentenceStats
-    from explainer.lesson.game import Score
+    from explainer.lesson.live_class.session import FakeStats, TeacherView
+    from explainer.lesson.live_class.teacher_view import AlarmStats, SentenceStats
+    from explainer.lesson.beat_electra import Score
 
 NAMES_SHOWN = 30  # nicknames in the lobby; the rest are counted
 EDITS_SHOWN = 5

@@ -1,4 +1,4 @@
-"""The Classroom's game, "Can you beat ELECTRA?": thin wiring of explainer.lesson.game and its views.
+"""The Classroom's game, "Can you beat ELECTRA?": thin wiring of explainer.lesson.beat_electra and its views.
 
 A round lives in the page's gr.State as a `Round` (nothing on the server); every handler returns its values
 by the names of the components they go to (`named`). A class code (the seed) and the level (the
@@ -14,8 +14,8 @@ from types import SimpleNamespace
 
 import gradio as gr
 
-from explainer.lesson import game
-from explainer.render import game as view
+from explainer.lesson import beat_electra as game
+from explainer.render import beat_electra as view
 from explainer.render import style
 from explainer.core import generators
 from explainer.ui import api, forgers, queues

@@ -6,8 +6,9 @@ generator-strength study: the paper's Figure 3 on this pair),
 efficiency (the paper's points, and the user's race), Hugging Face code, and a knowledge check.
 Thin wiring only: the sentence runs through `explainer.ui.api.make_explanation`, exactly as in Explore
 (same model, masking and seed, so both tabs show the same game), and everything else is
-`explainer.lesson` (classroom, walkthrough, difficulty, strength, quiz) and `training.paper`, rendered by
-`explainer.render` (classroom, walkthrough, difficulty, efficiency). The lesson's links: `explainer.ui.classroom_links`.
+`explainer.lesson` (supervision, hf_snippet, walkthrough, difficulty, strength, quiz) and `training.paper`, rendered
+by `explainer.render` (classroom_tab, walkthrough, difficulty, efficiency). The game: `explainer.ui.beat_electra`.
+The lesson's links: `explainer.ui.classroom_links`.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ import gradio as gr
 
 from explainer.core import models
 from explainer.core.pipeline import Settings
-from explainer.lesson import classroom, difficulty, quiz, strength
+from explainer.lesson import difficulty, hf_snippet, quiz, strength, supervision
 from explainer.lesson.walkthrough import walkthrough
-from explainer.render import classroom as view
+from explainer.render import classroom_tab as view
 from explainer.render import explore as render
 from explainer.render import style
 from explainer.render.difficulty import (
@@ -40,7 +41,7 @@ from explainer.ui import api, queues
 from explainer.ui.classroom_links import apply_lesson_link, lesson_link_query
 from explainer.ui.explore import EXAMPLES
 from explainer.ui.explore_share import COPY_LINK_JS
-from explainer.ui.game import build_game
+from explainer.ui.beat_electra import build_game
 from explainer.ui.named import named
 from training import paper
 
@@ -81,8 +82,8 @@ _strength_lock = threading.Lock()
 
 def _settings(text: str, seed) -> Settings:
     """The toy sentence masks what the paper's Figure 2 masks; any other sentence, 15% at random (Explore's default)."""
-    if text.strip() == classroom.TOY_TEXT:
-        return dataclasses.replace(classroom.TOY_SETTINGS, seed=int(seed or 0))
+    if text.strip() == supervision.TOY_TEXT:
+        return dataclasses.replace(supervision.TOY_SETTINGS, seed=int(seed or 0))
     return Settings(seed=int(seed or 0))
 
 
@@ -93,7 +94,7 @@ def run_lesson(text: str, seed, model: str) -> dict:
         explanation = api.make_explanation(text, model, _settings(text, seed))
         vocab = len(pair.tokenizer)
         steps = walkthrough(explanation, vocab)
-        table = view.supervised_html(classroom.supervised_positions(explanation, vocab))
+        table = view.supervised_html(supervision.supervised_positions(explanation, vocab))
     except (gr.Error, ValueError) as error:
         message = style.message_html(getattr(error, "message", None) or str(error))
         return {"notices": message, "steps": None, "step_index": 0, "step": message, "positions": message}
@@ -235,10 +236,10 @@ def _build_hugging_face() -> None:
         "After pretraining the **generator is thrown away**. The discriminator is an ordinary encoder: "
         "load it with `AutoModelForSequenceClassification` (which builds `ElectraForSequenceClassification`) "
         "and fine-tune it like BERT. This code runs as shown; the tests run exactly this text.")
-    gr.Code(classroom.HF_SNIPPET, language="python", label="From this app's bundled model (offline)",
+    gr.Code(hf_snippet.HF_SNIPPET, language="python", label="From this app's bundled model (offline)",
             interactive=False, elem_id="hf-code")
-    gr.Markdown(f"**The same with Google's `{classroom.HUB_DISCRIMINATOR}`** (downloaded once; the "
-                f"hub's `-generator` is never needed either):\n\n```python\n{classroom.hub_snippet()}\n```",
+    gr.Markdown(f"**The same with Google's `{hf_snippet.HUB_DISCRIMINATOR}`** (downloaded once; the "
+                f"hub's `-generator` is never needed either):\n\n```python\n{hf_snippet.hub_snippet()}\n```",
                 elem_id="hf-code-hub")
 
 
@@ -302,7 +303,7 @@ def _layout(demo: gr.Blocks) -> SimpleNamespace:
                             "give the same masks and draws)", lines=1, max_lines=4, scale=5, elem_id="classroom-text")
         c.seed = gr.Number(0, precision=0, label="Seed", scale=1, min_width=90, elem_id="classroom-seed")
         c.run = gr.Button("Use this sentence", variant="primary", scale=1, elem_id="classroom-run")
-        c.toy = gr.Button(f"Toy: “{classroom.TOY_TEXT}”", scale=1, elem_id="classroom-toy")
+        c.toy = gr.Button(f"Toy: “{supervision.TOY_TEXT}”", scale=1, elem_id="classroom-toy")
     c.notices = gr.HTML()
     with gr.Row(equal_height=True):
         c.copy_link = gr.Button("Copy a link to this lesson (sentence, seed, view)", size="sm", scale=0, min_width=320,
@@ -347,7 +348,7 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
     lesson, lesson_outputs = named(run_lesson, c), [c.notices, c.steps, c.step_index, c.step, c.positions]
     for trigger in (c.run.click, c.text.submit):
         trigger(lesson, [c.text, c.seed, c.model], lesson_outputs, **private, **queues.EXPLAIN)
-    c.toy.click(lambda: classroom.TOY_TEXT, None, [c.text], **private).then(
+    c.toy.click(lambda: supervision.TOY_TEXT, None, [c.text], **private).then(
         lesson, [c.text, c.seed, c.model], lesson_outputs, **private, **queues.EXPLAIN)
     c.walk.back.click(named(lambda s, i: move(s, i, -1), c), [c.steps, c.step_index], [c.step_index, c.step], **private)
     c.walk.forward.click(named(lambda s, i: move(s, i, 1), c), [c.steps, c.step_index], [c.step_index, c.step],

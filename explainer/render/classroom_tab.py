@@ -10,7 +10,7 @@ Efficiency chart (explainer/render/efficiency.py).
 
 from __future__ import annotations
 
-from explainer.lesson.classroom import MASK, SupervisedPositions
+from explainer.lesson.supervision import MASK, SupervisedPositions
 from explainer.lesson.quiz import Grade, Question
 from explainer.render.style import FONT, MLM_COLOUR, MUTED, RTD_COLOUR, esc
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from explainer.core.pipeline import sentence_words
 from explainer.core.text import InputError
 from explainer.core.user_text import clean_text, quote
-from explainer.lesson.game import MAX_SENTENCES
+from explainer.lesson.beat_electra import MAX_SENTENCES
 from training.offensive import hides_offensive
 
 MAX_CHARS = 300  # characters of one sentence: a phone shows it as tick boxes, one per word
