@@ -23,68 +23,10 @@ import re
 
 import pytest
 from conftest import wait_for_text
+from page_layout import look, phones_fit
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-SIZES = ((1400, 900), (1280, 720), (420, 900))
 PHONE = {"width": 420, "height": 900}
-
-# Every pair of visible text boxes that overlap: HTML text (one box per line of a text node) and SVG text (the
-# charts' tick labels, titles, annotations). Two copies of the same text drawn at the same place (gradio's tabs)
-# and text meant for screen readers or gradio's own progress overlay are left out.
-OVERLAP_JS = """() => {
-  const SKIP = 'svg, style, script, textarea, .visually-hidden, .sr-only, [data-testid=status-tracker], .toast-wrap';
-  const seen = (el) => el.checkVisibility({opacityProperty: true, visibilityProperty: true});
-  const boxes = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const el = node.parentElement;
-    if (!node.nodeValue.trim() || !el || el.closest(SKIP) || !seen(el)) continue;
-    const range = document.createRange();
-    range.selectNodeContents(node);
-    for (const b of range.getClientRects())
-      if (b.width > 1 && b.height > 1) boxes.push({b, el, text: node.nodeValue.trim().slice(0, 30)});
-  }
-  for (const el of document.querySelectorAll('svg text')) {
-    if (!el.textContent.trim() || !seen(el)) continue;
-    const b = el.getBoundingClientRect();
-    if (b.width > 1 && b.height > 1) boxes.push({b, el, text: el.textContent.trim().slice(0, 30)});
-  }
-  const found = [];
-  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
-    const a = boxes[i], c = boxes[j];
-    if (a.el === c.el || a.el.contains(c.el) || c.el.contains(a.el)) continue;
-    if (a.text === c.text && ['left', 'top', 'width'].every(k => Math.abs(a.b[k] - c.b[k]) < 1)) continue;
-    const x = Math.min(a.b.right, c.b.right) - Math.max(a.b.left, c.b.left);
-    const y = Math.min(a.b.bottom, c.b.bottom) - Math.max(a.b.top, c.b.top);
-    if (x > 2 && y > 0.3 * Math.min(a.b.height, c.b.height))
-      found.push(`"${a.text}" overlaps "${c.text}" (${Math.round(x)} x ${Math.round(y)} px)`);
-  }
-  return found;
-}"""
-# Every visible chart with no drawn title or message (plotly draws no annotation on a panel without a trace).
-SILENT_CHARTS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')]
-  .filter(p => p.checkVisibility() && ![...p.querySelectorAll('.gtitle, .annotation-text, .g-xtitle')]
-    .some(t => t.textContent.trim()))
-  .map(p => p.closest('[id]')?.id ?? '?')"""
-SIDEWAYS_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
-NAV_JS = "() => [...document.querySelectorAll('nav a')].filter(a => a.checkVisibility()).map(a => a.innerText)"
-
-
-def look(page, where: str, problems: list[str], sizes=SIZES) -> None:
-    """At each size: no text over other text, nothing wider than the screen, no silent chart, no gradio nav."""
-    for width, height in sizes:
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(400)  # gradio and plotly re-lay out
-        here = f"{where} at {width}x{height}"
-        found = page.evaluate(OVERLAP_JS)
-        if found:  # a chart still being redrawn after a resize overlaps for a moment: only what stays counts
-            page.wait_for_timeout(2000)
-            found = [o for o in page.evaluate(OVERLAP_JS) if o in found]
-        problems += [f"{here}: {o}" for o in found]
-        if (extra := page.evaluate(SIDEWAYS_JS)) > 1:
-            problems.append(f"{here}: the page scrolls sideways by {extra} px")
-        problems += [f"{here}: the chart {c} has no title and no message" for c in page.evaluate(SILENT_CHARTS_JS)]
-        problems += [f"{here}: gradio's navigation link {n!r}" for n in page.evaluate(NAV_JS)]
 
 
 def draw_shown(page) -> str:
@@ -171,26 +113,9 @@ def training(page, problems: list[str]) -> None:
     page.get_by_role("tab", name="Replay a recorded race").click()
     wait_for_text(page, "#replay-status-line", "End of the recording", timeout=20_000)
     page.locator("#replay-x-axis").get_by_text("FLOPs", exact=True).click()
-    page.wait_for_timeout(1000)
+    page.wait_for_function("() => [...document.querySelectorAll('#replay-curves .g-xtitle')]"
+                           ".some(t => t.textContent.includes('training FLOPs used'))", timeout=15_000)
     look(page, "Training replay", problems)
-
-
-SCROLLING_BOXES_JS = """() => [...document.querySelectorAll('body *')].filter(e => e.checkVisibility()
-  && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1)
-  .map(e => `${e.tagName.toLowerCase()}.${e.className} scrolls ${e.scrollWidth - e.clientWidth} px sideways`)"""
-
-
-def phones_fit(phones, phase: str, problems: list[str]) -> None:
-    """Nothing on a student's phone scrolls sideways: not the page, and no box inside it (the reveal's table once
-    showed its first column only)."""
-    for k, phone in enumerate(phones):
-        look(phone, f"phone {k + 1} in {phase}", problems, sizes=((420, 900),))
-        problems += [f"phone {k + 1} in {phase}: {b}" for b in phone.evaluate(SCROLLING_BOXES_JS)]
-        top = phone.evaluate("() => { const b = [...document.querySelectorAll('#class-status, #class-message')]"
-                             ".filter(e => e.checkVisibility() && e.innerText.trim()); "
-                             "return b.length ? Math.min(...b.map(e => e.getBoundingClientRect().top)) : 0; }")
-        if top > 120:
-            problems.append(f"phone {k + 1} in {phase}: a {round(top)}-px blank band above the first words")
 
 
 def live_class(browser, app_url: str, problems: list[str]) -> None:
@@ -269,15 +194,32 @@ def live_class(browser, app_url: str, problems: list[str]) -> None:
         page.close()
 
 
-def test_a_newcomer_meets_no_surprise_in_any_tab_or_the_live_class(browser, app_url):
+def checked(browser, url: str, tour) -> None:
+    """`tour(page, problems)` on a fresh 1400x900 page of the app; then no problem may be left."""
     problems: list[str] = []
     page = browser.new_page(viewport={"width": 1400, "height": 900})
-    page.goto(app_url)
+    page.goto(url)
     try:
-        explore(page, problems)
-        game(page, problems)
-        training(page, problems)
+        tour(page, problems)
     finally:
         page.close()
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
+
+
+# One test per tab and one for the class: independent, so that two workers can share them.
+def test_a_newcomer_meets_no_surprise_in_explore(browser, app_url):
+    checked(browser, app_url, explore)
+
+
+def test_a_newcomer_meets_no_surprise_in_the_game(browser, app_url):
+    checked(browser, app_url, game)
+
+
+def test_a_newcomer_meets_no_surprise_in_the_training_tab(browser, app_url):
+    checked(browser, app_url, training)
+
+
+def test_a_newcomer_meets_no_surprise_in_the_live_class(browser, app_url):
+    problems: list[str] = []
     live_class(browser, app_url, problems)
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
