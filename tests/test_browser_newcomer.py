@@ -1,6 +1,5 @@
 """A newcomer's first ten minutes, in Debian's Chromium, on one served app: the three tabs at 1400 px, at 1280x720
-and on a 420-px phone, then a live class (a teacher, a projector, two phones) through every phase. What a person
-met as a surprise is asserted here, each where it happened:
+and on a 420-px phone. What a person met as a surprise is asserted here, each where it happened:
 
 - Explore: a second press of the button is a new draw (its seed shown, in the box and in the copied link); the
   ticks of "I choose the words to mask" follow their words when the sentence changes, not their positions;
@@ -8,12 +7,12 @@ met as a surprise is asserted here, each where it happened:
 - the game: the reveal of a sentence stays inside its box; the closing lines quote the words that fooled;
 - Training: the budget reads in the units people use (1.4e13, not 14000000000000); the payoff panel says what
   will appear there before any race; the race's result comes before the explanations (they are folded);
-- the live class: no page scrolls sideways on a phone in any phase, no gradio "Home" link, no blank band on
-  top; round B's form moves to the next sentence with "Your word" emptied and the sentence shown in full; the
-  projector counts the fakes it leaves out; the round-A table has no header without a name;
 - everywhere, at every size: no text overlaps other text (bounding boxes, HTML and the charts' SVG alike), no
-  page is wider than the screen, and every chart shows a title or a message.
+  page is wider than the screen, and every chart shows a title or a message (tests/page_layout.py).
 
+The live class a newcomer met (no page scrolls sideways on a phone in any phase, no gradio "Home" link, no blank
+band on top; round B's form moves on; the projector counts the fakes it leaves out; no nameless round-A header)
+is checked in the class's own walk through its phases, tests/test_browser_class.py.
 Stop's promptness is asserted on a race's events in tests/test_race_stop.py (no clock here).
 """
 
@@ -23,10 +22,9 @@ import re
 
 import pytest
 from conftest import wait_for_text
-from page_layout import look, phones_fit
+from page_layout import look
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-PHONE = {"width": 420, "height": 900}
 
 
 def draw_shown(page) -> str:
@@ -118,82 +116,6 @@ def training(page, problems: list[str]) -> None:
     look(page, "Training replay", problems)
 
 
-def live_class(browser, app_url: str, problems: list[str]) -> None:
-    teacher = browser.new_page(viewport={"width": 1400, "height": 900})
-    teacher.goto(app_url + "class")
-    teacher.locator("#class-n input[type=number]").fill("3")
-    teacher.locator("#class-n input[type=number]").press("Enter")
-    teacher.locator("#class-start").click()
-    teacher.locator("#class-view-link").wait_for(timeout=30_000)
-    link = teacher.locator("#class-student-link").get_attribute("href")
-    projector = browser.new_page(viewport={"width": 1280, "height": 720})
-    projector.goto(teacher.locator("#class-view-link").get_attribute("href"))
-    wait_for_text(projector, "#class-stage", "Join the class", timeout=30_000)
-    phones = []
-    for name in ("Ana", "Bo"):
-        phone = browser.new_page(viewport=PHONE)
-        phone.goto(link)
-        phone.locator("#class-join").click()
-        wait_for_text(phone, "#class-wait", "Wait for your teacher", timeout=30_000)
-        phones.append(phone)
-    wait_for_text(projector, "#class-joined", "2", timeout=15_000)
-    look(teacher, "the teacher's page in the lobby", problems)
-    phones_fit(phones, "the lobby", problems)
-
-    teacher.locator("#class-move").click()  # round A
-    for k, phone in enumerate(phones):
-        for i in range(3):
-            wait_for_text(phone, "#class-sentence", f"sentence {i + 1} of 3", timeout=30_000)
-            phone.locator("#class-ticks label").nth(k + i).click()
-            phone.locator("#class-submit").click()
-            wait_for_text(phone, "#class-saved", "Saved", timeout=30_000)
-            if i == 0:
-                phones_fit([phone], "round A", problems)
-            phone.locator("#class-next").click()
-        wait_for_text(phone, "#class-wait", "Round A is done", timeout=30_000)
-    headers = projector.locator("#class-progress th").all_inner_texts()
-    assert all(h.strip() for h in headers), headers  # no column without a name
-
-    fakes = 0
-    for i in range(3):
-        teacher.locator("#class-move").click()  # the reveal of sentence i + 1
-        wait_for_text(projector, "#class-phase", f"sentence {i + 1} of 3", timeout=15_000)
-        wait_for_text(phones[0], "#class-wait-box", "the truth", timeout=15_000)
-        wait_for_text(phones[0], "#class-status", f"the {i + 1} revealed", timeout=15_000)
-        fakes += phones[0].locator("#class-wait-box .ee-card.ee-faked").count()
-        if i == 0:
-            phones_fit(phones, "the reveal", problems)  # every word of the reveal on the phone's screen
-            look(projector, "the projector in the reveal", problems, sizes=((1280, 720),))
-
-    teacher.locator("#class-move").click()  # round B
-    ana = phones[0]
-    ana.locator("#class-b-test").wait_for(timeout=30_000)
-    wait_for_text(ana, "#class-b-text", "Sentence 1 of 3")
-    ana.get_by_label("Word to change").click()
-    ana.get_by_role("option").nth(1).click()
-    ana.locator("#class-b-new input, #class-b-new textarea").first.fill("dog")
-    ana.locator("#class-b-test").click()
-    wait_for_text(ana, "#class-b-result", "P(replaced)", timeout=30_000)
-    wait_for_text(ana, "#class-b-text", "Sentence 2 of 3")  # the form moved on, the sentence in full
-    assert ana.locator("#class-b-new input, #class-b-new textarea").first.input_value() == ""
-    shown = ana.locator("#class-b-text .ee-sentence").inner_text()
-    chosen = ana.locator("#class-b-sentence input").input_value()
-    assert chosen == "2. " + shown or chosen.startswith("2. ") and shown.startswith(chosen[3:].rstrip("…"))
-    phones_fit(phones, "round B", problems)
-
-    teacher.locator("#class-move").click()  # the results
-    wait_for_text(projector, "#class-phase", "The results", timeout=15_000)
-    rows = projector.locator("#class-fooling tr").count() - 1
-    more = projector.locator("#class-fooling-more")
-    counted = int(re.search(r"and (\d+) more", more.inner_text()).group(1)) if more.count() else 0
-    assert rows + counted == fakes, (rows, counted, fakes)  # every fake shown or counted
-    look(projector, "the projector at the results", problems, sizes=((1280, 720), (1400, 900)))
-    look(teacher, "the teacher's page at the results", problems)
-    phones_fit(phones, "the results", problems)
-    for page in (teacher, projector, *phones):
-        page.close()
-
-
 def checked(browser, url: str, tour) -> None:
     """`tour(page, problems)` on a fresh 1400x900 page of the app; then no problem may be left."""
     problems: list[str] = []
@@ -206,7 +128,7 @@ def checked(browser, url: str, tour) -> None:
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
 
 
-# One test per tab and one for the class: independent, so that two workers can share them.
+# One test per tab: independent, so that two workers can share them.
 def test_a_newcomer_meets_no_surprise_in_explore(browser, app_url):
     checked(browser, app_url, explore)
 
@@ -219,7 +141,6 @@ def test_a_newcomer_meets_no_surprise_in_the_training_tab(browser, app_url):
     checked(browser, app_url, training)
 
 
-def test_a_newcomer_meets_no_surprise_in_the_live_class(browser, app_url):
-    problems: list[str] = []
-    live_class(browser, app_url, problems)
-    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
+# The live class (a teacher, a projector, phones) is looked at the same way, in every phase, by the class's own walk
+# through its phases: tests/test_browser_class.py::test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_
+# before_the_reveal (one class run instead of two).
