@@ -62,23 +62,23 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     assert link.endswith(f"/class?class={code}") and "view=" in view_link and "teacher" not in teacher.url
 
     projector = browser.new_page(viewport={"width": 1920, "height": 1080})
-    projector.goto(view_link)
+    projector.goto(view_link, wait_until="commit")  # it and the phones load at once; each is waited for below
+    phones = []
+    for _ in range(3):
+        phones.append(browser.new_page(viewport={"width": 420, "height": 900}))  # its own context: its own phone
+        phones[-1].goto(link, wait_until="commit")
     wait_for_text(projector, "#class-stage", "Join the class", timeout=30_000)
     assert projector.locator("#class-stage svg").count() == 1  # the QR code
     size = projector.evaluate("() => parseFloat(getComputedStyle(document.querySelector('#class-stage .ee-in'))"
                               ".fontSize)")
     assert size >= 28
 
-    phones = []
-    for k, nickname in enumerate(("Ana", "<b>Zed</b>", "")):
-        page = browser.new_page(viewport={"width": 420, "height": 900})  # its own context: its own phone
-        page.goto(link)
+    for page, nickname in zip(phones, ("Ana", "<b>Zed</b>", "")):  # they join one after the other
         page.locator("#class-join").wait_for(timeout=30_000)
         if nickname:
             page.locator("#class-nickname input, #class-nickname textarea").first.fill(nickname)
         page.locator("#class-join").click()
         wait_for_text(page, "#class-wait", "Wait for your teacher", timeout=30_000)
-        phones.append(page)
     wait_for_text(projector, "#class-joined", "3", timeout=15_000)  # the projector refreshes by itself
     names = projector.locator("#class-roster").inner_text()
     assert "Ana" in names and "<b>Zed</b>" in names and "Student 3" in names  # escaped: shown, not bold
@@ -111,6 +111,8 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     html = every_html()
     assert not any(mark in html for mark in TRUTH) and "class-revealed" not in html  # nothing names a fake yet
 
+    forged = browser.new_page()  # the projector's token, or anything off its page, moves nothing (read below)
+    forged.goto(view_link.replace("view=", "teacher="), wait_until="commit")  # it loads during the reveal
     teacher.locator("#class-move").click()  # the reveal of sentence 1
     wait_for_text(projector, "#class-phase", f"sentence 1 of {N}", timeout=15_000)
     assert ("✗" in projector.locator("#class-revealed").inner_text()
@@ -123,8 +125,6 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     phones_fit(phones, "the reveal", problems)  # every word of the reveal on the phone's screen
     look(projector, "the projector in the reveal", problems, sizes=((1280, 720),))
     shoot(pages, "reveal")
-    forged = browser.new_page()  # the projector's token, or anything off its page, moves nothing
-    forged.goto(view_link.replace("view=", "teacher="))
     wait_for_text(forged, "#class-message", "Wrong teacher key", timeout=30_000)
     forged.close()
     for i in range(1, N):
