@@ -15,7 +15,11 @@ pytestmark = pytest.mark.browser
 
 
 def open_game(new_page, url: str, width: int = 1280):
-    page = new_page(url)
+    return to_game(new_page(url), width)
+
+
+def to_game(page, width: int = 1280):
+    """The game's view on an opened page of the app."""
     page.set_viewport_size({"width": width, "height": 900})
     page.get_by_role("tab", name="Classroom").click()
     page.get_by_role("tab", name="⑦ Can you beat ELECTRA?").click()
@@ -29,19 +33,25 @@ def first_sentence(page) -> str:
     return page.locator("#game-sentence-box .ee-big").inner_text()
 
 
-def test_a_class_link_gives_everyone_the_same_round_and_a_bad_one_says_so(new_page, app_url):
+def test_a_class_link_gives_everyone_the_same_round_and_a_bad_one_says_so(browser, new_page, app_url):
+    links = {}
+    for code in ("42", "-5"):  # the student's and the bad link's pages load while the teacher shares
+        links[code] = browser.new_page(viewport={"width": 1280, "height": 900})
+        links[code].goto(f"{app_url}?game={code}", wait_until="commit")
     teacher = open_game(new_page, app_url)
     teacher.locator("#game-code input").fill("42")
     teacher.locator("#game-share").click()
     wait_for_text(teacher, "#game-link", "?game=42", timeout=15_000)
     expected = first_sentence(teacher)
-    page = open_game(new_page, f"{app_url}?game=42")  # a student opens the class link
+    page = to_game(links["42"])  # a student opens the class link
     page.wait_for_function("() => document.querySelector('#game-code input')?.value === '42'", timeout=15_000)
     assert "Class code 42 from your link" in page.locator("#game-link-note").inner_text()
     assert first_sentence(page) == expected  # the same sentence, the same corruption, on another page
-    bad = open_game(new_page, f"{app_url}?game=-5")
+    bad = to_game(links["-5"])
     wait_for_text(bad, "#game-link-note", "was not used", timeout=15_000)
     assert bad.locator("#game-code input").input_value() == "1"  # the default kept
+    for opened in links.values():
+        opened.close()
 
 
 def test_play_a_whole_round_then_fool_the_discriminator(new_page, app_url):
