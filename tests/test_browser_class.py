@@ -92,18 +92,21 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
         return "".join(p.content() for p in (projector, teacher, *phones))
 
     teacher.locator("#class-move").click()  # round A
-    for k, page in enumerate(phones):
-        for i in range(N):
+    for i in range(N):  # sentence by sentence, the three phones answering together
+        for k, page in enumerate(phones):
             wait_for_text(page, "#class-sentence", f"sentence {i + 1} of {N}", timeout=30_000)
             page.locator("#class-ticks label").nth((k + i) % 3).click()
             page.locator("#class-submit").click()
-            wait_for_text(page, "#class-saved", "Saved", timeout=30_000)
-            if i == 0 and k == 0:
+            if i == 0 and k == 0:  # Ana's first answer, alone on the projector
+                wait_for_text(page, "#class-saved", "Saved", timeout=30_000)
                 wait_for_text(projector, "#class-progress", "1 of 3", timeout=15_000)
                 shoot(pages, "round_a")
+        for page in phones:
+            wait_for_text(page, "#class-saved", "Saved", timeout=30_000)
             if i == 0:
                 phones_fit([page], "round A", problems)
             page.locator("#class-next").click()
+    for page in phones:
         wait_for_text(page, "#class-wait", "Round A is done", timeout=30_000)
     wait_for_text(projector, "#class-answered", "3", timeout=15_000)
     headers = projector.locator("#class-progress th").all_inner_texts()
