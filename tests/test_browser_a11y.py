@@ -18,6 +18,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from tests.conftest import wait_for_text, wait_until_idle
+from tests.page_layout import settle
 
 pytestmark = pytest.mark.browser  # the `browser` fixture (conftest) skips when chromium is missing
 
@@ -59,7 +60,7 @@ def open_tab(page, name: str) -> None:
         page.locator("#walk-step .ee-step").wait_for(timeout=30_000)
     else:
         page.locator("#race-verdict").wait_for(timeout=30_000)
-    page.wait_for_timeout(1_000)  # plots and late widgets settle
+    settle(page)  # plots and late widgets settle: no progress overlay, nothing on the page moving
 
 
 def test_explore_chips_keep_their_names_in_the_page_and_have_no_violation(page):
@@ -88,11 +89,10 @@ def test_no_serious_or_critical_violation_in_the_tab(page, tab):
 def test_classroom_detect_step_has_no_serious_violation(page):
     """The walk-through's last step colours every token with the shared chips (style.chip)."""
     open_tab(page, "Classroom")
-    for _ in range(3):
+    for name in ("propose", "swap", "detect"):
         page.locator("#walk-next").click()
-        page.wait_for_timeout(300)
-    page.wait_for_function("() => document.querySelector('#walk-step .ee-step')?.dataset.step === 'detect'",
-                           timeout=15_000)
+        page.wait_for_function(f"() => document.querySelector('#walk-step .ee-step')?.dataset.step === {name!r}",
+                               timeout=15_000)
     severe = [v for v in violations(page, "Classroom detect", "#walk-step") if v["impact"] in SEVERE]
     assert not severe, describe(severe)
 
