@@ -51,12 +51,15 @@ SCROLLING_BOXES_JS = """() => [...document.querySelectorAll('body *')].filter(e 
   && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1)
   .map(e => `${e.tagName.toLowerCase()}.${e.className} scrolls ${e.scrollWidth - e.clientWidth} px sideways`)"""
 
-# Resolves once the page has stopped moving: no gradio progress overlay or faded output, and the page's size and
-# every chart's drawn size and number of texts the same at `quiet` looks in a row, 60 ms apart (plotly redraws a
-# chart about 100 ms after a resize). Five seconds at most: what is checked then is what stays.
+# Resolves once the page has stopped moving: no gradio progress overlay or faded output, no transition or finite
+# animation running (a faded output fading back in reads as low contrast), and the page's size and every chart's
+# drawn size and number of texts the same at `quiet` looks in a row, 60 ms apart (plotly redraws a chart about
+# 100 ms after a resize). Five seconds at most: what is checked then is what stays.
 SETTLED_JS = """async (quiet) => {
+  const moving = () => document.getAnimations().some(a => a.playState === 'running'
+    && a.effect?.getComputedTiming().iterations !== Infinity);
   const shape = () => {
-    if (document.querySelector('.pending, .progress-text, .eta-bar')) return Math.random();
+    if (document.querySelector('.pending, .progress-text, .eta-bar') || moving()) return Math.random();
     const d = document.documentElement;
     return JSON.stringify([d.scrollWidth, d.scrollHeight, ...[...document.querySelectorAll('.js-plotly-plot')]
       .map(p => { const b = p.getBoundingClientRect(); return [b.left, b.top, b.width, b.height,

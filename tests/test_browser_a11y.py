@@ -28,6 +28,7 @@ REPORTS: dict[str, list[dict]] = {}
 def violations(page, name: str, context: str | None = None) -> list[dict]:
     """axe's violations on the page (or inside the `context` selector): rule, impact, targets, summary."""
     wait_until_idle(page, context)  # a faded pending output fails contrast: check the settled page
+    settle(page, resized=False)  # and one fading back in (a transition still running) fails it too
     results = Axe().run(page, context=context)
     found = [{"rule": v["id"], "impact": v["impact"], "help": v["help"],
               "targets": [" ".join(map(str, node["target"])) for node in v["nodes"]],
