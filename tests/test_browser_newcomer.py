@@ -4,15 +4,15 @@ and on a 420-px phone. What a person met as a surprise is asserted here, each wh
 - Explore: a second press of the button is a new draw (its seed shown, in the box and in the copied link); the
   ticks of "I choose the words to mask" follow their words when the sentence changes, not their positions;
   neighbouring chips' captions never touch;
-- the game: the reveal of a sentence stays inside its box; the closing lines quote the words that fooled;
 - Training: the budget reads in the units people use (1.4e13, not 14000000000000); the payoff panel says what
   will appear there before any race; the race's result comes before the explanations (they are folded);
 - everywhere, at every size: no text overlaps other text (bounding boxes, HTML and the charts' SVG alike), no
   page is wider than the screen, and every chart shows a title or a message (tests/page_layout.py).
 
-The live class a newcomer met (no page scrolls sideways on a phone in any phase, no gradio "Home" link, no blank
-band on top; round B's form moves on; the projector counts the fakes it leaves out; no nameless round-A header)
-is checked in the class's own walk through its phases, tests/test_browser_class.py.
+The game a newcomer met (the reveal inside its box, the closing lines quoting the words that fooled) is looked at
+in tests/test_browser_game.py's whole round; the live class a newcomer met (no page scrolls sideways on a phone in
+any phase, no gradio "Home" link, no blank band on top; round B's form moves on; the projector counts the fakes it
+leaves out; no nameless round-A header) in the class's own walk through its phases, tests/test_browser_class.py.
 Stop's promptness is asserted on a race's events in tests/test_race_stop.py (no clock here).
 """
 
@@ -68,29 +68,6 @@ def explore(page, problems: list[str]) -> None:
     assert ticked == ["coffee"]  # the tick followed "coffee" (word 4 -> word 7), not position 4 ("the")
 
 
-def game(page, problems: list[str]) -> None:
-    page.get_by_role("tab", name="Classroom", exact=True).click()
-    page.get_by_role("tab", name="⑦ Can you beat ELECTRA?").click()
-    page.locator("#game-n input[type=number]").fill("3")
-    page.locator("#game-n input[type=number]").press("Enter")
-    page.locator("#game-start").click()
-    for i in range(3):
-        wait_for_text(page, "#game-sentence-box", f"Sentence {i + 1} of 3", timeout=30_000)
-        page.locator("#game-reveal-button").click()
-        wait_for_text(page, "#game-reveal-box", "the truth")
-        if i == 0:
-            look(page, "the game's reveal", problems)
-            page.set_viewport_size({"width": 1400, "height": 900})
-        inside = page.evaluate("() => { const r = document.querySelector('#game-reveal'); "
-                               "return r.scrollWidth - r.clientWidth; }")
-        assert inside <= 1  # every word's card is in the box: nothing scrolls off its right edge
-        if i < 2:
-            page.locator("#game-next").click()
-    wait_for_text(page, "#game-score-box", "Round over")
-    for line in re.findall(r"(?:fooled you|fooled ELECTRA): (.*)\.", page.inner_text("#game-score-box")):
-        assert re.fullmatch(r"“[^”]+”(?:(?:, | and )“[^”]+”)*", line), line  # quoted words, no raw punctuation
-
-
 def training(page, problems: list[str]) -> None:
     from explainer.ui.races import CURVES_HELP, PAYOFF_HELP
 
@@ -133,14 +110,12 @@ def test_a_newcomer_meets_no_surprise_in_explore(browser, app_url):
     checked(browser, app_url, explore)
 
 
-def test_a_newcomer_meets_no_surprise_in_the_game(browser, app_url):
-    checked(browser, app_url, game)
-
-
 def test_a_newcomer_meets_no_surprise_in_the_training_tab(browser, app_url):
     checked(browser, app_url, training)
 
 
+# The game's round is looked at the same way in tests/test_browser_game.py::test_play_a_whole_round_then_fool_the_
+# discriminator (one round played instead of two).
 # The live class (a teacher, a projector, phones) is looked at the same way, in every phase, by the class's own walk
 # through its phases: tests/test_browser_class.py::test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_
 # before_the_reveal (one class run instead of two).
