@@ -18,6 +18,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from tests.conftest import wait_for_text, wait_until_idle
+from tests.page_layout import settle
 
 pytestmark = pytest.mark.browser  # the `browser` fixture (conftest) skips when chromium is missing
 
@@ -27,6 +28,7 @@ REPORTS: dict[str, list[dict]] = {}
 def violations(page, name: str, context: str | None = None) -> list[dict]:
     """axe's violations on the page (or inside the `context` selector): rule, impact, targets, summary."""
     wait_until_idle(page, context)  # a faded pending output fails contrast: check the settled page
+    settle(page, resized=False)  # and one fading back in (a transition still running) fails it too
     results = Axe().run(page, context=context)
     found = [{"rule": v["id"], "impact": v["impact"], "help": v["help"],
               "targets": [" ".join(map(str, node["target"])) for node in v["nodes"]],
@@ -59,7 +61,7 @@ def open_tab(page, name: str) -> None:
         page.locator("#walk-step .ee-step").wait_for(timeout=30_000)
     else:
         page.locator("#race-verdict").wait_for(timeout=30_000)
-    page.wait_for_timeout(1_000)  # plots and late widgets settle
+    settle(page)  # plots and late widgets settle: no progress overlay, nothing on the page moving
 
 
 def test_explore_chips_keep_their_names_in_the_page_and_have_no_violation(page):
@@ -88,11 +90,10 @@ def test_no_serious_or_critical_violation_in_the_tab(page, tab):
 def test_classroom_detect_step_has_no_serious_violation(page):
     """The walk-through's last step colours every token with the shared chips (style.chip)."""
     open_tab(page, "Classroom")
-    for _ in range(3):
+    for name in ("propose", "swap", "detect"):
         page.locator("#walk-next").click()
-        page.wait_for_timeout(300)
-    page.wait_for_function("() => document.querySelector('#walk-step .ee-step')?.dataset.step === 'detect'",
-                           timeout=15_000)
+        page.wait_for_function(f"() => document.querySelector('#walk-step .ee-step')?.dataset.step === {name!r}",
+                               timeout=15_000)
     severe = [v for v in violations(page, "Classroom detect", "#walk-step") if v["impact"] in SEVERE]
     assert not severe, describe(severe)
 

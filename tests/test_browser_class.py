@@ -5,6 +5,11 @@ the end. Before the reveal no student page and no projector page holds a fake ma
 after it they do. The class's total equals the sum of the students' points. The teacher key is in no page's
 HTML and no address; the projector's token moves nothing.
 
+The same walk checks what a newcomer met on each page (tests/page_layout.py), in every phase: no text over
+other text, no page or box on a phone scrolling sideways, no gradio "Home" link, no blank band on top of a phone;
+the round-A table has no header without a name; round B's form moves to the next sentence with "Your word"
+emptied and the sentence shown in full; the projector's results show or count every fake revealed.
+
 Set CLASS_SCREENSHOT=prefix to keep screenshots of each phase: prefix-PHASE-1920.png and -1280.png (the
 projector), prefix-PHASE-phone.png (a student at 420 px).
 """
@@ -16,6 +21,7 @@ import re
 
 import pytest
 from conftest import wait_for_text
+from page_layout import look, phones_fit
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 N = 3
@@ -42,6 +48,7 @@ def shoot(pages: dict, phase: str) -> None:
 
 
 def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_the_reveal(browser, app_url):
+    problems: list[str] = []  # what a newcomer would meet on a page, each with its phase; asserted at the end
     teacher = browser.new_page(viewport={"width": 1280, "height": 900})
     teacher.goto(app_url + "class")
     teacher.locator("#class-n input[type=number]").fill(str(N))
@@ -55,48 +62,60 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     assert link.endswith(f"/class?class={code}") and "view=" in view_link and "teacher" not in teacher.url
 
     projector = browser.new_page(viewport={"width": 1920, "height": 1080})
-    projector.goto(view_link)
+    projector.goto(view_link, wait_until="commit")  # it and the phones load at once; each is waited for below
+    phones = []
+    for _ in range(3):
+        phones.append(browser.new_page(viewport={"width": 420, "height": 900}))  # its own context: its own phone
+        phones[-1].goto(link, wait_until="commit")
     wait_for_text(projector, "#class-stage", "Join the class", timeout=30_000)
     assert projector.locator("#class-stage svg").count() == 1  # the QR code
     size = projector.evaluate("() => parseFloat(getComputedStyle(document.querySelector('#class-stage .ee-in'))"
                               ".fontSize)")
     assert size >= 28
 
-    phones = []
-    for k, nickname in enumerate(("Ana", "<b>Zed</b>", "")):
-        page = browser.new_page(viewport={"width": 420, "height": 900})  # its own context: its own phone
-        page.goto(link)
+    for page, nickname in zip(phones, ("Ana", "<b>Zed</b>", "")):  # they join one after the other
         page.locator("#class-join").wait_for(timeout=30_000)
         if nickname:
             page.locator("#class-nickname input, #class-nickname textarea").first.fill(nickname)
         page.locator("#class-join").click()
         wait_for_text(page, "#class-wait", "Wait for your teacher", timeout=30_000)
-        phones.append(page)
     wait_for_text(projector, "#class-joined", "3", timeout=15_000)  # the projector refreshes by itself
     names = projector.locator("#class-roster").inner_text()
     assert "Ana" in names and "<b>Zed</b>" in names and "Student 3" in names  # escaped: shown, not bold
     pages = {"projector": projector, "phone": phones[0]}
     shoot(pages, "lobby")
+    look(teacher, "the teacher's page in the lobby", problems)
+    teacher.set_viewport_size({"width": 1280, "height": 900})
+    phones_fit(phones, "the lobby", problems)
 
     def every_html() -> str:
         return "".join(p.content() for p in (projector, teacher, *phones))
 
     teacher.locator("#class-move").click()  # round A
-    for k, page in enumerate(phones):
-        for i in range(N):
+    for i in range(N):  # sentence by sentence, the three phones answering together
+        for k, page in enumerate(phones):
             wait_for_text(page, "#class-sentence", f"sentence {i + 1} of {N}", timeout=30_000)
             page.locator("#class-ticks label").nth((k + i) % 3).click()
             page.locator("#class-submit").click()
-            wait_for_text(page, "#class-saved", "Saved", timeout=30_000)
-            if i == 0 and k == 0:
+            if i == 0 and k == 0:  # Ana's first answer, alone on the projector
+                wait_for_text(page, "#class-saved", "Saved", timeout=30_000)
                 wait_for_text(projector, "#class-progress", "1 of 3", timeout=15_000)
                 shoot(pages, "round_a")
+        for page in phones:
+            wait_for_text(page, "#class-saved", "Saved", timeout=30_000)
+            if i == 0:
+                phones_fit([page], "round A", problems)
             page.locator("#class-next").click()
+    for page in phones:
         wait_for_text(page, "#class-wait", "Round A is done", timeout=30_000)
     wait_for_text(projector, "#class-answered", "3", timeout=15_000)
+    headers = projector.locator("#class-progress th").all_inner_texts()
+    assert all(h.strip() for h in headers), headers  # no column without a name
     html = every_html()
     assert not any(mark in html for mark in TRUTH) and "class-revealed" not in html  # nothing names a fake yet
 
+    forged = browser.new_page()  # the projector's token, or anything off its page, moves nothing (read below)
+    forged.goto(view_link.replace("view=", "teacher="), wait_until="commit")  # it loads during the reveal
     teacher.locator("#class-move").click()  # the reveal of sentence 1
     wait_for_text(projector, "#class-phase", f"sentence 1 of {N}", timeout=15_000)
     assert ("✗" in projector.locator("#class-revealed").inner_text()
@@ -104,14 +123,19 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     for page in phones:
         wait_for_text(page, "#class-wait", "showing the answers", timeout=15_000)
         assert "the truth" in page.inner_text("#class-wait-box")
+    wait_for_text(phones[0], "#class-status", "the 1 revealed", timeout=15_000)
+    fakes = phones[0].locator("#class-wait-box .ee-card.ee-faked").count()  # the fakes of each revealed sentence
+    phones_fit(phones, "the reveal", problems)  # every word of the reveal on the phone's screen
+    look(projector, "the projector in the reveal", problems, sizes=((1280, 720),))
     shoot(pages, "reveal")
-    forged = browser.new_page()  # the projector's token, or anything off its page, moves nothing
-    forged.goto(view_link.replace("view=", "teacher="))
     wait_for_text(forged, "#class-message", "Wrong teacher key", timeout=30_000)
     forged.close()
     for i in range(1, N):
         teacher.locator("#class-move").click()
         wait_for_text(projector, "#class-phase", f"sentence {i + 1} of {N}", timeout=15_000)
+        wait_for_text(phones[0], "#class-wait-box", "the truth", timeout=15_000)
+        wait_for_text(phones[0], "#class-status", f"the {i + 1} revealed", timeout=15_000)
+        fakes += phones[0].locator("#class-wait-box .ee-card.ee-faked").count()
     points = []
     for page in phones:
         wait_for_text(page, "#class-status", f"on the {N} revealed", timeout=15_000)
@@ -121,11 +145,18 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     wait_for_text(projector, "#class-phase", "Round B", timeout=15_000)
     ana = phones[0]
     ana.locator("#class-b-box, #class-b-test").first.wait_for(timeout=15_000)
+    wait_for_text(ana, "#class-b-text", f"Sentence 1 of {N}")
     ana.get_by_label("Word to change").click()
     ana.get_by_role("option").nth(1).click()
     ana.locator("#class-b-new input, #class-b-new textarea").first.fill("dog")
     ana.locator("#class-b-test").click()
     wait_for_text(ana, "#class-b-result", "P(replaced)", timeout=30_000)
+    wait_for_text(ana, "#class-b-text", f"Sentence 2 of {N}")  # the form moved on, the sentence in full
+    assert ana.locator("#class-b-new input, #class-b-new textarea").first.input_value() == ""
+    shown = ana.locator("#class-b-text .ee-sentence").inner_text()
+    chosen = ana.locator("#class-b-sentence input").input_value()
+    assert chosen == "2. " + shown or chosen.startswith("2. ") and shown.startswith(chosen[3:].rstrip("…"))
+    phones_fit(phones, "round B", problems)
     wait_for_text(projector, "#class-stage", "of 1 edit fooled", timeout=15_000)
     fooled = int(projector.locator("#class-fooled").inner_text())  # round B counts: a point per edit that fooled it
     shoot(pages, "round_b")
@@ -133,6 +164,14 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     teacher.locator("#class-move").click()  # the results
     wait_for_text(projector, "#class-phase", "The results", timeout=15_000)
     assert int(projector.locator("#class-total").inner_text()) == sum(points) + fooled
+    rows = projector.locator("#class-fooling tr").count() - 1
+    more = projector.locator("#class-fooling-more")
+    counted = int(re.search(r"and (\d+) more", more.inner_text()).group(1)) if more.count() else 0
+    assert rows + counted == fakes, (rows, counted, fakes)  # every fake shown or counted
+    look(projector, "the projector at the results", problems, sizes=((1280, 720), (1400, 900)))
+    look(teacher, "the teacher's page at the results", problems)
+    teacher.set_viewport_size({"width": 1280, "height": 900})
+    phones_fit(phones, "the results", problems)
     teacher.locator("#class-csv").wait_for(timeout=15_000)
     with teacher.expect_download() as download:
         teacher.locator("#class-csv").click()
@@ -151,6 +190,7 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     wait_for_text(teacher, "#class-move", "The class has ended", timeout=30_000)
     for page in (teacher, projector, *phones):
         page.close()
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
 
 
 def test_a_wrong_code_says_so_and_the_typed_code_opens_the_class(browser, app_url):

@@ -15,6 +15,7 @@ import os
 
 import pytest
 from conftest import wait_for_text
+from page_layout import settle
 
 pytestmark = pytest.mark.browser  # the `browser` fixture (conftest) skips when chromium is missing
 WIDTH = 420
@@ -120,7 +121,7 @@ CHART_TEXT_JS = """() => {
 
 def check(page, view: str, problems: list[str], shot: str) -> None:
     """Add `view`'s broken words, overflow and crowded charts to `problems`; keep a screenshot when asked."""
-    page.wait_for_timeout(500)  # plots and late widgets settle
+    settle(page)  # plots and late widgets settle: no progress overlay, nothing on the page moving
     problems += [f"{view}: {s}" for s in page.evaluate(BROKEN_WORDS_JS)]
     problems += [f"{view}: {s}" for s in page.evaluate(CHART_TEXT_JS)]
     overflow = page.evaluate(OVERFLOW_JS, WIDTH)

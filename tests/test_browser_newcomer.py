@@ -1,19 +1,18 @@
 """A newcomer's first ten minutes, in Debian's Chromium, on one served app: the three tabs at 1400 px, at 1280x720
-and on a 420-px phone, then a live class (a teacher, a projector, two phones) through every phase. What a person
-met as a surprise is asserted here, each where it happened:
+and on a 420-px phone. What a person met as a surprise is asserted here, each where it happened:
 
 - Explore: a second press of the button is a new draw (its seed shown, in the box and in the copied link); the
   ticks of "I choose the words to mask" follow their words when the sentence changes, not their positions;
   neighbouring chips' captions never touch;
-- the game: the reveal of a sentence stays inside its box; the closing lines quote the words that fooled;
 - Training: the budget reads in the units people use (1.4e13, not 14000000000000); the payoff panel says what
   will appear there before any race; the race's result comes before the explanations (they are folded);
-- the live class: no page scrolls sideways on a phone in any phase, no gradio "Home" link, no blank band on
-  top; round B's form moves to the next sentence with "Your word" emptied and the sentence shown in full; the
-  projector counts the fakes it leaves out; the round-A table has no header without a name;
 - everywhere, at every size: no text overlaps other text (bounding boxes, HTML and the charts' SVG alike), no
-  page is wider than the screen, and every chart shows a title or a message.
+  page is wider than the screen, and every chart shows a title or a message (tests/page_layout.py).
 
+The game a newcomer met (the reveal inside its box, the closing lines quoting the words that fooled) is looked at
+in tests/test_browser_game.py's whole round; the live class a newcomer met (no page scrolls sideways on a phone in
+any phase, no gradio "Home" link, no blank band on top; round B's form moves on; the projector counts the fakes it
+leaves out; no nameless round-A header) in the class's own walk through its phases, tests/test_browser_class.py.
 Stop's promptness is asserted on a race's events in tests/test_race_stop.py (no clock here).
 """
 
@@ -23,68 +22,9 @@ import re
 
 import pytest
 from conftest import wait_for_text
+from page_layout import look
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-SIZES = ((1400, 900), (1280, 720), (420, 900))
-PHONE = {"width": 420, "height": 900}
-
-# Every pair of visible text boxes that overlap: HTML text (one box per line of a text node) and SVG text (the
-# charts' tick labels, titles, annotations). Two copies of the same text drawn at the same place (gradio's tabs)
-# and text meant for screen readers or gradio's own progress overlay are left out.
-OVERLAP_JS = """() => {
-  const SKIP = 'svg, style, script, textarea, .visually-hidden, .sr-only, [data-testid=status-tracker], .toast-wrap';
-  const seen = (el) => el.checkVisibility({opacityProperty: true, visibilityProperty: true});
-  const boxes = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const el = node.parentElement;
-    if (!node.nodeValue.trim() || !el || el.closest(SKIP) || !seen(el)) continue;
-    const range = document.createRange();
-    range.selectNodeContents(node);
-    for (const b of range.getClientRects())
-      if (b.width > 1 && b.height > 1) boxes.push({b, el, text: node.nodeValue.trim().slice(0, 30)});
-  }
-  for (const el of document.querySelectorAll('svg text')) {
-    if (!el.textContent.trim() || !seen(el)) continue;
-    const b = el.getBoundingClientRect();
-    if (b.width > 1 && b.height > 1) boxes.push({b, el, text: el.textContent.trim().slice(0, 30)});
-  }
-  const found = [];
-  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
-    const a = boxes[i], c = boxes[j];
-    if (a.el === c.el || a.el.contains(c.el) || c.el.contains(a.el)) continue;
-    if (a.text === c.text && ['left', 'top', 'width'].every(k => Math.abs(a.b[k] - c.b[k]) < 1)) continue;
-    const x = Math.min(a.b.right, c.b.right) - Math.max(a.b.left, c.b.left);
-    const y = Math.min(a.b.bottom, c.b.bottom) - Math.max(a.b.top, c.b.top);
-    if (x > 2 && y > 0.3 * Math.min(a.b.height, c.b.height))
-      found.push(`"${a.text}" overlaps "${c.text}" (${Math.round(x)} x ${Math.round(y)} px)`);
-  }
-  return found;
-}"""
-# Every visible chart with no drawn title or message (plotly draws no annotation on a panel without a trace).
-SILENT_CHARTS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')]
-  .filter(p => p.checkVisibility() && ![...p.querySelectorAll('.gtitle, .annotation-text, .g-xtitle')]
-    .some(t => t.textContent.trim()))
-  .map(p => p.closest('[id]')?.id ?? '?')"""
-SIDEWAYS_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
-NAV_JS = "() => [...document.querySelectorAll('nav a')].filter(a => a.checkVisibility()).map(a => a.innerText)"
-
-
-def look(page, where: str, problems: list[str], sizes=SIZES) -> None:
-    """At each size: no text over other text, nothing wider than the screen, no silent chart, no gradio nav."""
-    for width, height in sizes:
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(400)  # gradio and plotly re-lay out
-        here = f"{where} at {width}x{height}"
-        found = page.evaluate(OVERLAP_JS)
-        if found:  # a chart still being redrawn after a resize overlaps for a moment: only what stays counts
-            page.wait_for_timeout(2000)
-            found = [o for o in page.evaluate(OVERLAP_JS) if o in found]
-        problems += [f"{here}: {o}" for o in found]
-        if (extra := page.evaluate(SIDEWAYS_JS)) > 1:
-            problems.append(f"{here}: the page scrolls sideways by {extra} px")
-        problems += [f"{here}: the chart {c} has no title and no message" for c in page.evaluate(SILENT_CHARTS_JS)]
-        problems += [f"{here}: gradio's navigation link {n!r}" for n in page.evaluate(NAV_JS)]
 
 
 def draw_shown(page) -> str:
@@ -128,29 +68,6 @@ def explore(page, problems: list[str]) -> None:
     assert ticked == ["coffee"]  # the tick followed "coffee" (word 4 -> word 7), not position 4 ("the")
 
 
-def game(page, problems: list[str]) -> None:
-    page.get_by_role("tab", name="Classroom", exact=True).click()
-    page.get_by_role("tab", name="⑦ Can you beat ELECTRA?").click()
-    page.locator("#game-n input[type=number]").fill("3")
-    page.locator("#game-n input[type=number]").press("Enter")
-    page.locator("#game-start").click()
-    for i in range(3):
-        wait_for_text(page, "#game-sentence-box", f"Sentence {i + 1} of 3", timeout=30_000)
-        page.locator("#game-reveal-button").click()
-        wait_for_text(page, "#game-reveal-box", "the truth")
-        if i == 0:
-            look(page, "the game's reveal", problems)
-            page.set_viewport_size({"width": 1400, "height": 900})
-        inside = page.evaluate("() => { const r = document.querySelector('#game-reveal'); "
-                               "return r.scrollWidth - r.clientWidth; }")
-        assert inside <= 1  # every word's card is in the box: nothing scrolls off its right edge
-        if i < 2:
-            page.locator("#game-next").click()
-    wait_for_text(page, "#game-score-box", "Round over")
-    for line in re.findall(r"(?:fooled you|fooled ELECTRA): (.*)\.", page.inner_text("#game-score-box")):
-        assert re.fullmatch(r"“[^”]+”(?:(?:, | and )“[^”]+”)*", line), line  # quoted words, no raw punctuation
-
-
 def training(page, problems: list[str]) -> None:
     from explainer.ui.races import CURVES_HELP, PAYOFF_HELP
 
@@ -171,113 +88,34 @@ def training(page, problems: list[str]) -> None:
     page.get_by_role("tab", name="Replay a recorded race").click()
     wait_for_text(page, "#replay-status-line", "End of the recording", timeout=20_000)
     page.locator("#replay-x-axis").get_by_text("FLOPs", exact=True).click()
-    page.wait_for_timeout(1000)
+    page.wait_for_function("() => [...document.querySelectorAll('#replay-curves .g-xtitle')]"
+                           ".some(t => t.textContent.includes('training FLOPs used'))", timeout=15_000)
     look(page, "Training replay", problems)
 
 
-SCROLLING_BOXES_JS = """() => [...document.querySelectorAll('body *')].filter(e => e.checkVisibility()
-  && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1)
-  .map(e => `${e.tagName.toLowerCase()}.${e.className} scrolls ${e.scrollWidth - e.clientWidth} px sideways`)"""
-
-
-def phones_fit(phones, phase: str, problems: list[str]) -> None:
-    """Nothing on a student's phone scrolls sideways: not the page, and no box inside it (the reveal's table once
-    showed its first column only)."""
-    for k, phone in enumerate(phones):
-        look(phone, f"phone {k + 1} in {phase}", problems, sizes=((420, 900),))
-        problems += [f"phone {k + 1} in {phase}: {b}" for b in phone.evaluate(SCROLLING_BOXES_JS)]
-        top = phone.evaluate("() => { const b = [...document.querySelectorAll('#class-status, #class-message')]"
-                             ".filter(e => e.checkVisibility() && e.innerText.trim()); "
-                             "return b.length ? Math.min(...b.map(e => e.getBoundingClientRect().top)) : 0; }")
-        if top > 120:
-            problems.append(f"phone {k + 1} in {phase}: a {round(top)}-px blank band above the first words")
-
-
-def live_class(browser, app_url: str, problems: list[str]) -> None:
-    teacher = browser.new_page(viewport={"width": 1400, "height": 900})
-    teacher.goto(app_url + "class")
-    teacher.locator("#class-n input[type=number]").fill("3")
-    teacher.locator("#class-n input[type=number]").press("Enter")
-    teacher.locator("#class-start").click()
-    teacher.locator("#class-view-link").wait_for(timeout=30_000)
-    link = teacher.locator("#class-student-link").get_attribute("href")
-    projector = browser.new_page(viewport={"width": 1280, "height": 720})
-    projector.goto(teacher.locator("#class-view-link").get_attribute("href"))
-    wait_for_text(projector, "#class-stage", "Join the class", timeout=30_000)
-    phones = []
-    for name in ("Ana", "Bo"):
-        phone = browser.new_page(viewport=PHONE)
-        phone.goto(link)
-        phone.locator("#class-join").click()
-        wait_for_text(phone, "#class-wait", "Wait for your teacher", timeout=30_000)
-        phones.append(phone)
-    wait_for_text(projector, "#class-joined", "2", timeout=15_000)
-    look(teacher, "the teacher's page in the lobby", problems)
-    phones_fit(phones, "the lobby", problems)
-
-    teacher.locator("#class-move").click()  # round A
-    for k, phone in enumerate(phones):
-        for i in range(3):
-            wait_for_text(phone, "#class-sentence", f"sentence {i + 1} of 3", timeout=30_000)
-            phone.locator("#class-ticks label").nth(k + i).click()
-            phone.locator("#class-submit").click()
-            wait_for_text(phone, "#class-saved", "Saved", timeout=30_000)
-            if i == 0:
-                phones_fit([phone], "round A", problems)
-            phone.locator("#class-next").click()
-        wait_for_text(phone, "#class-wait", "Round A is done", timeout=30_000)
-    headers = projector.locator("#class-progress th").all_inner_texts()
-    assert all(h.strip() for h in headers), headers  # no column without a name
-
-    fakes = 0
-    for i in range(3):
-        teacher.locator("#class-move").click()  # the reveal of sentence i + 1
-        wait_for_text(projector, "#class-phase", f"sentence {i + 1} of 3", timeout=15_000)
-        wait_for_text(phones[0], "#class-wait-box", "the truth", timeout=15_000)
-        wait_for_text(phones[0], "#class-status", f"the {i + 1} revealed", timeout=15_000)
-        fakes += phones[0].locator("#class-wait-box .ee-card.ee-faked").count()
-        if i == 0:
-            phones_fit(phones, "the reveal", problems)  # every word of the reveal on the phone's screen
-            look(projector, "the projector in the reveal", problems, sizes=((1280, 720),))
-
-    teacher.locator("#class-move").click()  # round B
-    ana = phones[0]
-    ana.locator("#class-b-test").wait_for(timeout=30_000)
-    wait_for_text(ana, "#class-b-text", "Sentence 1 of 3")
-    ana.get_by_label("Word to change").click()
-    ana.get_by_role("option").nth(1).click()
-    ana.locator("#class-b-new input, #class-b-new textarea").first.fill("dog")
-    ana.locator("#class-b-test").click()
-    wait_for_text(ana, "#class-b-result", "P(replaced)", timeout=30_000)
-    wait_for_text(ana, "#class-b-text", "Sentence 2 of 3")  # the form moved on, the sentence in full
-    assert ana.locator("#class-b-new input, #class-b-new textarea").first.input_value() == ""
-    shown = ana.locator("#class-b-text .ee-sentence").inner_text()
-    chosen = ana.locator("#class-b-sentence input").input_value()
-    assert chosen == "2. " + shown or chosen.startswith("2. ") and shown.startswith(chosen[3:].rstrip("…"))
-    phones_fit(phones, "round B", problems)
-
-    teacher.locator("#class-move").click()  # the results
-    wait_for_text(projector, "#class-phase", "The results", timeout=15_000)
-    rows = projector.locator("#class-fooling tr").count() - 1
-    more = projector.locator("#class-fooling-more")
-    counted = int(re.search(r"and (\d+) more", more.inner_text()).group(1)) if more.count() else 0
-    assert rows + counted == fakes, (rows, counted, fakes)  # every fake shown or counted
-    look(projector, "the projector at the results", problems, sizes=((1280, 720), (1400, 900)))
-    look(teacher, "the teacher's page at the results", problems)
-    phones_fit(phones, "the results", problems)
-    for page in (teacher, projector, *phones):
-        page.close()
-
-
-def test_a_newcomer_meets_no_surprise_in_any_tab_or_the_live_class(browser, app_url):
+def checked(browser, url: str, tour) -> None:
+    """`tour(page, problems)` on a fresh 1400x900 page of the app; then no problem may be left."""
     problems: list[str] = []
     page = browser.new_page(viewport={"width": 1400, "height": 900})
-    page.goto(app_url)
+    page.goto(url)
     try:
-        explore(page, problems)
-        game(page, problems)
-        training(page, problems)
+        tour(page, problems)
     finally:
         page.close()
-    live_class(browser, app_url, problems)
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
+
+
+# One test per tab: independent, so that two workers can share them.
+def test_a_newcomer_meets_no_surprise_in_explore(browser, app_url):
+    checked(browser, app_url, explore)
+
+
+def test_a_newcomer_meets_no_surprise_in_the_training_tab(browser, app_url):
+    checked(browser, app_url, training)
+
+
+# The game's round is looked at the same way in tests/test_browser_game.py::test_play_a_whole_round_then_fool_the_
+# discriminator (one round played instead of two).
+# The live class (a teacher, a projector, phones) is looked at the same way, in every phase, by the class's own walk
+# through its phases: tests/test_browser_class.py::test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_
+# before_the_reveal (one class run instead of two).

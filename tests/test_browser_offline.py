@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from conftest import wait_for_text
+from page_layout import settle
 
 pytestmark = pytest.mark.browser  # the `browser` fixture (conftest) skips when chromium is missing
 
@@ -125,7 +126,7 @@ def test_no_tab_loads_anything_from_outside_the_machine(browser, app_url, server
         assert len(names) >= 7, names
         for name in names:
             page.get_by_role("tab", name=name.strip(), exact=True).click()
-            page.wait_for_timeout(800)
+            settle(page)  # the view drawn: no progress overlay, and nothing on the page moving
             pointers += page.evaluate(POINTERS_JS)
         # The game (the last view): a round started and one sentence revealed.
         page.locator("#game-start").click()
@@ -139,6 +140,10 @@ def test_no_tab_loads_anything_from_outside_the_machine(browser, app_url, server
         page.get_by_role("tab", name="Replay a recorded race").click()
         wait_for_text(page, "#replay-status-line", "End of the recording", timeout=30_000)
         page.get_by_text("the whole race in 10 s").click()
+        scrubber = page.locator("#replay-scrubber input[type=number]")  # the last fifth played: 2 s, not 10
+        scrubber.fill("80")
+        scrubber.press("Enter")
+        wait_for_text(page, "#replay-status-line", "· 80% ·", timeout=10_000)
         page.locator("#replay-play").click()
         wait_for_text(page, "#replay-status-line", "Replaying", timeout=10_000)
         wait_for_text(page, "#replay-status-line", "End of the recording", timeout=30_000)

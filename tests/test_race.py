@@ -57,7 +57,7 @@ def test_equal_flops_keeps_the_two_within_one_step_of_each_other(tmp_path):
 def test_a_wall_clock_race_ends_both_objectives_level(tmp_path, monkeypatch):
     """Each trainer keeps its own clock, and they start apart (the second one loads its data while
     the first one's clock runs): the race ends the later one as soon as it catches up, so the two
-    spend the same compute. A slow MLM start (1.5 s of a 6 s race) makes the gap certain."""
+    spend the same compute. A slow MLM start (1.5 s of a 3 s race) makes the gap certain."""
     import training.race.run as race_module
 
     real_train = race_module.train
@@ -68,7 +68,7 @@ def test_a_wall_clock_race_ends_both_objectives_level(tmp_path, monkeypatch):
         yield from real_train(config, folder, **kwargs)
 
     monkeypatch.setattr(race_module, "train", slow_mlm_start)
-    race = Race(tiny(budget="minutes", amount=0.1, probe_every=0), tmp_path)
+    race = Race(tiny(budget="minutes", amount=0.05, probe_every=0), tmp_path)
     summary = race.run()
     rtd, mlm = summary["rtd"], summary["mlm"]
     step_flops = max(rtd["flops"] / rtd["step"], mlm["flops"] / mlm["step"])
