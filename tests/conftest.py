@@ -28,6 +28,10 @@ os.environ.setdefault("ELECTRA_CLASS_START_RATE", "10000/hour")
 os.environ.setdefault("ELECTRA_CLASS_JOIN_RATE", "10000/minute")
 os.environ.setdefault("ELECTRA_CLASS_JOIN_CLASS_RATE", "10000/minute")
 os.environ.setdefault("ELECTRA_CLASS_MAX_PER_VISITOR", "10000")
+# The class page's rhythm (a phone checks the phase every 3 s, the projector redraws every 2 s) is 1 s here: a test
+# walking a class through its phases waits on these timers, and the rhythm changes nothing the tests check.
+os.environ.setdefault("ELECTRA_CLASS_REFRESH_S", "1")
+os.environ.setdefault("ELECTRA_CLASS_FOLLOW_S", "1")
 
 import pytest  # noqa: E402 - after the environment above, which torch and tokenizers read at import
 import torch  # noqa: E402 - likewise

@@ -27,6 +27,7 @@ from types import SimpleNamespace
 
 import gradio as gr
 
+from explainer.core import quotas
 from explainer.core.private_files import browser_secret
 from explainer.lesson import beat_electra as game
 from explainer.lesson.live_class import own_sentences, session
@@ -46,8 +47,10 @@ words the generator faked), the reveal of each sentence, **round B** (they chang
 ELECTRA's discriminator will flag it), the results. The server scores every answer and keeps it.
 """ + game.FAKES_RULE + "\n"
 BETS = [("ELECTRA will flag my word", True), ("ELECTRA will be fooled", False)]
-REFRESH_S = 2.0
-FOLLOW_S = 3.0  # a phone checks the phase this often: 40 phones, 13 cheap reads a second
+# How often the teacher's page and the projector redraw the stage, and a phone checks the phase (40 phones at 3 s:
+# 13 cheap reads a second). A big room on a small server may want them slower; the tests run them faster.
+REFRESH_S = quotas.setting("ELECTRA_CLASS_REFRESH_S", 2.0, float, "a number of seconds above 0")
+FOLLOW_S = quotas.setting("ELECTRA_CLASS_FOLLOW_S", 3.0, float, "a number of seconds above 0")
 LOCATION_JS = "(x, remembered, teaching) => [window.location.href, remembered, teaching]"  # the address students reach
 OWN_SENTENCES = (f"Your own sentences (optional): one a line, up to {game.MAX_SENTENCES}, at least "
                  f"{own_sentences.MIN_WORDS} words each. Empty: sentences drawn from the bundled set.")
