@@ -149,11 +149,11 @@ def test_every_call_that_takes_a_visitor_s_lock_runs_one_at_a_time_in_the_queue(
 
     marked = sorted(f.fn.__name__ for f in app.demo.fns.values() if getattr(f.fn, fair_queue.ONE_PER_VISITOR, False))
     assert marked == ["class_join", "class_start", "join", "start_class"]
-    takers = set()
+    takers = set()  # the functions that call within_share or join_student (which calls it)
     for path in Path("explainer/ui").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.FunctionDef) and any(
-                    isinstance(n, ast.Attribute | ast.Name) and getattr(n, "attr", getattr(n, "id", "")) in
-                    {"within_share", "join_student"} for n in ast.walk(node)) and node.name not in {"within_share"}:
-                takers.add(node.name)
+            if isinstance(node, ast.FunctionDef) and node.name != "within_share":
+                names = {getattr(n, "attr", getattr(n, "id", None)) for n in ast.walk(node)}
+                if names & {"within_share", "join_student"}:
+                    takers.add(node.name)
     assert takers == {"class_join", "class_start", "join", "start_class", "join_student"}  # join_student: in join

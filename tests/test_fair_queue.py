@@ -14,6 +14,21 @@ import pytest
 from explainer.ui import fair_queue
 
 
+def quick(x: str) -> str:
+    return x.upper()
+
+
+def serve(*apis: tuple) -> tuple[str, gr.Blocks]:
+    """A small app of (function, api name, lane, workers) calls behind the fair queue, served on 127.0.0.1."""
+    with gr.Blocks() as demo:
+        for fn, name, lane, limit in apis:
+            gr.api(fn, api_name=name, concurrency_id=lane, concurrency_limit=limit)
+    demo.queue(max_size=None)
+    fair_queue.install(demo)
+    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1")
+    return url, demo
+
+
 @pytest.fixture
 def small_app(monkeypatch):
     monkeypatch.setenv("ELECTRA_LANE_SHARE", "3")
@@ -24,15 +39,7 @@ def small_app(monkeypatch):
         release.wait(10)
         return x
 
-    def quick(x: str) -> str:
-        return x.upper()
-
-    with gr.Blocks() as demo:
-        gr.api(slow, api_name="slow", concurrency_id="explain", concurrency_limit=1)
-        gr.api(quick, api_name="quick", concurrency_id="class", concurrency_limit=2)
-    demo.queue(max_size=None)
-    fair_queue.install(demo)
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1")
+    url, demo = serve((slow, "slow", "explain", 1), (quick, "quick", "class", 2))
     yield url, release, demo
     release.set()
     demo.close()
@@ -104,19 +111,11 @@ def test_a_visitor_s_one_at_a_time_calls_wait_in_the_lane_not_in_its_workers():
             running[0] -= 1
         return x
 
-    def quick(x: str) -> str:
-        return x.upper()
-
-    with gr.Blocks() as demo:
-        gr.api(enter, api_name="enter", concurrency_id="class", concurrency_limit=2)
-        gr.api(quick, api_name="quick", concurrency_id="class", concurrency_limit=2)
-    demo.queue(max_size=None)
-    fair_queue.install(demo)
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1")
+    url, demo = serve((enter, "enter", "class", 2), (quick, "quick", "class", 2))
     try:
         events = [join(url, "enter").json()["event_id"] for _ in range(4)]
-        quick = join(url, "quick").json()["event_id"]
-        assert '"HI"' in httpx.get(f"{url}gradio_api/call/quick/{quick}", timeout=5).text  # before any join ends
+        other = join(url, "quick").json()["event_id"]
+        assert '"HI"' in httpx.get(f"{url}gradio_api/call/quick/{other}", timeout=5).text  # before any join ends
         release.set()
         for event in events:
             assert '"hi"' in httpx.get(f"{url}gradio_api/call/enter/{event}", timeout=10).text

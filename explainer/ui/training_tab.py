@@ -238,7 +238,7 @@ def _build_verdict() -> None:
     groups = measured_gaps()
     with gr.Accordion("Why: what the measurements found, the gap at each budget, every setting tried",
                       open=False, elem_id="race-why"):
-        gr.Markdown(verdict.verdict_markdown(campaign), elem_id="race-findings")
+        gr.Markdown(verdict.verdict_markdown(campaign), elem_id="race-verdict")
         if groups:
             gr.Plot(verdict.gap_figure(groups), show_label=False, elem_id="race-gaps")
             gr.HTML(f'<p style="{style.FONT};color:#555">{verdict.gaps_caption(groups)} Each dot is one race; '
