@@ -87,7 +87,7 @@ def _installed() -> dict[str, list[str]]:
 
 # Import names whose distribution is named otherwise, for when it is not installed here (the desktop extras are
 # optional: the README's test command does not install them, so their metadata cannot tell).
-NOT_INSTALLED = {"webview": "pywebview", "qtpy": "qtpy"}
+NOT_INSTALLED = {"webview": "pywebview", "qtpy": "qtpy", "spellchecker": "pyspellchecker"}
 
 
 def distribution(module: str) -> str:

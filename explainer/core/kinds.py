@@ -1,22 +1,27 @@
 """Tokens by kind (training.words: special, word, piece, punctuation) for the pipeline: the vocabulary's kinds
-found once per tokenizer, the rows of a draw limited to the original's kind, and the tokens that stand alone.
+found once per tokenizer, the rows of a draw limited to fair fakes, and the tokens that stand alone.
 
-The game and the live class draw each fake from the generator's own softmax limited to tokens of the kind it
-replaces (a word for a word, punctuation for punctuation), so a student judges a word, never
-"," for "opens"; Explore draws from the whole vocabulary, as ELECTRA does. They also mask only tokens that are a
-word by themselves (`standing_alone`), so a fake is never glued to the rest of a longer word ("w" of "windowsill"
--> "throughindowsill").
+The game and the live class draw each fake from the generator's own softmax limited to tokens a student can judge
+in place of the original (`unfair_fakes`): punctuation for punctuation, a number (digits) for a number, and for any
+other word an English word (training.lexicon: letters, a vowel, a spell-checker's dictionary), so never "," for
+"opens", "st" for "school" or "15" for "milk"; the original itself may always be drawn back. Explore draws from the
+whole vocabulary, as ELECTRA does. They also mask only tokens that are a word by themselves (`standing_alone`), so a
+fake is never glued to the rest of a longer word ("w" of "windowsill" -> "throughindowsill").
 """
 
 from __future__ import annotations
 
 import torch
 
-from training import words
+from training import lexicon, words
 
-NAMES = (words.WORD, words.PIECE, words.PUNCTUATION, words.SPECIAL)
+# What a fake may be, per token: a word's form (training.lexicon) or the token's kind.
+FORMS = (lexicon.ENGLISH, lexicon.NUMBER, lexicon.OTHER, words.PIECE, words.PUNCTUATION, words.SPECIAL)
+# The form of fake each form of original takes: an odd word ("bbc", "1st") gets an English word.
+FAIR = torch.tensor([FORMS.index(f) for f in (lexicon.ENGLISH, lexicon.NUMBER, lexicon.ENGLISH, words.PIECE,
+                                              words.PUNCTUATION, words.SPECIAL)])
 _KINDS: dict[tuple[int, int], tuple[str, ...]] = {}
-_NUMBERED: dict[tuple[int, int], torch.Tensor] = {}
+_FORMS: dict[tuple[int, int], torch.Tensor] = {}
 
 
 def token_kinds(tokenizer) -> tuple[str, ...]:
@@ -27,19 +32,32 @@ def token_kinds(tokenizer) -> tuple[str, ...]:
     return _KINDS[key]
 
 
-def other_kinds(tokenizer, sentences: list[tuple[torch.Tensor, torch.Tensor, bool]]) -> torch.Tensor:
-    """(M, V) bool over the rows of a draw, sentence after sentence; `sentences`: (original ids at its rows (M_i,),
-    typed blanks at them (M_i,), whether it keeps to kinds). True at a token of another kind than the row's
-    original (a typed blank takes a word) in a sentence that keeps to kinds; False everywhere else."""
+def token_forms(tokenizer) -> torch.Tensor:
+    """(V,) every vocabulary token's form, as its index in FORMS: a word's lexicon form, else its kind."""
     key = (id(tokenizer), len(tokenizer))
-    if key not in _NUMBERED:
-        _NUMBERED[key] = torch.tensor([NAMES.index(k) for k in token_kinds(tokenizer)])
-    vocabulary = _NUMBERED[key]  # (V,) each token's kind, as its index in NAMES
+    if key not in _FORMS:
+        tokens = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
+        _FORMS[key] = torch.tensor([FORMS.index(lexicon.form_of(token or "") if kind == words.WORD else kind)
+                                    for token, kind in zip(tokens, token_kinds(tokenizer))])
+    return _FORMS[key]
+
+
+def unfair_fakes(tokenizer, sentences: list[tuple[torch.Tensor, torch.Tensor, bool]]) -> torch.Tensor:
+    """(M, V) bool over the rows of a draw, sentence after sentence; `sentences`: (original ids at its rows (M_i,),
+    typed blanks at them (M_i,), whether it draws fair fakes). True at a token that is not a fair fake for the
+    row's original (FAIR; a typed blank takes an English word) in a sentence that draws fair fakes, the original
+    itself excepted; False everywhere else."""
+    vocabulary = token_forms(tokenizer)  # (V,)
     rows = []
-    for original, blank, same_kind in sentences:
-        wanted = vocabulary[original].masked_fill(blank, NAMES.index(words.WORD))  # (M_i,)
-        rows.append(vocabulary[None] != wanted[:, None] if same_kind
-                    else torch.zeros((len(original), len(vocabulary)), dtype=torch.bool))
+    for original, blank, fair in sentences:
+        if not fair:
+            rows.append(torch.zeros((len(original), len(vocabulary)), dtype=torch.bool))
+            continue
+        wanted = FAIR[vocabulary[original]].masked_fill(blank, FORMS.index(lexicon.ENGLISH))  # (M_i,)
+        unfair = vocabulary[None] != wanted[:, None]  # (M_i, V)
+        kept = (~blank).nonzero().squeeze(-1)
+        unfair[kept, original[kept]] = False  # drawing the original back is always fair
+        rows.append(unfair)
     return torch.cat(rows)
 
 

@@ -33,7 +33,7 @@ from typing import Literal
 import torch
 
 from explainer.core import generators
-from explainer.core.kinds import other_kinds, standing_alone, token_kinds
+from explainer.core.kinds import standing_alone, token_kinds, unfair_fakes
 from explainer.core.text import Encoded, InputError, Word, as_read, blocked_ids, encode
 from training.words import readable_ids
 from training.objectives import ELECTRA_MASKING, corrupt, detect, mask_tokens, masked_lm_logits, selected_count, softmax
@@ -50,8 +50,8 @@ class Settings:
     top_k: int = 5  # proposals shown per masked position
     mask_words: tuple[int, ...] = ()  # manual mode: indices into `Explanation.words`
     generator: str = generators.ELECTRA  # who forges: "electra" (the pair's own) or "stronger"
-    same_kind: bool = False  # the game and the class: draw only a token of the original's kind (training.words):
-    # a word for a word, punctuation for punctuation, a piece for a piece; Explore keeps ELECTRA's exact draw
+    same_kind: bool = False  # the game and the class: draw only a fair fake (explainer.core.kinds): an English word
+    # for a word, a number for a number, punctuation for punctuation; Explore keeps ELECTRA's exact draw
     whole_words: bool = False  # the game and the class (auto mode): mask only a word that is one token by itself or
     # a punctuation mark, never a piece of a longer word; as many as before (fewer if the sentence has too few)
 
@@ -271,7 +271,7 @@ def _logits(pair, model, batch: list[_Prepared], where: list[torch.Tensor]) -> l
     blank_rows = torch.cat([p.blank[w] for p, w in zip(batch, where)])  # (M,)
     if any(p.settings.same_kind for p in batch):
         chosen = [(p.original[w], p.blank[w], p.settings.same_kind) for p, w in zip(batch, where)]
-        logits[other_kinds(tokenizer, chosen)] = float("-inf")
+        logits[unfair_fakes(tokenizer, chosen)] = float("-inf")
     if blank_rows.any():
         specials = torch.tensor(tokenizer.all_special_ids)
         logits[blank_rows.nonzero()[:, :1], specials[None]] = float("-inf")

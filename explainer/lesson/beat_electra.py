@@ -10,10 +10,11 @@
   whether the discriminator will flag it; the discriminator reads the edited sentence as it is
   (detect-only mode) and gives every word its P(replaced).
 
-Every fake is a whole word in place of a whole word, and punctuation is replaced only by punctuation: only tokens that
-are a word by themselves or a punctuation mark are masked (never a piece of a longer word, which a fake would be glued
-to), and the generator draws from its own softmax limited to tokens of the replaced token's kind (`fake_settings`,
-training.words), where Explore masks any token and draws from the whole vocabulary as ELECTRA does.
+Every fake is a whole word in place of a whole word, one a student can judge: only tokens that are a word by
+themselves or a punctuation mark are masked (never a piece of a longer word, which a fake would be glued to), and the
+generator draws from its own softmax renormalised over the fair fakes for the original (`fake_settings`,
+explainer.core.kinds): an English word for a word (training.lexicon: never "st", "tv", "b" or "bbc"), a number for a
+number, punctuation for punctuation. Explore masks any token and draws from the whole vocabulary as ELECTRA does.
 The harder level: a stronger generator forges round A's fakes (`spot_round(..., generator="stronger")`,
 explainer.core.generators); the same discriminator judges them.
 
@@ -78,14 +79,16 @@ def _item(explanation: Explanation) -> SpotItem:
                     tuple(w.p_replaced for w in words))
 
 
-FAKES_RULE = "Every fake is a whole word in place of a whole word; punctuation is only ever replaced by punctuation."
+FAKES_RULE = ("Every fake is a whole word in place of a whole word: an English word for a word, a number for a number, "
+              "punctuation for punctuation, drawn from the generator's own probabilities for those alone (rescaled to "
+              "add up to 100%).")
 
 
 def fake_settings(seed: int, generator: str = generators.ELECTRA) -> Settings:
     """How round A corrupts a sentence: as many tokens as Explore's automatic 15%, chosen among those that are a whole
-    word by themselves or a punctuation mark (fewer if a sentence has too few), each fake drawn from the generator's
-    softmax limited to tokens of the kind it replaces (a word for a word, punctuation for punctuation), so a student
-    judges whole words."""
+    word by themselves or a punctuation mark (fewer if a sentence has too few), each fake a real sample from the
+    generator's softmax renormalised over the fakes a student can judge in its place (an English word for a word, a
+    number for a number, punctuation for punctuation; explainer.core.kinds) or the original drawn back."""
     return Settings(seed=seed, generator=generator, same_kind=True, whole_words=True)
 
 
