@@ -52,6 +52,8 @@ def test_words_are_cut_where_punctuation_meets_letters(wordpiece, text, expected
     ("rock 'n' roll in the '90s", ["rock", "'n'", "roll", "in", "the", "'90s"]),
     ("9:30am, the 21st, 50/50 and 3-5", ["9:30am", ",", "the", "21st", ",", "50/50", "and", "3-5"]),
     ("U.S.-based (#tag) x-3 R & D", ["U.S.-based", "(", "#tag", ")", "x-3", "R", "&", "D"]),
+    ("The U.S.'s 10%off U.S.$3.50 US$5", ["The", "U.S.'s", "10%", "off", "U.S.", "$3.50", "US", "$5"]),
+    ("in the U.S.[MASK] at x.com/[MASK]", ["in", "the", "U.S.", "[MASK]", "at", "x.com/", "[MASK]"]),
 ])
 def test_shapes_people_read_as_one_word(wordpiece, text, expected):
     aligned = words.align(wordpiece, text, 128)

@@ -26,10 +26,12 @@ Some shapes are one word as people read them, found on the text itself (`glued`)
 - an amount: a currency sign directly before a number ("$3.50", "€5", "£1,000"), a sign before a number
   ("-3", "+2"), a number with a leading point (".5") or a percent sign directly after it ("10%");
 - "#tag", "@user", "C++", "C#", and the contractions "'n'" ("rock 'n' roll") and "'90s".
-A glued shape then acts as one word token: what touches it joins it by the rules above ("U.S.-based"),
-and a mark after it stays apart ("$3.50" + "."). Times and ordinals ("9:30am", "21st") and numbers
-such as "50/50" are one word by the rules above already. Left out: other abbreviations ("Dr.", "Ph.D."),
-quotes that open with an apostrophe ("'em", "'til" read as "'" + "em").
+A glued shape then acts as one word token: a joiner between it and a word joins them ("U.S.-based",
+"U.S.'s"), a piece continues it, and a mark or a word right after its own mark stays apart ("$3.50" + ".",
+"10%" + "off", "U.S." + "[MASK]", "US" + "$5"). Times, ordinals and ratios ("9:30am", "21st", "50/50") are
+one word by the rules above already. Left out: other abbreviations ("Dr.", "Ph.D."), contractions that
+open with an apostrophe ("'em", "'til" read as "'" + "em"), web addresses without "http", "www." or a
+common ending (.com, .org, .net, .edu, .gov, .io).
 
 `readable` writes a token for people: a piece as "-ing" (never "##ing"), everything else as it is.
 Left out: tokenizers without character offsets (slow ones), and pair inputs (token type 1).
@@ -199,11 +201,13 @@ def _units(text: str, offsets, kinds) -> list[list[int]]:
     return units
 
 
-def _joins(text: str, spans, kinds, n: int) -> bool:
-    """Whether the unit `n` continues the word of the unit `n - 1` (their character `spans` and `kinds`, with no
-    whitespace between them)."""
-    if kinds[n] == PIECE or (kinds[n - 1] == PUNCTUATION) == (kinds[n] == PUNCTUATION):
-        return True  # a piece, a run of letters ("I😀you") or a run of marks ("?!")
+def _joins(text: str, spans, kinds, edges, n: int) -> bool:
+    """Whether the unit `n` continues the word of the unit `n - 1` (their character `spans`, `kinds` and the kinds of
+    their first and last tokens, `edges`; no whitespace between them)."""
+    if kinds[n] == PIECE or kinds[n - 1] == kinds[n] == PUNCTUATION:
+        return True  # a piece, or a run of marks ("?!")
+    if PUNCTUATION not in (kinds[n - 1], kinds[n]):  # a run of letters ("I😀you"), not where a glued shape's
+        return PUNCTUATION not in (edges[n - 1][1], edges[n][0])  # mark meets a word: "U.S." "[MASK]", "10%" "off"
     # Punctuation meets a word: the mark joins only as a joiner between two word tokens ("chef's", "3.5").
     mark = n if kinds[n] == PUNCTUATION else n - 1
     if mark == 0 or mark + 1 >= len(spans):
@@ -223,10 +227,11 @@ def group(text: str, offsets: tuple[tuple[int, int], ...], kinds: tuple[str, ...
     spans = [(offsets[unit[0]][0], offsets[unit[-1]][1]) for unit in units]
     # A glued run acts as one word token (a piece where it starts with one: it continues the word before).
     unit_kinds = [kinds[unit[0]] if len(unit) == 1 or kinds[unit[0]] == PIECE else WORD for unit in units]
+    edges = [(kinds[unit[0]], kinds[unit[-1]]) for unit in units]
     groups: list[list[int]] = []
     for n, unit in enumerate(units):
         touching = n > 0 and not any(c.isspace() for c in text[spans[n - 1][1]:spans[n][0]])
-        if touching and _joins(text, spans, unit_kinds, n):
+        if touching and _joins(text, spans, unit_kinds, edges, n):
             groups[-1].extend(unit)
         else:
             groups.append(list(unit))
