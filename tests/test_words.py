@@ -268,6 +268,7 @@ def test_a_word_of_several_tokens_is_masked_whole_and_ticked_once(tiny_pair):
     played = explain_many(tiny_pair, [(text, game.fake_settings(seed)) for seed in range(8)])
     inside = set(us.tokens) | set(money.tokens)
     assert all(r.masked for r in played) and not any(m.position in inside for r in played for m in r.masked)
+    assert all(game._item(r).originals == game.fool_words(tiny_pair, text) for r in played)  # one tick box a word
 
 
 @pytest.mark.parametrize("shown, line", [
