@@ -8,6 +8,8 @@ import re
 
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from explainer.core.pipeline import Settings, explain, explain_many
 from explainer.lesson import beat_electra as game
@@ -35,6 +37,74 @@ def test_words_are_cut_where_punctuation_meets_letters(wordpiece, text, expected
     assert [w.punctuation for w in aligned.words] == [words.is_punctuation(t) for t in expected]
     # every token of the text is in exactly one word, in order
     assert [p for w in aligned.words for p in w.tokens] == [i for i, k in enumerate(aligned.kinds) if k != "special"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("It costs $3.50, €5 or £1,000.", ["It", "costs", "$3.50", ",", "€5", "or", "£1,000", "."]),
+    ("In the U.S., e.g. at 9 a.m.", ["In", "the", "U.S.", ",", "e.g.", "at", "9", "a.m."]),
+    ("She lives in the U.S.", ["She", "lives", "in", "the", "U.S."]),  # the initialism keeps its last point
+    ("Dr. Lee arrived.", ["Dr", ".", "Lee", "arrived", "."]),  # an abbreviation's point is its own word
+    ("Up 10% to -3 or .5 (-2)", ["Up", "10%", "to", "-3", "or", ".5", "(", "-2", ")"]),
+    ("See https://example.com/a?b=1.", ["See", "https://example.com/a?b=1", "."]),
+    ("Mail ann.lee@example.org, or www.example.com (example.com/page)!",
+     ["Mail", "ann.lee@example.org", ",", "or", "www.example.com", "(", "example.com/page", ")!"]),
+    ("#tag @user C++ C# R&D AT&T", ["#tag", "@user", "C++", "C#", "R&D", "AT&T"]),
+    ("rock 'n' roll in the '90s", ["rock", "'n'", "roll", "in", "the", "'90s"]),
+    ("9:30am, the 21st, 50/50 and 3-5", ["9:30am", ",", "the", "21st", ",", "50/50", "and", "3-5"]),
+    ("U.S.-based (#tag) x-3 R & D", ["U.S.-based", "(", "#tag", ")", "x-3", "R", "&", "D"]),
+    ("The U.S.'s 10%off U.S.$3.50 US$5", ["The", "U.S.'s", "10%", "off", "U.S.", "$3.50", "US", "$5"]),
+    ("in the U.S.[MASK] at x.com/[MASK]", ["in", "the", "U.S.", "[MASK]", "at", "x.com/", "[MASK]"]),
+])
+def test_shapes_people_read_as_one_word(wordpiece, text, expected):
+    aligned = words.align(wordpiece, text, 128)
+    assert [w.text for w in aligned.words] == expected
+    assert all(text[w.start:w.end] == w.text for w in aligned.words)
+    assert [p for w in aligned.words for p in w.tokens] == [i for i, k in enumerate(aligned.kinds) if k != "special"]
+    assert not any(w.punctuation for w in aligned.words if any(c.isalnum() for c in w.text))
+    # the tokens keep their kinds: "$3.50" is still "$", "3", ".", "50" to the model
+    money = next((w for w in aligned.words if w.text.startswith("$")), None)
+    if money is not None:
+        assert aligned.kinds[money.tokens[0]] == words.PUNCTUATION and len(money.tokens) > 1
+
+
+def test_glued_spans_are_found_on_the_text():
+    text = "Go to https://example.com/a?b=1. Ask ann@x.org about $3.50 in the U.S. (10%)."
+    assert [text[a:b] for a, b in words.glued(text)] == [
+        "https://example.com/a?b=1", "ann@x.org", "$3.50", "U.S.", "10%"]
+    assert words.glued("The storm arrived. A.") == [] and words.glued("Wait... 3.5 x-3 [MASK]") == []
+
+
+SHAPES = ["$3.50", "€5", "£1,000", "U.S.", "e.g.", "a.m.", "10%", "-3", ".5", "#tag", "@user", "ann@example.org",
+          "https://example.com/a?b=1", "www.example.com", "example.com/page", "R&D", "AT&T", "C++", "'n'"]
+AROUND = st.lists(st.tuples(st.sampled_from([*SHAPES, "the", "storm", "3.5", "chef's", "[MASK]"]),
+                            st.sampled_from(["", ".", ",", "!", ")", "...", "?!", "-"]),
+                            st.sampled_from([" ", "  ", "", "\t"])), min_size=1, max_size=10)
+
+
+@settings(max_examples=80, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(parts=AROUND)
+def test_shapes_stand_as_words_whatever_is_around_them(wordpiece, parts):
+    """Generated text of glued shapes, words and marks: every non-space character in exactly one word, tokens in
+    order; a shape with space (or the text's edge) before it and a mark then space after it reads as the shape
+    then the mark."""
+    text, starts = "", []
+    for shape, mark, gap in parts:
+        starts.append(len(text))
+        text += shape + mark + gap
+    aligned = words.align(wordpiece, text, 512)
+    assert [p for w in aligned.words for p in w.tokens] == [i for i, k in enumerate(aligned.kinds) if k != "special"]
+    covered = [i for w in aligned.words for i in range(w.start, w.end)]
+    assert covered == sorted(set(covered)) == [i for i, c in enumerate(text) if not c.isspace()]
+    assert all(text[w.start:w.end] == w.text for w in aligned.words)
+    by_start = {w.start: n for n, w in enumerate(aligned.words)}
+    for n, ((shape, mark, gap), start) in enumerate(zip(parts, starts)):
+        apart_before = n == 0 or parts[n - 1][2] != ""
+        if apart_before and (gap or n == len(parts) - 1) and shape in SHAPES:
+            found = aligned.words[by_start[start]]
+            assert found.text == shape, (text, shape)
+            if mark:
+                assert aligned.words[found.index + 1].text == mark, (text, mark)
 
 
 def test_kinds_readable_tokens_and_guesses(wordpiece):
@@ -180,6 +250,25 @@ def test_a_sentence_with_too_few_whole_words_masks_fewer(tiny_pair):
     assert len(explain(tiny_pair, text, Settings(seed=3)).masked) == 2
     item, = game.spot_round(tiny_pair, 3, 1, (text,), in_order=True)
     assert item.originals == ("fisherman", "windowsill", "repaired", ".") and sum(item.replaced) <= 1
+
+
+def test_a_word_of_several_tokens_is_masked_whole_and_ticked_once(tiny_pair):
+    """Explore's manual mode blanks every token of "U.S." (as of "fisherman"), the chips and the game's tick boxes
+    hold one per word, and the game never masks a token inside "$3.50" or "U.S."."""
+    from explainer.render import explore as render
+
+    text = "She paid $3.50 in the U.S. today."
+    assert game.fool_words(tiny_pair, text) == ("She", "paid", "$3.50", "in", "the", "U.S.", "today", ".")
+    result = explain(tiny_pair, text, Settings(mode="manual", mask_words=(5,)))
+    us, money = result.words[5], result.words[2]
+    assert len(us.tokens) == 4 and sorted(m.position for m in result.masked) == list(us.tokens)
+    assert _text(render.generator_input_html(result, merged=True)) == "She paid $3.50 in the [MASK] today."
+    assert [original for _, original, *_ in render.sentence_units(result, merged=True)] == list(
+        game.fool_words(tiny_pair, text))
+    played = explain_many(tiny_pair, [(text, game.fake_settings(seed)) for seed in range(8)])
+    inside = set(us.tokens) | set(money.tokens)
+    assert all(r.masked for r in played) and not any(m.position in inside for r in played for m in r.masked)
+    assert all(game._item(r).originals == game.fool_words(tiny_pair, text) for r in played)  # one tick box a word
 
 
 @pytest.mark.parametrize("shown, line", [

@@ -1,5 +1,6 @@
 """Words as people read them, on every screen (hypothesis): the bundled sentence sets and generated text
-(punctuation, digits, capitals, contractions, hyphens, emoji, accents, runs of spaces), x seed x every Explore mode
+(punctuation, digits, capitals, contractions, hyphens, emoji, accents, runs of spaces, amounts, initialisms,
+web and email addresses), x seed x every Explore mode
 x both generators, on the tiny pair. Checked on every example:
 - the chips, read in order, are the sentence's words, each fake in its original's place, none missing or doubled;
 - no chip joins two words: an unchanged word shows as typed, a replaced one-token word shows its fake alone;
@@ -31,7 +32,9 @@ SETS = [s for name in ("game_sentences", "check_sentences")
         for s in json.loads((ASSETS / f"{name}.json").read_text(encoding="utf-8"))["sentences"]]
 SETS += [row["sentence"] for row in json.loads((ASSETS / "everyday_sentences.json").read_text(encoding="utf-8"))]
 PARTS = ["the", "The", "storm", "ARRIVED", "chef's", "don't", "well-known", "café", "cafe\u0301", "naïve", "3.5",
-         "1,000", "42", "🍕", "👩\u200d🍳", "McDonald", "Ünïcode", "(film)", "\"quoted\"", "e-mail", "x", "[MASK]"]
+         "1,000", "42", "🍕", "👩\u200d🍳", "McDonald", "Ünïcode", "(film)", "\"quoted\"", "e-mail", "x", "[MASK]",
+         "$3.50", "€5", "U.S.", "e.g.", "10%", "-3", ".5", "#tag", "@user", "ann@example.org", "R&D", "C++",
+         "https://example.com/a?b=1", "www.example.com"]
 MARKS = [".", ",", "!", "?!", "...", ";", ":", "—", "-", "'", ")"]
 GAPS = [" ", " ", " ", "  ", "   ", "\t", "", "\u00a0"]
 GENERATED = st.lists(st.tuples(st.sampled_from(PARTS), st.sampled_from(["", *MARKS]), st.sampled_from(GAPS)),

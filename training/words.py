@@ -13,9 +13,25 @@ A word, as people read it, is a run of tokens with no whitespace between them, c
 punctuation meets letters: "arrived." is two words, "arrived" and ".", so a fake that replaced the
 full stop is a word of its own and masking the stop never hides "arrived". Punctuation *inside* a
 word stays in it: an apostrophe or a hyphen between letters ("chef's", "well-known"), a point, comma,
-colon or slash between digits ("3.5", "1,000", "9:30"). Every character that is not whitespace
-belongs to exactly one word, the characters the tokenizer drops included (a combining accent after a
-letter, a zero-width joiner): `text[word.start:word.end] == word.text`.
+colon or slash between digits ("3.5", "1,000", "9:30"), an ampersand between letters ("R&D", "AT&T").
+Every character that is not whitespace belongs to exactly one word, the characters the tokenizer drops
+included (a combining accent after a letter, a zero-width joiner): `text[word.start:word.end] == word.text`.
+
+Some shapes are one word as people read them, found on the text itself (`glued`), whatever its tokens:
+- a web address ("https://example.com/a?b=1", "www.example.com", "example.com/page") or an email address
+  ("ann.lee@example.org"), never with the mark that ends a sentence after it;
+- an initialism, single letters each followed by a point ("U.S.", "e.g.", "a.m."), its last point
+  included even where it ends the sentence ("in the U.S."): after a word of several letters a point is
+  the sentence's own ("arrived" + "."), and so is one after an abbreviation ("Dr" + ".": no list of them);
+- an amount: a currency sign directly before a number ("$3.50", "€5", "£1,000"), a sign before a number
+  ("-3", "+2"), a number with a leading point (".5") or a percent sign directly after it ("10%");
+- "#tag", "@user", "C++", "C#", and the contractions "'n'" ("rock 'n' roll") and "'90s".
+A glued shape then acts as one word token: a joiner between it and a word joins them ("U.S.-based",
+"U.S.'s"), a piece continues it, and a mark or a word right after its own mark stays apart ("$3.50" + ".",
+"10%" + "off", "U.S." + "[MASK]", "US" + "$5"). Times, ordinals and ratios ("9:30am", "21st", "50/50") are
+one word by the rules above already. Left out: other abbreviations ("Dr.", "Ph.D."), contractions that
+open with an apostrophe ("'em", "'til" read as "'" + "em"), web addresses without "http", "www." or a
+common ending (.com, .org, .net, .edu, .gov, .io).
 
 `readable` writes a token for people: a piece as "-ing" (never "##ing"), everything else as it is.
 Left out: tokenizers without character offsets (slow ones), and pair inputs (token type 1).
@@ -23,6 +39,7 @@ Left out: tokenizers without character offsets (slow ones), and pair inputs (tok
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,6 +50,23 @@ SPECIAL, WORD, PIECE, PUNCTUATION = "special", "word", "piece", "punctuation"
 PIECE_MARK = "-"  # how a piece is written for people: "-ing", "-s"
 JOINERS = frozenset("'’‘-‐‑–")  # punctuation that stays inside a word between letters: chef's, well-known
 NUMBER_JOINERS = frozenset(".,:/")  # ... and between digits: 3.5, 1,000, 9:30, 24/7
+LETTER_JOINERS = frozenset("&")  # ... and between letters: R&D, AT&T
+_URL_CHAR = r"[^\s<>\"'()\[\]{}“”‘’«»—–…]"  # a character a web address holds
+_PATH = rf"{_URL_CHAR}*(?![.,;:!?-]){_URL_CHAR}"  # the rest of one, ending with no sentence's mark
+_LABEL = r"\w+(?:-+\w+)*"  # a part of a domain name: "example", "my-site"
+_NUMBER = r"(?:\d+(?:[.,:/]\d+)*|\.\d+)"  # 3, 3.50, 1,000, 9:30, .5
+_CURRENCY = "$£€¥₹¢"
+GLUED = re.compile("|".join((  # the shapes that are one word as people read them; the first that fits wins
+    rf"(?:https?://|www\.){_PATH}",  # web address
+    rf"(?<![\w.+-])[\w.+-]+@{_LABEL}(?:\.{_LABEL})+",  # email address
+    rf"(?<![\w.@/-])(?:{_LABEL}\.)+(?:com|org|net|edu|gov|io)(?![\w-])(?:/(?:{_PATH})?)?",  # example.com
+    r"(?<![\w.])(?:[^\W\d_]\.){2,}(?!\w)",  # initialism: U.S., e.g., a.m.
+    rf"(?:(?<![\w.])[-+−])?[{_CURRENCY}]{_NUMBER}",  # $3.50, €5, -$2
+    rf"(?<![\w.])(?:[-+−]{_NUMBER}%?|\.\d+%?|{_NUMBER}%)",  # -3, .5, 10%
+    r"(?<![\w+#])[A-Za-z](?:\+\+|#)(?![\w+#])",  # C++, C#
+    r"(?<![\w@#])[#@]\w+",  # #tag, @user
+    r"(?<!\w)['’](?:n['’]|\d0s)(?!\w)",  # rock 'n' roll, the '90s
+)))
 
 
 @dataclass(frozen=True)
@@ -140,34 +174,67 @@ def _unknown_kind(span: str) -> str:
     return PUNCTUATION if is_punctuation(span) else WORD
 
 
-def _joins(text: str, offsets, kinds, real: list[int], n: int) -> bool:
-    """Whether the token `real[n]` continues the word of the token `real[n - 1]` (no whitespace between them)."""
-    previous, position = real[n - 1], real[n]
-    if kinds[position] == PIECE or (kinds[previous] == PUNCTUATION) == (kinds[position] == PUNCTUATION):
-        return True  # a piece, a run of letters ("I😀you") or a run of marks ("?!")
+def glued(text: str) -> list[tuple[int, int]]:
+    """The character spans of the shapes in `text` that are one word as people read them (see the module's
+    docstring), in order, none overlapping."""
+    return [match.span() for match in GLUED.finditer(text)]
+
+
+def _units(text: str, offsets, kinds) -> list[list[int]]:
+    """The text's tokens (specials and empty ones left out) in runs that are read as one: the tokens that start
+    inside one glued span, touching each other, together; every other token alone."""
+    spans, units, inside = glued(text), [], None
+    n = 0
+    for position, kind in enumerate(kinds):
+        (a, b) = offsets[position]
+        if kind == SPECIAL or b <= a:
+            continue
+        while n < len(spans) and spans[n][1] <= a:
+            n += 1
+        here = n if n < len(spans) and spans[n][0] <= a else None
+        touching = bool(units) and not any(c.isspace() for c in text[offsets[units[-1][-1]][1]:a])
+        if here is not None and here == inside and touching:
+            units[-1].append(position)
+        else:
+            units.append([position])
+        inside = here
+    return units
+
+
+def _joins(text: str, spans, kinds, edges, n: int) -> bool:
+    """Whether the unit `n` continues the word of the unit `n - 1` (their character `spans`, `kinds` and the kinds of
+    their first and last tokens, `edges`; no whitespace between them)."""
+    if kinds[n] == PIECE or kinds[n - 1] == kinds[n] == PUNCTUATION:
+        return True  # a piece, or a run of marks ("?!")
+    if PUNCTUATION not in (kinds[n - 1], kinds[n]):  # a run of letters ("I😀you"), not where a glued shape's
+        return PUNCTUATION not in (edges[n - 1][1], edges[n][0])  # mark meets a word: "U.S." "[MASK]", "10%" "off"
     # Punctuation meets a word: the mark joins only as a joiner between two word tokens ("chef's", "3.5").
-    mark = n if kinds[position] == PUNCTUATION else n - 1
-    if mark == 0 or mark + 1 >= len(real):
+    mark = n if kinds[n] == PUNCTUATION else n - 1
+    if mark == 0 or mark + 1 >= len(spans):
         return False
-    before, sign_at, after = real[mark - 1], real[mark], real[mark + 1]
-    if kinds[before] == PUNCTUATION or kinds[after] != WORD:
+    if kinds[mark - 1] == PUNCTUATION or kinds[mark + 1] != WORD:
         return False
-    if offsets[before][1] != offsets[sign_at][0] or offsets[sign_at][1] != offsets[after][0]:
+    if spans[mark - 1][1] != spans[mark][0] or spans[mark][1] != spans[mark + 1][0]:
         return False
-    sign, left, right = text[slice(*offsets[sign_at])], text[offsets[sign_at][0] - 1], text[offsets[after][0]]
-    return sign in JOINERS or (sign in NUMBER_JOINERS and left.isdigit() and right.isdigit())
+    sign, left, right = text[slice(*spans[mark])], text[spans[mark][0] - 1], text[spans[mark + 1][0]]
+    return (sign in JOINERS or sign in NUMBER_JOINERS and left.isdigit() and right.isdigit()
+            or sign in LETTER_JOINERS and left.isalpha() and right.isalpha())
 
 
 def group(text: str, offsets: tuple[tuple[int, int], ...], kinds: tuple[str, ...]) -> tuple[Word, ...]:
     """The words of `text` from its tokens' spans and kinds (see the module's docstring)."""
-    real = [i for i, k in enumerate(kinds) if k != SPECIAL and offsets[i][1] > offsets[i][0]]
+    units = _units(text, offsets, kinds)
+    spans = [(offsets[unit[0]][0], offsets[unit[-1]][1]) for unit in units]
+    # A glued run acts as one word token (a piece where it starts with one: it continues the word before).
+    unit_kinds = [kinds[unit[0]] if len(unit) == 1 or kinds[unit[0]] == PIECE else WORD for unit in units]
+    edges = [(kinds[unit[0]], kinds[unit[-1]]) for unit in units]
     groups: list[list[int]] = []
-    for n, position in enumerate(real):
-        touching = n > 0 and not any(c.isspace() for c in text[offsets[real[n - 1]][1]:offsets[position][0]])
-        if touching and _joins(text, offsets, kinds, real, n):
-            groups[-1].append(position)
+    for n, unit in enumerate(units):
+        touching = n > 0 and not any(c.isspace() for c in text[spans[n - 1][1]:spans[n][0]])
+        if touching and _joins(text, spans, unit_kinds, edges, n):
+            groups[-1].extend(unit)
         else:
-            groups.append([position])
+            groups.append(list(unit))
     words = []
     for index, positions in enumerate(groups):
         start, end = offsets[positions[0]][0], offsets[positions[-1]][1]
