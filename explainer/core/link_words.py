@@ -92,12 +92,15 @@ def legacy_words(words: Sequence[Word], spans: Sequence[tuple[int, int]], number
     problems = []
     if quoted:
         shown = ", ".join(quoted[:SHOWN]) + (" …" if len(quoted) > SHOWN else "")
-        problems.append(f"This link is from a version before 0.4.0 (“mask=”), which numbered words differently "
-                        f"(“arrived.” was one word): its numbers were read that way, so it masks the words its maker "
-                        f"chose: {shown}. A link copied now names them by where they start (“mask_at=”).")
+        problems.append(f"This link comes from a version before 0.4.0, which numbered words with punctuation joined "
+                        f"to them (“arrived.” was one word). Its numbers (“mask=”) were read that way, so it masks the "
+                        f"words its maker chose: {shown}. A link copied now names them by where they start "
+                        f"(“mask_at=”).")
     outside = [n for n in numbers if not 0 <= n < len(spans)]
     if outside:
-        problems.append(f"The link's word numbers {', '.join(map(str, outside[:SHOWN]))} name no word of its text "
-                        f"(it had {len(spans)}, counted from 0); left out.")
+        named_as = (f"numbers {', '.join(map(str, outside[:SHOWN]))} name" if len(outside) > 1
+                    else f"number {outside[0]} names")
+        problems.append(f"The link's word {named_as} no word of its text (it had {len(spans)} words then, counted "
+                        f"from 0); left out.")
     return tuple(found), problems
 

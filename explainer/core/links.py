@@ -143,7 +143,7 @@ def parse_classroom(params: Mapping[str, str], defaults: ClassroomLink) -> tuple
 
 
 def _query(pairs: dict) -> str:
-    return "?" + urlencode(pairs)
+    return "?" + urlencode(pairs, safe=",")  # a comma stays a comma: "mask_at=4,19" reads as it is
 
 
 def explore_query(link: ExploreLink) -> str:
