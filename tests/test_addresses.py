@@ -242,3 +242,31 @@ def test_the_desktop_window_serves_the_room_with_classroom_and_opens_itself_at_1
     assert desktop._serve_in_window(instance, 8124) == 0  # without --classroom: this computer only, and the command
     assert fake_app.given["server_name"] == "127.0.0.1"
     assert "start it with: python app.py --desktop --classroom" in capsys.readouterr().out
+
+
+def test_the_teachers_pick_is_kept_in_the_browser_and_one_this_computer_lost_is_passed_over(fake_app, tmp_path,
+                                                                                          monkeypatch):
+    """"Students join at": the teacher's pick goes to the browser's storage, and the page opened again (a reload:
+    the stored pick comes back with the page's load) shows it; a pick of an address this computer no longer has is
+    dropped quietly for the default."""
+    from explainer.lesson.live_class import session
+    from explainer.core.live_class.store import ClassStore
+    from explainer.ui.live_class import page, teacher
+
+    monkeypatch.setattr(session, "_store", ClassStore(tmp_path))
+    new = session.default_store().create_class(1, 2)
+    fake_app.server_name, fake_app.server_port = "0.0.0.0", 7860
+    who, here = {"code": new.info.code, "token": new.teacher_key}, "http://127.0.0.1:7860/class"
+    picked = teacher.choose_address(fake_app, who, "http://192.168.4.2:7860", here)
+    assert picked["address_pick"] == "http://192.168.4.2:7860" and "192.168.4.2:7860/class?class=" in picked["card"]
+    assert "address_pick" not in teacher.choose_address(fake_app, who, "http://evil.example:80", here)
+
+    def reload(stored):
+        request = types.SimpleNamespace(query_params={"class": new.info.code, "teach": "1"})
+        return page.open_page(fake_app, here, {}, {new.info.code: new.teacher_key}, stored, request)
+
+    assert reload("http://192.168.4.2:7860")["address"]["value"] == "http://192.168.4.2:7860"
+    for gone in ("http://192.168.9.9:7860", "", None):  # moved to another network; nothing stored yet
+        opened = reload(gone)
+        assert opened["address"]["value"] == "http://10.12.0.57:7860" and opened["message"] == ""
+        assert "address_pick" not in opened  # the storage is only written by the teacher's own choice

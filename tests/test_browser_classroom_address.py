@@ -120,7 +120,8 @@ def test_a_teacher_chooses_among_several_addresses_and_a_local_server_says_how_t
         browser, app_url, monkeypatch):
     """The shared test server listens on 127.0.0.1: its teacher's page says so, with the command. Then, with the
     server taken for one on the network and two interfaces mocked, the teacher picks the second address and the
-    links, the card's QR code and the projector preview follow (nothing is sent to either address)."""
+    links, the card's QR code and the projector preview follow, and a reload keeps the pick (nothing is sent to either
+    address)."""
     from explainer.ui import app
 
     teacher = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -150,6 +151,9 @@ def test_a_teacher_chooses_among_several_addresses_and_a_local_server_says_how_t
     assert urlsplit(teacher.locator("#class-view-link").get_attribute("href")).hostname == "192.168.4.2"
     assert decode(teacher.locator("#class-join-card .ee-qr").screenshot()) == [link]
     wait_for_text(teacher, "#class-stage", link)  # the projector preview's link and QR code
+    teacher.reload()  # the pick is kept in this browser's storage
+    wait_for_text(teacher, "#class-card", "192.168.4.2", timeout=60_000)
+    assert teacher.locator("#class-student-link").get_attribute("href") == link
     if os.environ.get("ROOM_SCREENSHOTS"):
         teacher.screenshot(path=f"{os.environ['ROOM_SCREENSHOTS']}/teacher-address-choice.png", full_page=True)
     teacher.close()

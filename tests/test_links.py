@@ -20,13 +20,13 @@ def params_of(query: str) -> dict:
 @settings(deadline=None, max_examples=60)
 @given(text=st.text(min_size=1, max_size=300).filter(str.strip), seed=st.integers(0, 2**31 - 1),
        rate=st.floats(0.05, 0.5), temperature=st.floats(0.1, 3.0), top_k=st.integers(1, 10),
-       mode=st.sampled_from(links.MODES), mask=st.lists(st.integers(0, 50), max_size=6, unique=True))
+       mode=st.sampled_from(links.MODES), mask=st.lists(st.integers(0, 1999), max_size=6, unique=True))
 def test_a_link_round_trips_every_setting(text, seed, rate, temperature, top_k, mode, mask):
     link = links.ExploreLink(text, "google/electra-small", mode, rate, seed, temperature, top_k, tuple(sorted(mask)))
     parsed, problems = links.parse_explore(params_of(links.explore_query(link)), DEFAULTS)
     assert problems == []
     expected = link if mode == "manual" else links.ExploreLink(text, link.model, mode, rate, seed, temperature, top_k)
-    assert parsed.text == expected.text and parsed.mask_words == expected.mask_words
+    assert parsed.text == expected.text and parsed.mask_at == expected.mask_at and parsed.legacy_mask == ()
     assert (parsed.mode, parsed.seed, parsed.top_k, parsed.model) == (mode, seed, top_k, link.model)
     assert parsed.mask_rate == pytest.approx(rate, rel=1e-5)
     assert parsed.temperature == pytest.approx(temperature, rel=1e-5)
@@ -36,12 +36,13 @@ def test_a_link_round_trips_every_setting(text, seed, rate, temperature, top_k, 
     ("seed", "abc", "whole number"), ("seed", "-4", "whole number"), ("rate", "nan", "number from 0.05 to 0.5"),
     ("rate", "0.9", "number from 0.05 to 0.5"), ("temperature", "1e999", "number"), ("top_k", "0", "from 1 to 10"),
     ("mode", "<script>", "one of auto, manual, detect"), ("text", "   ", "is empty"), ("text", "x" * 2001, "longer"),
-    ("mask", "1,two", "whole number"), ("model", "", "model name"),
+    ("mask", "1,two", "whole number"), ("model", "", "model name"), ("mask_at", "4,-1", "from 0 to 1999"),
+    ("mask_at", "2001", "from 0 to 1999"), ("mask_at", ",".join(["1"] * 65), "more than 64 words"),
 ])
 def test_a_bad_value_is_described_and_its_default_used(key, raw, what):
     parsed, problems = links.parse_explore({"text": "A sentence.", key: raw}, DEFAULTS)
     assert len(problems) == 1 and what in problems[0] and "the default was used" in problems[0]
-    field = {"rate": "mask_rate", "mask": "mask_words"}.get(key, key)
+    field = {"rate": "mask_rate", "mask": "legacy_mask"}.get(key, key)
     assert getattr(parsed, field) == getattr(DEFAULTS, field)
 
 

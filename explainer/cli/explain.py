@@ -43,7 +43,9 @@ def add_explain(sub, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("text", help="the sentence; '-' reads standard input")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--detect", action="store_true", help="detect only: judge the text as it is")
-    mode.add_argument("--mask-words", type=int, nargs="+", metavar="I", help="mask these words (0-based)")
+    mode.add_argument("--mask-words", type=int, nargs="+", metavar="I",
+                      help="mask these words (0-based, as the result numbers them: punctuation is a word of its own, "
+                           "so \"arrived.\" is two words)")
     p.add_argument("--attribute", nargs="?", type=int, const=-1, default=None, metavar="POSITION",
                    help="also attribute a token's replaced-logit (default: the most suspicious token)")
     p.add_argument("--method", default="integrated_gradients", choices=["integrated_gradients", "gradient_x_input"])

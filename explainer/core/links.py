@@ -1,7 +1,10 @@
 """Links that restore a result: a page's settings as URL query parameters, and back, checked.
 
-Explore:   ?text=...&model=bundled&mode=auto&rate=0.15&seed=3&temperature=1&top_k=5&mask=1,4&generator=stronger
-           (generator: who forged, explainer.core.generators; left out for ELECTRA's own, the default)
+Explore:   ?text=...&model=bundled&mode=manual&rate=0.15&seed=3&temperature=1&top_k=5&mask_at=4,19&generator=stronger
+           (generator: who forged, explainer.core.generators; left out for ELECTRA's own, the default;
+           mask_at: manual mode's words to mask, each by the character of the text where it starts, counted from 0,
+           so a link keeps naming the same words when the app's idea of a word changes; an old link's `mask=1,4`,
+           word numbers as versions before 0.4.0 counted them, is read the old way: explainer/core/link_words.py)
 Classroom: ?tab=classroom&text=...&seed=3&view=positions
 
 The pipeline is deterministic given these (same model, sentence, seed and settings: the same
@@ -34,8 +37,9 @@ class ExploreLink:
     seed: int = 0
     temperature: float = 1.0
     top_k: int = 5
-    mask_words: tuple[int, ...] = ()
+    mask_at: tuple[int, ...] = ()  # manual mode: where each word to mask starts in `text` (characters from 0)
     generator: str = ELECTRA
+    legacy_mask: tuple[int, ...] = ()  # an old link's `mask=`: word numbers as versions before 0.4.0 counted them
 
 
 @dataclass(frozen=True)
@@ -47,8 +51,8 @@ class ClassroomLink:
 
 # query parameter -> field, for both pages (short names: links get pasted into chats and slides)
 _NAMES = {"text": "text", "model": "model", "mode": "mode", "rate": "mask_rate", "seed": "seed",
-          "temperature": "temperature", "top_k": "top_k", "mask": "mask_words", "view": "view",
-          "generator": "generator"}
+          "temperature": "temperature", "top_k": "top_k", "mask_at": "mask_at", "view": "view",
+          "generator": "generator", "mask": "legacy_mask"}
 
 
 def _number(raw: str, low: float, high: float) -> float:
@@ -79,11 +83,11 @@ def _text(raw: str) -> str:
     return raw
 
 
-def _mask(raw: str) -> tuple[int, ...]:
+def _mask(raw: str, most: int = 10_000) -> tuple[int, ...]:
     items = [item for item in raw.split(",") if item.strip()]
     if len(items) > MAX_MASK_WORDS:
         raise ValueError(f"names more than {MAX_MASK_WORDS} words")
-    return tuple(sorted({_whole(item, 0, 10_000) for item in items}))
+    return tuple(sorted({_whole(item, 0, most) for item in items}))
 
 
 def _choice(options: tuple[str, ...]):
@@ -103,7 +107,8 @@ def _model(raw: str) -> str:
 _CHECKS = {
     "text": _text, "model": _model, "mode": _choice(MODES), "mask_rate": lambda r: _number(r, 0.05, 0.5),
     "seed": lambda r: _whole(r, 0, 2**31 - 1), "temperature": lambda r: _number(r, 0.1, 3.0),
-    "top_k": lambda r: _whole(r, 1, 10), "mask_words": _mask, "view": _choice(CLASSROOM_VIEWS),
+    "top_k": lambda r: _whole(r, 1, 10), "mask_at": lambda r: _mask(r, MAX_TEXT - 1), "legacy_mask": _mask,
+    "view": _choice(CLASSROOM_VIEWS),
     "generator": _choice(tuple(LABELS)),
 }
 
@@ -138,14 +143,14 @@ def parse_classroom(params: Mapping[str, str], defaults: ClassroomLink) -> tuple
 
 
 def _query(pairs: dict) -> str:
-    return "?" + urlencode(pairs)
+    return "?" + urlencode(pairs, safe=",")  # a comma stays a comma: "mask_at=4,19" reads as it is
 
 
 def explore_query(link: ExploreLink) -> str:
     pairs = {"text": link.text, "model": link.model, "mode": link.mode, "rate": f"{link.mask_rate:g}",
              "seed": link.seed, "temperature": f"{link.temperature:g}", "top_k": link.top_k}
-    if link.mode == "manual" and link.mask_words:
-        pairs["mask"] = ",".join(str(w) for w in link.mask_words)
+    if link.mode == "manual" and link.mask_at:
+        pairs["mask_at"] = ",".join(str(w) for w in link.mask_at)
     if link.generator != ELECTRA:
         pairs["generator"] = link.generator
     return _query(pairs)

@@ -93,14 +93,28 @@ def typed_blanks(text: str, mask_token: str | None) -> tuple[str, bool]:
     whether anything changed). A vocabulary without a mask token leaves the text as it is."""
     if not mask_token:
         return text, False
-
-    def blank(match: re.Match) -> str:
-        before = " " if match.start() > 0 and text[match.start() - 1].isalnum() else ""
-        after = " " if match.end() < len(text) and text[match.end()].isalnum() else ""
-        return f"{before}{mask_token}{after}"
-
-    written = TYPED_BLANK.sub(blank, text)
+    written = TYPED_BLANK.sub(lambda match: "{}{}{}".format(*_sides(text, match, mask_token)), text)
     return written, written != text
+
+
+def _sides(text: str, match: re.Match, mask_token: str) -> tuple[str, str, str]:
+    """A typed blank as read: a space before it after a letter or digit, the mask token, a space after it before one."""
+    before = " " if match.start() > 0 and text[match.start() - 1].isalnum() else ""
+    after = " " if match.end() < len(text) and text[match.end()].isalnum() else ""
+    return before, mask_token, after
+
+
+def read_places(text: str, mask_token: str | None) -> tuple[int, ...]:
+    """Where each character of `text`, and its end, stands in the text as read (`typed_blanks`): every character of
+    a typed blank at its mask token. Never decreasing, so a place in the text as read goes back by bisection."""
+    places, shift, cursor = [], 0, 0
+    for match in TYPED_BLANK.finditer(text) if mask_token else ():
+        before, token, after = _sides(text, match, mask_token)
+        places += range(cursor + shift, match.start() + shift)
+        places += [match.start() + shift + len(before)] * (match.end() - match.start())
+        shift += len(before) + len(token) + len(after) - (match.end() - match.start())
+        cursor = match.end()
+    return tuple(places + list(range(cursor + shift, len(text) + shift + 1)))
 
 
 def cased_like(drawn: str, word: str, at_start: bool) -> str:

@@ -87,6 +87,8 @@ def explain(
     """Mask (mode auto: mask_rate + seed; manual: the word indices in mask_words; detect: none),
     let the generator propose and sample replacements, and return every token's P(replaced)
     from the discriminator, with the truth, the proposals and the words (see docs/api.md).
+    mask_words: 0-based indices into the result's "words": punctuation is a word of its own ("arrived." is
+    "arrived" and "."), "chef's", "well-known" and "3.5" are one each; a [MASK] typed in the text is one.
     A [MASK] typed in the text is a blank the generator fills, in every mode but detect.
     model: "" = the app's default (bundled), "bundled", "google/electra-small", or a folder.
     generator: "electra" (the pair's own, the default) or "stronger" (the stronger generator, where installed

@@ -121,9 +121,9 @@ def apply_link(request: gr.Request):
     link, problems = links.parse_explore(params, links.ExploreLink(EXAMPLES[0], models.default_model()))
     if link is None:
         return {"link_note": ""}
-    picked = word_choices(link.text, link.model, link.mode, list(link.mask_words))
-    if link.mode == "manual" and link.mask_words and picked["mask_words"].get("value") != list(link.mask_words):
-        problems.append("Some of the link's mask words are not in its text; they were left out.")
+    ticks, told = share.link_ticks(link)
+    picked = word_choices(link.text, link.model, link.mode, ticks)
+    problems += told
     note = render.notices_html(["Opened from a link: the sentence and settings below are the link's.", *problems])
     return {"text": link.text, "model": link.model, "mode": link.mode, "mask_rate": link.mask_rate, "seed": link.seed,
             "temperature": link.temperature, "top_k": link.top_k, "link_note": note, "generator": link.generator,

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import gradio as gr
 
-from explainer.core import links
-from explainer.core.pipeline import Explanation
+from explainer.core import link_words, links, models
+from explainer.core.pipeline import Explanation, sentence_words
+from explainer.core.text import MAX_CHARS, InputError, read_places
 from explainer.render import export
 
 EXPORT_DIR = Path(tempfile.gettempdir()) / "electra-explainer-exports"
@@ -92,13 +93,44 @@ def wire_downloads(buttons: dict, inputs: list) -> None:
             None, [file], None, js=DOWNLOAD_JS)
 
 
+def _read(text: str, model: str):
+    """(the text's words as the page shows them, explainer.core.text.read_places of the text), for a link's words."""
+    pair = models.load(model, roots=models.allowed_roots())
+    encoded, words = sentence_words(pair, text)
+    return encoded, words, read_places(text[:MAX_CHARS], pair.tokenizer.mask_token)
+
+
 def link_query(text, model, mode, mask_rate, seed, temperature, top_k, mask_words, generator="electra") -> str:
-    """The query string of a link that restores these settings (the page adds its own address)."""
+    """The query string of a link that restores these settings (the page adds its own address). The ticked words
+    (indices into the text's words) travel as the characters where they start (`mask_at`)."""
     if len(text or "") > links.MAX_TEXT:
         return f"The text is too long for a link (over {links.MAX_TEXT:,} characters): use the JSON download."
+    starts = ()
+    if mode == "manual" and mask_words:
+        try:
+            _, words, places = _read(text, model)
+        except (models.ModelLoadError, InputError) as error:
+            return f"No link: the words to mask could not be read ({error})."
+        starts = link_words.word_starts(words, places, (int(w) for w in mask_words))
     return links.explore_query(links.ExploreLink(text, model, mode, float(mask_rate), int(seed), float(temperature),
-                                                 int(top_k), tuple(int(w) for w in mask_words or ()),
-                                                 generator or "electra"))
+                                                 int(top_k), starts, generator or "electra"))
+
+
+def link_ticks(link: links.ExploreLink) -> tuple[list[int], list[str]]:
+    """(the words a link masks, as indices into its text's words; what to tell about them): `mask_at` by where each
+    word starts, an old link's `mask` by the word numbers before 0.4.0. None outside manual mode."""
+    if link.mode != "manual" or not (link.mask_at or link.legacy_mask):
+        return [], []
+    try:
+        encoded, words, places = _read(link.text, link.model)
+    except (models.ModelLoadError, InputError) as error:
+        return [], [f"The link's words to mask could not be read: {error}"]
+    found, problems = link_words.words_at(words, places, link.mask_at, link.text)
+    if link.legacy_mask:
+        spans = link_words.legacy_spans(encoded.text, encoded.offsets, encoded.special)
+        old, told = link_words.legacy_words(words, spans, link.legacy_mask, encoded.text)
+        found, problems = tuple(sorted({*found, *old})), problems + told
+    return list(found), problems
 
 
 # The page's own address + the query, put in the address bar and on the clipboard (where the browser allows).

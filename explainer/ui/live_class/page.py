@@ -51,7 +51,7 @@ BETS = [("ELECTRA will flag my word", True), ("ELECTRA will be fooled", False)]
 # 13 cheap reads a second). A big room on a small server may want them slower; the tests run them faster.
 REFRESH_S = quotas.setting("ELECTRA_CLASS_REFRESH_S", 2.0, float, "a number of seconds above 0")
 FOLLOW_S = quotas.setting("ELECTRA_CLASS_FOLLOW_S", 3.0, float, "a number of seconds above 0")
-LOCATION_JS = "(x, remembered, teaching) => [window.location.href, remembered, teaching]"  # the address students reach
+LOCATION_JS = "(x, r, t, a) => [window.location.href, r, t, a]"  # the page's address, then the browser's storage
 OWN_SENTENCES = (f"Your own sentences (optional): one a line, up to {game.MAX_SENTENCES}, at least "
                  f"{own_sentences.MIN_WORDS} words each. Empty: sentences drawn from the bundled set.")
 STRIP_KEY_JS = ("(q) => { if (q) { const u = new URL(window.location.href); u.search = q; "
@@ -61,9 +61,9 @@ GO_JS = "(c) => { if ((c || '').trim()) window.location.search = '?class=' + enc
 
 # --- what the address asks for ---------------------------------------------------------------------------------
 
-def open_page(demo: gr.Blocks, location, remembered, teaching, request: gr.Request) -> dict:
-    """What the address asks for: the projector, the teacher's page, a student's game (or the join form), or the
-    start."""
+def open_page(demo: gr.Blocks, location, remembered, teaching, picked, request: gr.Request) -> dict:
+    """What the address asks for: the projector, the teacher's page (on the students' address this browser's teacher
+    chose, `picked`, while this computer still has it), a student's game (or the join form), or the start."""
     params = query_params(request)
     code = params.get("class")
     if code is None:
@@ -71,7 +71,7 @@ def open_page(demo: gr.Blocks, location, remembered, teaching, request: gr.Reque
     if "view" in params:
         return _open_projector(demo, code, params["view"], location)
     if "teacher" in params or "teach" in params:
-        return _open_teacher(demo, code, params, location, teaching)
+        return _open_teacher(demo, code, params, location, teaching, picked)
     return _open_student(code, remembered)
 
 
@@ -85,7 +85,7 @@ def _open_projector(demo: gr.Blocks, code: str, token: str, location: str) -> di
     return teacher.projector_screen(demo, info.code, token, location)
 
 
-def _open_teacher(demo: gr.Blocks, code: str, params: dict, location: str, teaching) -> dict:
+def _open_teacher(demo: gr.Blocks, code: str, params: dict, location: str, teaching, picked=None) -> dict:
     """The teacher's page, with the key from this browser's storage (or from a link carrying it, which then moves
     into storage and out of the address)."""
     try:
@@ -97,8 +97,8 @@ def _open_teacher(demo: gr.Blocks, code: str, params: dict, location: str, teach
         info = session.default_store().check_teacher(normal, key)
     except ValueError as error:
         return {"message": error_html(error), "new_query": f"?class={code}&teach=1" if "teacher" in params else ""}
-    return {**teacher.teacher_screen(demo, info.code, key, location), "new_query": f"?class={info.code}&teach=1",
-            "teaching": remember(teaching, info.code, key)}
+    return {**teacher.teacher_screen(demo, info.code, key, location, picked),
+            "new_query": f"?class={info.code}&teach=1", "teaching": remember(teaching, info.code, key)}
 
 
 def _open_student(code: str, remembered) -> dict:
@@ -210,6 +210,8 @@ def _layout() -> SimpleNamespace:
     c = SimpleNamespace(location=gr.Textbox(visible=False))
     c.remembered = gr.BrowserState({}, storage_key="electra-explainer-classes", secret=browser_secret())
     c.teaching = gr.BrowserState({}, storage_key="electra-explainer-teaching", secret=browser_secret())
+    # the teacher's choice among this computer's addresses (teacher.choose_address): a reload keeps it
+    c.address_pick = gr.BrowserState("", storage_key="electra-explainer-class-address", secret=browser_secret())
     c.who, c.student, c.a_index = gr.State(None), gr.State(None), gr.State(None)  # the page's hold on the class
     c.shown, c.on_stage = gr.State(""), gr.State("")  # the board's digest, the stage this page shows
     c.new_query = gr.Textbox(visible=False)
@@ -243,12 +245,15 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace) -> None:
                c.b_sentence, c.b_result} | buttons
     board = {c.board, c.shown, c.message} | buttons
     private = dict(api_visibility="private", **queues.CLASS)
-    demo.load(named(_with_demo(open_page, demo), c), [c.location, c.remembered, c.teaching], screens | {c.new_query},
+    demo.load(named(_with_demo(open_page, demo), c), [c.location, c.remembered, c.teaching, c.address_pick],
+              screens | {c.new_query},
               js=LOCATION_JS, show_progress="hidden", **private).then(None, [c.new_query], None, js=STRIP_KEY_JS)
-    c.start.click(named(_with_demo(teacher.start_class, demo), c), [c.n, c.forger, c.own, c.location, c.teaching],
-                  screens | {c.new_query}, js="(n, g, o, x, t) => [n, g, o, window.location.href, t]",
+    c.start.click(named(_with_demo(teacher.start_class, demo), c),
+                  [c.n, c.forger, c.own, c.location, c.teaching, c.address_pick], screens | {c.new_query},
+                  js="(n, g, o, x, t, a) => [n, g, o, window.location.href, t, a]",
                   api_visibility="private", **queues.CLASS_MODEL).then(None, [c.new_query], None, js=STRIP_KEY_JS)
-    c.address.input(named(_with_demo(teacher.choose_address, demo), c), [c.who, c.address, c.location], screens,
+    c.address.input(named(_with_demo(teacher.choose_address, demo), c), [c.who, c.address, c.location],
+                    screens | {c.address_pick},
                     js="(w, a, x) => [w, a, window.location.href]", **private)
     c.go.click(None, [c.typed_code], None, js=GO_JS)
     c.timer.tick(named(teacher.refresh, c), [c.who, c.shown], board, trigger_mode="always_last",

@@ -60,8 +60,15 @@ def teacher_screen(demo: gr.Blocks, code: str, key: str, location: str, chosen: 
 
 
 def choose_address(demo: gr.Blocks, who: dict | None, chosen: str | None, location: str) -> dict:
-    """The teacher chose another of this computer's addresses: the card and the QR code on it."""
-    return teacher_screen(demo, who["code"], who["token"], location, chosen) if who else {}
+    """The teacher chose another of this computer's addresses: the card and the QR code on it, and the choice kept in
+    this browser's storage (`address_pick`), so a reload, or the next class started here, opens on it. Only an
+    address this computer offers is kept; one it no longer has is passed over on opening (`class_address.allowed`)."""
+    if not who:
+        return {}
+    out = teacher_screen(demo, who["code"], who["token"], location, chosen)
+    if chosen and isinstance(out.get("address"), dict) and out["address"].get("value") == chosen:
+        out["address_pick"] = chosen
+    return out
 
 
 def projector_screen(demo: gr.Blocks, code: str, token: str, location: str) -> dict:
@@ -73,8 +80,9 @@ def projector_screen(demo: gr.Blocks, code: str, token: str, location: str) -> d
 
 
 @fair_queue.one_per_visitor  # takes the visitor's share lock: one at a time, in the queue
-def start_class(demo: gr.Blocks, n, forger, own, location, teaching, request: gr.Request) -> dict:
-    """"Start a class": the class made (within this visitor's share), its key kept in this browser's storage."""
+def start_class(demo: gr.Blocks, n, forger, own, location, teaching, picked, request: gr.Request) -> dict:
+    """"Start a class": the class made (within this visitor's share), its key kept in this browser's storage; its
+    links on the address this browser's teacher chose before (`picked`), while this computer still has it."""
     try:
         chosen_n = int(n or game.ROUND_SENTENCES)
         pair = api.load_pair("")
@@ -84,7 +92,7 @@ def start_class(demo: gr.Blocks, n, forger, own, location, teaching, request: gr
             visitor=visitor))
     except (gr.Error, ValueError, TypeError) as error:
         return {"message": error_html(error)}
-    out = teacher_screen(demo, new.code, new.teacher_key, location)
+    out = teacher_screen(demo, new.code, new.teacher_key, location, picked)
     out["message"] = out.get("message") or card_view.plays_note_html(new.n_sentences, chosen_n)
     return {**out, "new_query": f"?class={new.code}&teach=1",
             "teaching": remember(teaching, new.code, new.teacher_key)}
