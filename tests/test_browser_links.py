@@ -101,3 +101,29 @@ def test_a_lesson_link_opens_the_classroom_on_its_sentence_seed_and_view(new_pag
     bad = new_page(f"{app_url}?tab=classroom&seed=x&view=slides")
     wait_for_text(bad, "#classroom-link-note", "“view” must be one of")
     assert "“seed” must be a whole number" in bad.locator("#classroom-link-note").inner_text()
+
+
+CHOSEN = {  # a link of today's (characters where the words start), and one from before 0.4.0 (word numbers)
+    "mask_at=9,22": ("She paid $3.50 in the U.S. and left.", ["$3.50", "U.S."], "She paid [MASK] in the [MASK]"),
+    "mask=3,7": ("The movie was long, but it was fun.", ["long", ",", "fun", "."], "but it was"),  # "long," "fun."
+}
+
+
+@pytest.mark.parametrize("chosen", list(CHOSEN))
+def test_a_link_with_chosen_words_opens_them_ticked_and_masked(new_page, app_url, chosen):
+    """The link's ticks reach the picker and the first run (the page reads the picker before they arrive), and a
+    link copied from that page names the same words."""
+    text, words, kept = CHOSEN[chosen]
+    page = new_page(f"{app_url}?text={quote(text)}&mode=manual&{chosen}")
+    wait_for_text(page, "#explore-generator-input", "[MASK]")
+    ticked = page.locator("#explore-mask-words input:checked")
+    expect(ticked).to_have_count(len(words), timeout=10_000)
+    assert [ticked.nth(i).locator("xpath=..").inner_text().strip() for i in range(len(words))] == words
+    seen = page.locator("#explore-generator-input").inner_text()
+    assert seen.count("[MASK]") == len(words) and kept in " ".join(seen.split())
+    page.locator("#explore-copy-link").click()
+    page.wait_for_function("() => document.querySelector('#explore-link textarea, #explore-link input')?.value"
+                           ".startsWith('http')", timeout=10_000)
+    url = page.locator("#explore-link textarea, #explore-link input").first.input_value()
+    starts = sorted(text.index(w) for w in words)
+    assert f"mask_at={','.join(map(str, starts))}" in url

@@ -81,11 +81,14 @@ def model_status(model: str, progress=gr.Progress(track_tqdm=True)):
                              pair.max_tokens, pair.generator is not None), model
 
 
-def word_choices(text: str, model: str, mode: str, current=None, shown=None) -> dict:
+def word_choices(text: str, model: str, mode: str, current=None, shown=None, link_ticks=None) -> dict:
     """The words of the text, for the manual-masking picker (same splitting as the results), and those words
     (what the ticks point at). The ticks follow their words: a tick on "coffee" stays on "coffee" when the
     sentence changes, and goes when the word is gone. Without the words they were ticked on (a link's mask
-    words arrive with its text), the ticks that still name a word are kept as they are. By component name."""
+    words arrive with its text), the ticks that still name a word are kept as they are. A link's ticks
+    (`link_ticks`, kept on the server until the user ticks a box) stand for the picker's value while that is
+    empty on the link's text: the page reads the picker before the link's ticks reach it. By component name."""
+    current = _with_link_ticks(current, text, link_ticks)
     if mode != "manual":
         return {"mask_words": gr.update(visible=False)}
     try:
@@ -99,6 +102,13 @@ def word_choices(text: str, model: str, mode: str, current=None, shown=None) -> 
         kept = [w for w in (current or []) if isinstance(w, int) and 0 <= w < len(words)]
     return {"mask_words": gr.update(choices=[(w, i) for i, w in enumerate(words)], value=kept, visible=True),
             "ticked_on": words}
+
+
+def _with_link_ticks(ticks, text: str, link_ticks) -> list:
+    """The picker's ticks, or, while it is empty on the text a link opened, that link's ticks."""
+    if not ticks and link_ticks and link_ticks[0] == text:
+        return list(link_ticks[1])
+    return list(ticks or [])
 
 
 def press_seed(seed, explanation: Explanation | None) -> int:
@@ -123,6 +133,8 @@ def apply_link(request: gr.Request):
         return {"link_note": ""}
     ticks, told = share.link_ticks(link)
     picked = word_choices(link.text, link.model, link.mode, ticks)
+    kept = picked["mask_words"].get("value") if link.mode == "manual" else None
+    picked["link_ticks"] = (link.text, tuple(kept)) if kept else None
     problems += told
     note = render.notices_html(["Opened from a link: the sentence and settings below are the link's.", *problems])
     return {"text": link.text, "model": link.model, "mode": link.mode, "mask_rate": link.mask_rate, "seed": link.seed,
@@ -131,7 +143,8 @@ def apply_link(request: gr.Request):
 
 
 def run_explain(text, model, mode, mask_rate, seed, temperature, top_k, mask_words, merged,
-                palette=style.DEFAULT_PALETTE, generator=None, progress=gr.Progress(track_tqdm=True)):
+                palette=style.DEFAULT_PALETTE, generator=None, link_ticks=None, progress=gr.Progress(track_tqdm=True)):
+    mask_words = _with_link_ticks(mask_words, text, link_ticks)
     try:
         explanation = api.make_explanation(text, model, _settings(mode, mask_rate, seed, temperature, top_k, mask_words,
                                                                   generator))
@@ -256,6 +269,7 @@ def _layout() -> SimpleNamespace:
     mask_words = gr.CheckboxGroup([], label="Words to mask (tick them, then press the button)", visible=False,
                                   elem_id="explore-mask-words")
     ticked_on = gr.State(None)  # the words the ticks point at (they follow their words when the sentence changes)
+    link_ticks = gr.State(None)  # (text, ticks) of the link the page opened, until the user ticks a box
     generator = forgers.radio("Who forges the fakes (one discriminator judges both)", "explore-generator")
     gr.HTML(forgers.line_html(), elem_id="explore-forger-line")
     with gr.Accordion("Settings: model, mask rate, seed, temperature", open=False):
@@ -322,7 +336,7 @@ def build_explore(demo: gr.Blocks) -> ModelControls:
     """The tab's components and events; `demo.load` shows the model and a first example at once (or a link's)."""
     c = _layout()
     inputs = [c.text, c.active_model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words, c.merged,
-              c.palette, c.generator]
+              c.palette, c.generator, c.link_ticks]
     pictures = [c.verdict_svg, c.card, c.attribution_svg]
     results = [c.notices, c.generator_input, c.proposals, c.verdict, c.explanation, c.target, c.attribution_text,
                c.attribution_plot, c.attribution, c.matrix_plot, *pictures]
@@ -331,8 +345,9 @@ def build_explore(demo: gr.Blocks) -> ModelControls:
     c.model.input(model_status, [c.model], [c.status, c.active_model], **private, **queues.MODEL).then(
         lambda m: m, [c.active_model], [c.model], **private)
     gr.on([c.mode.change, c.text.change, c.active_model.change], named(word_choices, c),
-          [c.text, c.active_model, c.mode, c.mask_words, c.ticked_on], [c.mask_words, c.ticked_on],
+          [c.text, c.active_model, c.mode, c.mask_words, c.ticked_on, c.link_ticks], [c.mask_words, c.ticked_on],
           trigger_mode="always_last", show_progress="hidden", **private)
+    c.mask_words.input(lambda: None, None, [c.link_ticks], show_progress="hidden", **private)  # the user's ticks rule
     c.copy_link.click(lambda *values: (link_query(*values), gr.update(visible=True)),
                       [c.text, c.active_model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words,
                        c.generator], [c.link_query_box, c.link], **private).then(
@@ -350,7 +365,7 @@ def build_explore(demo: gr.Blocks) -> ModelControls:
     share.wire_downloads(dict(zip(share.DOWNLOADS, [c.download, *pictures])),
                          [c.explanation, c.attribution, c.merged, c.palette])
     controls = [c.text, c.model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words, c.link_note,
-                c.ticked_on, c.generator]
+                c.ticked_on, c.generator, c.link_ticks]
     first = demo.load(named(apply_link, c), None, controls, **private).then(
         model_status, [c.model], [c.status, c.active_model], **private, **queues.MODEL).then(
         lambda m: m, [c.active_model], [c.model], **private).then(
