@@ -1,0 +1,122 @@
+"""A borrowed GPU's one call must come back with what it did even when something goes wrong: a batch size that does
+not fit in memory is left out, a SIGTERM (a timeout's) writes the files, and a SIGKILL finds them written already
+(training/race/device_run.py, training/race/timing.py, bench/gpu_race.sh)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+from conftest import N_DOCUMENTS, WORDPIECE
+
+from training.bundle import write_bundle
+from training.project import PROJECT
+from training.race import timing
+from training.race.device_run import _terminate_as_interrupt
+from training.race.record import load_record
+from training.race.settings import RaceSettings
+from training.race.sizing import Calibration
+
+
+def _calibrate_or_run_out(fits: int):
+    """A stand-in for `timing.calibrate`: batches up to `fits` calibrate (2e13 FLOP/s), larger ones run out."""
+    def calibrate(settings, objective, folder, warm, timed):
+        if settings.batch_size > fits:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB\nmore detail")
+        return Calibration(objective, timed, settings.batch_size / 256 * 1e12, 0.05, settings.batch_size * 128, 5.0,
+                           1.0)
+    return calibrate
+
+
+def test_a_batch_size_that_runs_out_of_memory_is_left_out_and_the_smaller_one_races(monkeypatch, tmp_path):
+    monkeypatch.setattr(timing, "calibrate", _calibrate_or_run_out(fits=256))
+    monkeypatch.setattr(timing, "probe", lambda *args, **kwargs: None)
+    sizing = timing.size_race(RaceSettings(preset="tiny", device="cpu"), (256, 512), 1e18, tmp_path, lambda: 300.0,
+                              peak=1e15)
+    assert sizing.batch_size == 256 and sizing.plan is not None and len(sizing.calibrations) == 2
+    failed = [t for t in sizing.tried if t["error"]]
+    assert [t["batch_size"] for t in failed] == [512] and failed[0]["calibration"] == []
+    assert failed[0]["error"] == "batch 512: out of memory (CUDA out of memory. Tried to allocate 20.00 GiB)"
+
+
+def test_when_no_batch_size_fits_the_run_says_so(monkeypatch, tmp_path):
+    monkeypatch.setattr(timing, "calibrate", _calibrate_or_run_out(fits=0))
+    with pytest.raises(RuntimeError, match="no batch size fitted in the device's memory: batch 256: out of memory"):
+        timing.size_race(RaceSettings(preset="tiny", device="cpu"), (256, 512), 1e16, tmp_path, lambda: 300.0, 1e15)
+
+
+def test_sigterm_becomes_an_interrupt_inside_the_run_and_is_restored_after():
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt, match="stopped by signal 15"):
+        with _terminate_as_interrupt():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the signal arrives first
+    assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_the_peak_is_the_median_of_its_timed_rounds():
+    peak = timing.matmul_peak("cpu", n=64, reps=2, rounds=3, warm=1)
+    assert len(peak["round_seconds"]) == 3 and peak["seconds"] == sorted(peak["round_seconds"])[1]
+    assert peak["flops_per_second"] == pytest.approx(2 * 64**3 * 2 / peak["seconds"])
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("gpu-failsafe") / "bundle"
+    write_bundle("imdb", WORDPIECE, folder, max_documents=N_DOCUMENTS)
+    return folder
+
+
+TINY = ["--preset", "tiny", "--device", "cpu", "--batch-sizes", "8", "--lr", "2e-3", "--probe-train", "200",
+        "--probe-test", "100", "--probes", "2", "--threads", "1", "--warm-steps", "2", "--timed-steps", "3",
+        "--budget-flops", "1e14"]  # far more than the seconds it is given
+
+
+def _wait_for(path, process, seconds: float = 120.0) -> None:
+    ends = time.monotonic() + seconds
+    while not path.exists():
+        assert process.poll() is None and time.monotonic() < ends, process.communicate()[0][-3000:]
+        time.sleep(0.2)
+
+
+@pytest.mark.slow  # a subprocess that calibrates, starts a tiny race and is killed in it
+def test_a_run_killed_during_the_race_has_already_written_what_it_did(bundle, tmp_path):
+    out = tmp_path / "out"
+    command = [sys.executable, str(PROJECT / "bench" / "gpu_race.py"), "run", "--bundle", str(bundle), "--out",
+               str(out), "--work", str(tmp_path / "work"), "--flush-seconds", "0", *TINY]
+    process = subprocess.Popen(command, cwd=PROJECT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env={**os.environ, "PYTHONPATH": str(PROJECT)})
+    record = out / "tiny-1e14-cpu-seed0.json"
+    _wait_for(record, process)
+    time.sleep(1.0)  # a few more steps, each flushed
+    process.kill()  # SIGKILL: no handler runs; the files are those of the last flush
+    process.communicate()
+    run = json.loads((out / "device-run.json").read_text())
+    assert run["peak"]["dtype"] == "float32" and [c["objective"] for c in run["calibration"]] == ["rtd", "mlm"]
+    assert run["race"]["status"] == "running" and run["race"]["rtd"]["steps"] >= 1
+    replay = load_record(record)  # what the Training tab reads: the race so far
+    assert replay["status"] == "running" and replay["events"]["rtd"]
+    assert json.loads((out / "race.json").read_text())["status"] == "running"
+    assert {"rtd-metrics.jsonl.gz", "mlm-metrics.jsonl.gz"} <= {p.name for p in out.iterdir()}
+
+
+@pytest.mark.slow  # the device's command in a subprocess, stopped by its own time limit
+def test_the_command_s_time_limit_stops_python_which_writes_its_files_and_the_log_comes_back(bundle, tmp_path):
+    out = tmp_path / "out"
+    command = ["bash", str(PROJECT / "bench" / "gpu_race.sh"), str(bundle), *TINY, "--work", str(tmp_path / "work")]
+    done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "OUT": str(out), "PYTHON": sys.executable, "GPU_RACE_SECONDS": "20"})
+    assert done.returncode == 124, done.stdout[-3000:] + done.stderr[-3000:]
+    log = (out / "log.txt").read_text()
+    assert "stopped after GPU_RACE_SECONDS=20 s" in log and "stopped by signal 15" in log and "(exit 124)" in log
+    run = json.loads((out / "device-run.json").read_text())
+    assert run["peak"]["dtype"] == "float32" and run["run_seconds"] > 0
+    if "race" in run:  # the race had started: its record says it was interrupted, and replays
+        assert run["race"]["status"] == "failed" and load_record(out / "tiny-1e14-cpu-seed0.json")["events"]
+    assert len(list(out.iterdir())) <= 8
