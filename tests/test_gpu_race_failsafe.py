@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -78,45 +79,34 @@ TINY = ["--preset", "tiny", "--device", "cpu", "--batch-sizes", "8", "--lr", "2e
         "--budget-flops", "1e14"]  # far more than the seconds it is given
 
 
-def _wait_for(path, process, seconds: float = 120.0) -> None:
-    ends = time.monotonic() + seconds
-    while not path.exists():
-        assert process.poll() is None and time.monotonic() < ends, process.communicate()[0][-3000:]
-        time.sleep(0.2)
-
-
-@pytest.mark.slow  # a subprocess that calibrates, starts a tiny race and is killed in it
-def test_a_run_killed_during_the_race_has_already_written_what_it_did(bundle, tmp_path):
-    out = tmp_path / "out"
-    command = [sys.executable, str(PROJECT / "bench" / "gpu_race.py"), "run", "--bundle", str(bundle), "--out",
-               str(out), "--work", str(tmp_path / "work"), "--flush-seconds", "0", *TINY]
+@pytest.mark.slow  # the device's command in a subprocess: calibration, a tiny race, stopped by its time limit
+def test_a_call_cut_short_returns_its_files_written_as_it_went_and_again_at_its_time_limit(bundle, tmp_path):
+    out, seen = tmp_path / "out", tmp_path / "seen"
+    command = ["bash", str(PROJECT / "bench" / "gpu_race.sh"), str(bundle), *TINY, "--flush-seconds", "0",
+               "--work", str(tmp_path / "work")]
     process = subprocess.Popen(command, cwd=PROJECT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               env={**os.environ, "PYTHONPATH": str(PROJECT)})
+                               env={**os.environ, "OUT": str(out), "PYTHON": sys.executable, "GPU_RACE_SECONDS": "20"})
     record = out / "tiny-1e14-cpu-seed0.json"
-    _wait_for(record, process)
-    time.sleep(1.0)  # a few more steps, each flushed
-    process.kill()  # SIGKILL: no handler runs; the files are those of the last flush
-    process.communicate()
-    run = json.loads((out / "device-run.json").read_text())
+    while not record.exists():  # the race's first steps, flushed as they come
+        assert process.poll() is None, process.communicate()[0][-3000:]
+        time.sleep(0.1)
+    time.sleep(0.5)
+    # What a SIGKILL now would leave: every file whole (each written as .tmp, then renamed over the last one).
+    shutil.copytree(out, seen, ignore=shutil.ignore_patterns("*.tmp"))
+    output = process.communicate(timeout=300)[0]
+    assert process.returncode == 124, output[-3000:]
+
+    run = json.loads((seen / "device-run.json").read_text())
     assert run["peak"]["dtype"] == "float32" and [c["objective"] for c in run["calibration"]] == ["rtd", "mlm"]
     assert run["race"]["status"] == "running" and run["race"]["rtd"]["steps"] >= 1
-    replay = load_record(record)  # what the Training tab reads: the race so far
-    assert replay["status"] == "running" and replay["events"]["rtd"]
-    assert json.loads((out / "race.json").read_text())["status"] == "running"
-    assert {"rtd-metrics.jsonl.gz", "mlm-metrics.jsonl.gz"} <= {p.name for p in out.iterdir()}
+    assert load_record(seen / record.name)["status"] == "running"  # the Training tab could replay the race so far
+    assert json.loads((seen / "race.json").read_text())["status"] == "running"
 
-
-@pytest.mark.slow  # the device's command in a subprocess, stopped by its own time limit
-def test_the_command_s_time_limit_stops_python_which_writes_its_files_and_the_log_comes_back(bundle, tmp_path):
-    out = tmp_path / "out"
-    command = ["bash", str(PROJECT / "bench" / "gpu_race.sh"), str(bundle), *TINY, "--work", str(tmp_path / "work")]
-    done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "OUT": str(out), "PYTHON": sys.executable, "GPU_RACE_SECONDS": "20"})
-    assert done.returncode == 124, done.stdout[-3000:] + done.stderr[-3000:]
-    log = (out / "log.txt").read_text()
-    assert "stopped after GPU_RACE_SECONDS=20 s" in log and "stopped by signal 15" in log and "(exit 124)" in log
-    run = json.loads((out / "device-run.json").read_text())
-    assert run["peak"]["dtype"] == "float32" and run["run_seconds"] > 0
-    if "race" in run:  # the race had started: its record says it was interrupted, and replays
-        assert run["race"]["status"] == "failed" and load_record(out / "tiny-1e14-cpu-seed0.json")["events"]
-    assert len(list(out.iterdir())) <= 8
+    log = (out / "log.txt").read_text()  # at the limit: SIGTERM, the files written once more, the log whole
+    assert "stopped by signal 15" in log and "stopped after GPU_RACE_SECONDS=20 s" in log and "(exit 124)" in log
+    final = json.loads((out / "device-run.json").read_text())
+    assert final["race"]["status"] == "failed" and final["race"]["rtd"]["steps"] >= run["race"]["rtd"]["steps"]
+    assert load_record(record)["status"] == "failed" and final["run_seconds"] > run["run_seconds"]
+    names = {p.name for p in out.iterdir()}
+    assert {record.name, "race.json", "rtd-metrics.jsonl.gz", "mlm-metrics.jsonl.gz", "device-run.json",
+            "log.txt"} <= names and len(names) <= 8

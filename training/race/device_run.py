@@ -231,7 +231,7 @@ def run_on_device(options: DeviceRunOptions) -> dict:
     settings.validate()  # the command line's checks (the bundle, the device); the deadline's with the budget, below
     device = "cuda" if use_cuda(options.device) else "cpu"
     if device == "cuda":  # float32 matrix products outside the training's bf16 autocast (the probe's encoder): tf32
-        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
+        torch.set_float32_matmul_precision("high")  # the stable switch (torch's flags changed across versions)
     hardware = torch.cuda.get_device_name(0) if device == "cuda" else "CPU"
     work = Path(options.work) if options.work else Path(tempfile.mkdtemp(prefix="electra-device-race-"))
     say(f"device: {describe_device(options.device, options.threads)}; torch {torch.__version__}, "
