@@ -19,7 +19,7 @@ from conftest import N_DOCUMENTS, WORDPIECE
 from training.bundle import write_bundle
 from training.project import PROJECT
 from training.race import timing
-from training.race.device_run import _terminate_as_interrupt
+from training.race.device_run import _progress, _terminate_as_interrupt
 from training.race.record import load_record
 from training.race.settings import RaceSettings
 from training.race.sizing import Calibration
@@ -59,6 +59,18 @@ def test_sigterm_becomes_an_interrupt_inside_the_run_and_is_restored_after():
             os.kill(os.getpid(), signal.SIGTERM)
             time.sleep(5)  # the signal arrives first
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_a_snapshot_that_cannot_be_written_says_so_and_the_race_goes_on(capsys):
+    class Race:  # what the progress callback reads of a race
+        def elapsed(self):
+            return 61.0
+
+    def flush():
+        raise OSError("No space left on device")
+
+    _progress(Race(), every=1e9, flush=flush, flush_every=60.0)(Race())
+    assert capsys.readouterr().out == "could not write the files so far: OSError: No space left on device\n"
 
 
 def test_the_peak_is_the_median_of_its_timed_rounds():

@@ -115,7 +115,7 @@ def _progress(race: Race, every: float = 15.0, flush=None, flush_every: float = 
     def show(race: Race) -> None:
         if flush is not None and race.elapsed() - flushed[0] >= flush_every:
             flushed[0] = race.elapsed()
-            flush()
+            _quietly(flush, "the files so far")
         if race.elapsed() - shown[0] < every:
             return
         shown[0] = race.elapsed()
@@ -160,6 +160,15 @@ def write_json(value: dict, path: Path) -> Path:
     tmp.write_text(json.dumps(value, indent=2, default=str), encoding="utf-8")
     tmp.replace(path)
     return path
+
+
+def _quietly(write, what: str):
+    """`write()`, or None and a line saying why it failed: a snapshot's failure must not end the race it records."""
+    try:
+        return write()
+    except Exception as error:  # noqa: BLE001 - the race, or the error that ended it, matters more than files
+        say(f"could not write {what}: {type(error).__name__}: {error}")
+        return None
 
 
 @contextlib.contextmanager
@@ -295,8 +304,10 @@ def _run(options: DeviceRunOptions, settings: RaceSettings, header: dict, device
 
     try:
         race.run(on_step=_progress(race, flush=write_all, flush_every=options.flush_seconds))
-    finally:
-        say_summary(result, write_all())
+    except BaseException:  # failed or interrupted: the files as far as it went, then the error
+        _quietly(lambda: say_summary(result, write_all()), "the race's files")
+        raise
+    say_summary(result, write_all())
     return result
 
 
