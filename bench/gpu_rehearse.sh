@@ -7,7 +7,7 @@
 # It clones this checkout's HEAD into a scratch folder, hides the weights there (bench/gpu_checkout.sh), copies
 # exactly what the call would send (tracked + untracked-not-ignored files, and the bundle) into a second one, runs
 # bench/gpu_race.sh there under an empty environment with a tiny race on the CPU, and checks what came back: exit
-# 0, the 6 files, at most 8, each under 16 MiB, plain names. Your checkout is not touched. About a minute.
+# 0, the 6 files, at most 8, each under 16 MiB, plain names. Your checkout is not touched. About 20 s.
 set -euo pipefail
 PYTHON=${1:?give the device-like interpreter, e.g. /tmp/devvenv/bin/python}
 ROOT=$(git rev-parse --show-toplevel)
