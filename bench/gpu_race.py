@@ -67,6 +67,8 @@ def main(argv: list[str] | None = None) -> None:
         args.func(args)
     except (ValueError, FileNotFoundError, RuntimeError) as error:
         sys.exit(f"error: {error}")
+    except KeyboardInterrupt as stopped:  # SIGTERM too (a timeout's): the files measured so far are written
+        sys.exit(f"{stopped or 'interrupted'}: the files written so far are in --out")
 
 
 if __name__ == "__main__":

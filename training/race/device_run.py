@@ -11,6 +11,10 @@ returns at most 8 files. So everything the race needs travels as a token bundle 
   5. into `out`: the replay record (training/race/record.py), race.json, each objective's metrics.jsonl.gz and
      device-run.json (the peak, the calibration, the plan, tokens/s and FLOP/s of each objective, their share of
      the peak, the probes' gap), and a summary on stdout.
+A call can be cut short (its timeout kills it), so what it has measured is on disk as it goes: device-run.json
+after the peak and after the calibration, all the files every `flush_seconds` of the race, and all of them again
+when it ends, fails, or is sent SIGTERM (which `_terminate_as_interrupt` turns into KeyboardInterrupt so that the
+`finally` blocks write them).
 bench/gpu_race.py is its command line, bench/gpu_race.sh the device's command, docs/gpu-race.md the procedure.
 
 Left out: several seeds (one race fills the call), resuming a race a call left unfinished.
@@ -18,12 +22,14 @@ Left out: several seeds (one race fills the call), resuming a race a call left u
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gzip
 import json
 import math
 import re
 import shutil
+import signal
 import tempfile
 import time
 from dataclasses import dataclass
@@ -76,6 +82,11 @@ class DeviceRunOptions:
     timed_steps: int = _option(20, "calibration: steps timed, per objective and batch size")
     budget_flops: float | None = _option(None, "a given budget per objective instead of the plan's (a dry run's)")
     threads: int | None = _option(None, "torch CPU threads; default: torch's")
+    flush_seconds: float = _option(60.0, "the files are written again this often during the race, so that a call "
+                                         "killed at its timeout still returns what it had done")
+    started: float | None = _option(None, "when the command started, in seconds since the epoch (bench/gpu_race.sh "
+                                          "passes its own): --minutes and the deadline count from then, Python's "
+                                          "start-up included; default: now")
 
 
 PATHS = ("bundle", "out", "work")  # options that name this machine's folders: not kept in the record
@@ -96,11 +107,15 @@ def _gpu_tag(device: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", torch.cuda.get_device_name(0).split()[-1].lower()).strip("-") or "gpu"
 
 
-def _progress(race: Race, every: float = 15.0):
-    """A progress line every `every` seconds (the device's stdout is all one sees of a running call)."""
-    shown = [0.0]
+def _progress(race: Race, every: float = 15.0, flush=None, flush_every: float = 60.0):
+    """A progress line every `every` seconds (the device's stdout is all one sees of a running call), and
+    `flush()` every `flush_every` seconds (the files so far, in case the call is killed)."""
+    shown, flushed = [0.0], [0.0]
 
     def show(race: Race) -> None:
+        if flush is not None and race.elapsed() - flushed[0] >= flush_every:
+            flushed[0] = race.elapsed()
+            _quietly(flush, "the files so far")
         if race.elapsed() - shown[0] < every:
             return
         shown[0] = race.elapsed()
@@ -138,6 +153,42 @@ def measured(race: Race, peak: float) -> dict:
             "gap": rtd - mlm if rtd is not None and mlm is not None else None}
 
 
+def write_json(value: dict, path: Path) -> Path:
+    """`value` as JSON in `path`, atomically (a kill mid-write leaves the previous file whole)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(value, indent=2, default=str), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def _quietly(write, what: str):
+    """`write()`, or None and a line saying why it failed: a snapshot's failure must not end the race it records."""
+    try:
+        return write()
+    except Exception as error:  # noqa: BLE001 - the race, or the error that ended it, matters more than files
+        say(f"could not write {what}: {type(error).__name__}: {error}")
+        return None
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM (what a timeout sends first) raises KeyboardInterrupt here, so the `finally` blocks write the
+    files before the process ends; outside the main thread (no signals there) nothing changes."""
+    def interrupt(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the files' writing short
+        raise KeyboardInterrupt(f"stopped by signal {signum}")
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread
+        previous = None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
 def write_outputs(race: Race, header: dict, out: Path, name: str, title: str, description: str) -> list[Path]:
     """The record (when a step was logged), race.json and each objective's metrics, gzipped, into `out`."""
     out.mkdir(parents=True, exist_ok=True)
@@ -148,14 +199,15 @@ def write_outputs(race: Race, header: dict, out: Path, name: str, title: str, de
         record["settings"] = {**record["settings"], "corpus": header["corpus"]}
         record["summary"] = {**record["summary"], "folder": name.removesuffix(".json")}
         written.append(write_record(record, out / name))
-    shutil.copyfile(race.folder / "race.json", out / "race.json")
+    shutil.copyfile(race.folder / "race.json", out / "race.json.tmp")
+    (out / "race.json.tmp").replace(out / "race.json")
     written.append(out / "race.json")
     for objective in OBJECTIVES:
         metrics = race.folder / objective / "metrics.jsonl"
         if metrics.exists():
-            path = out / f"{objective}-metrics.jsonl.gz"
-            path.write_bytes(gzip.compress(metrics.read_bytes()))
-            written.append(path)
+            path, tmp = out / f"{objective}-metrics.jsonl.gz", out / f"{objective}-metrics.jsonl.gz.tmp"
+            tmp.write_bytes(gzip.compress(metrics.read_bytes(), compresslevel=6))
+            written.append(tmp.replace(path))
     return written
 
 
@@ -174,62 +226,88 @@ def _texts(result: dict, preset: str, hardware: str) -> tuple[str, str]:
     return title, description
 
 
+def _clock_start(started: float | None) -> float:
+    """The perf_counter reading of the command's start: now, or `started` (seconds since the epoch) when given."""
+    return time.perf_counter() - (max(0.0, time.time() - started) if started else 0.0)
+
+
 def run_on_device(options: DeviceRunOptions) -> dict:
     """Everything, in order (the module's docstring); returns what device-run.json holds."""
-    started = time.perf_counter()
+    started = _clock_start(options.started)
     out = Path(options.out)
     header = read_header(options.bundle)
     settings = race_settings(options, header)
     settings.validate()  # the command line's checks (the bundle, the device); the deadline's with the budget, below
     device = "cuda" if use_cuda(options.device) else "cpu"
+    if device == "cuda":  # float32 matrix products outside the training's bf16 autocast (the probe's encoder): tf32
+        torch.set_float32_matmul_precision("high")  # the stable switch (torch's flags changed across versions)
     hardware = torch.cuda.get_device_name(0) if device == "cuda" else "CPU"
     work = Path(options.work) if options.work else Path(tempfile.mkdtemp(prefix="electra-device-race-"))
     say(f"device: {describe_device(options.device, options.threads)}; torch {torch.__version__}, "
         f"transformers {transformers.__version__}; bundle: {header['corpus']}, {header['tokens']:,} tokens, "
-        f"{header['tokenizer']}")
+        f"{header['tokenizer']}; {time.perf_counter() - started:.0f} s since the command started")
+    result = {"hardware": {"name": hardware, "device": describe_device(options.device, options.threads),
+                           "torch": torch.__version__, "cuda": torch.version.cuda,
+                           "transformers": transformers.__version__},
+              "bundle": {k: header[k] for k in ("corpus", "tokenizer", "documents", "tokens", "vocab_size")},
+              "options": {k: v for k, v in dataclasses.asdict(options).items() if k not in PATHS}}
+    with _terminate_as_interrupt():
+        try:
+            return _run(options, settings, header, device, hardware, work, started, result)
+        finally:  # whatever happened: what was measured so far comes back
+            result["run_seconds"] = time.perf_counter() - started
+            write_json(result, out / "device-run.json")
 
-    peak = matmul_peak(device)
+
+def _run(options: DeviceRunOptions, settings: RaceSettings, header: dict, device: str, hardware: str, work: Path,
+         started: float, result: dict) -> dict:
+    out = Path(options.out)
+    peak = result["peak"] = matmul_peak(device)
     say(f"peak: {peak['dtype']} {peak['n']}^3 matrix product, {peak['flops_per_second'] / 1e12:.3g} TFLOP/s")
+    write_json(result, out / "device-run.json")
 
     sizing = size_race(settings, options.batch_sizes, options.min_budget, work,
                        lambda: 60 * options.minutes - (time.perf_counter() - started), peak["flops_per_second"],
                        options.probes, options.warm_steps, options.timed_steps)
     calibrations, plan, probe_seconds = sizing.calibrations, sizing.plan, sizing.probe_seconds
+    result.update({"calibration": [c.to_dict() for c in calibrations], "probe_seconds": probe_seconds,
+                   "plan": plan.to_dict() if plan else None, "tried": sizing.tried})
+    write_json(result, out / "device-run.json")
     if plan is None and options.budget_flops is None:
         raise ValueError(sizing.tried[-1]["error"])
-    budget = options.budget_flops or plan.budget_flops
+    budget = result["budget_flops"] = options.budget_flops or plan.budget_flops
     steps = max(budget / c.flops_per_step for c in calibrations)  # the objective that takes the most
     probe_every = plan.probe_every if options.budget_flops is None else max(1, math.ceil(steps / options.probes))
     settings = dataclasses.replace(settings, budget="flops", amount=budget, batch_size=sizing.batch_size,
                                    probe_every=probe_every)
-    # The deadline leaves time for the last probes and the files: the race then stops both objectives level.
-    deadline = 60 * options.deadline_minutes - (time.perf_counter() - started) - 3 * probe_seconds - 20
+    # The deadline leaves time for both trainers' set-up (off the race's clock), the last probes and the files:
+    # the race then stops both objectives level.
+    deadline = (60 * options.deadline_minutes - (time.perf_counter() - started) - 3 * probe_seconds - 20
+                - sum(c.setup_seconds for c in calibrations))
     limits = RaceLimits(max_minutes=max(deadline, 1.0) / 60, max_steps=10**9, max_flops=budget,
                         presets=tuple(PRESETS), local_corpora=True)
     say(f"race: {flops_text(budget)} FLOPs per objective{' (given)' if options.budget_flops else ''}, "
         f"batch {settings.batch_size} x {settings.seq_len}, lr {settings.lr:g}, temperature {settings.temperature:g}; "
         f"a deadline stops it, level, after {limits.max_minutes:.1f} min of racing whatever the plan said")
 
-    result = {"hardware": {"name": hardware, "device": describe_device(options.device, options.threads),
-                           "torch": torch.__version__, "cuda": torch.version.cuda,
-                           "transformers": transformers.__version__},
-              "bundle": {k: header[k] for k in ("corpus", "tokenizer", "documents", "tokens", "vocab_size")},
-              "options": {k: v for k, v in dataclasses.asdict(options).items() if k not in PATHS}, "peak": peak,
-              "calibration": [c.to_dict() for c in calibrations], "probe_seconds": probe_seconds,
-              "plan": plan.to_dict() if plan else None, "tried": sizing.tried, "budget_flops": budget}
     race = Race(settings, work / "race", limits)
     race.extras["device_run"] = result
     name = f"{options.preset}-{flops_text(budget)}-{_gpu_tag(options.device)}-seed{options.seed}.json"
-    try:
-        race.run(on_step=_progress(race))
-    finally:
+
+    def write_all() -> list[Path]:
         result["race"] = measured(race, peak["flops_per_second"])
         result["run_seconds"] = time.perf_counter() - started
         race.write_json()
         title, description = _texts(result, options.preset, hardware)
-        written = write_outputs(race, header, out, name, title, description)
-        (out / "device-run.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
-        say_summary(result, [*written, out / "device-run.json"])
+        return [*write_outputs(race, header, out, name, title, description),
+                write_json(result, out / "device-run.json")]
+
+    try:
+        race.run(on_step=_progress(race, flush=write_all, flush_every=options.flush_seconds))
+    except BaseException:  # failed or interrupted: the files as far as it went, then the error
+        _quietly(lambda: say_summary(result, write_all()), "the race's files")
+        raise
+    say_summary(result, write_all())
     return result
 
 

@@ -9,6 +9,7 @@ learning rate's schedule runs on it).
 from __future__ import annotations
 
 import dataclasses
+import gc
 import shutil
 import time
 from collections.abc import Callable
@@ -33,23 +34,35 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def matmul_peak(device: str, n: int | None = None, reps: int = 10) -> dict:
+def matmul_peak(device: str, n: int | None = None, reps: int = 10, rounds: int | None = None,
+                warm: int | None = None) -> dict:
     """The rate of a large matrix product, the ceiling a step's FLOP/s is measured against: bf16 on CUDA (the
-    trainer's autocast runs its matmuls in bf16), float32 on a CPU. Three products first, unmeasured."""
-    dtype = torch.bfloat16 if device == "cuda" else torch.float32
-    n = n or (8192 if device == "cuda" else 1024)
+    trainer's autocast runs its matmuls in bf16), float32 on a CPU. `warm` products first, unmeasured (on CUDA 25:
+    the library's set-up and an idle GPU's clocks rising), then `rounds` rounds of `reps`, each timed between two
+    device syncs; the median round's rate is the peak. On random data: zeros run faster than real data."""
+    cuda = device == "cuda"
+    dtype = torch.bfloat16 if cuda else torch.float32
+    n, rounds, warm = n or (8192 if cuda else 1024), rounds or (5 if cuda else 1), warm if warm is not None else (
+        25 if cuda else 3)
     generator = torch.Generator(device=device).manual_seed(0)
     a, b = (torch.randn(n, n, generator=generator, device=device, dtype=dtype) for _ in range(2))
-    for _ in range(3):
-        a @ b
+    c = torch.empty(n, n, device=device, dtype=dtype)  # one output, reused: no allocation inside the timing
+    for _ in range(warm):
+        torch.mm(a, b, out=c)
     _sync(device)
-    began = time.perf_counter()
-    for _ in range(reps):
-        a @ b
-    _sync(device)
-    seconds = time.perf_counter() - began
-    return {"dtype": str(dtype).removeprefix("torch."), "n": n, "reps": reps, "seconds": seconds,
-            "flops_per_second": 2 * n**3 * reps / seconds}
+    seconds = []
+    for _ in range(rounds):
+        began = time.perf_counter()
+        for _ in range(reps):
+            torch.mm(a, b, out=c)
+        _sync(device)
+        seconds.append(time.perf_counter() - began)
+    median = sorted(seconds)[len(seconds) // 2]
+    del a, b, c
+    if cuda:
+        torch.cuda.empty_cache()
+    return {"dtype": str(dtype).removeprefix("torch."), "n": n, "reps": reps, "rounds": rounds, "warm": warm,
+            "seconds": median, "round_seconds": seconds, "flops_per_second": 2 * n**3 * reps / median}
 
 
 def calibrate(settings: RaceSettings, objective: str, folder: Path, warm: int, timed: int) -> Calibration:
@@ -68,6 +81,21 @@ def calibrate(settings: RaceSettings, objective: str, folder: Path, warm: int, t
     last = events[-1]
     return Calibration(objective, timed, last.flops / last.step, (times[-1] - times[warm - 1]) / timed,
                        config.batch_size * config.seq_len, times[0] - began, saved - times[-1])
+
+
+def _calibrations(settings: RaceSettings, work: Path, warm: int, timed: int) -> tuple[list[Calibration] | None, str]:
+    """Both objectives' calibrations at the settings' batch size; or None and why, when the device's memory ran out
+    (a larger batch is then left out, not the call lost)."""
+    try:
+        return [calibrate(settings, o, work / f"calibration-{o}", warm, timed) for o in OBJECTIVES], ""
+    except torch.cuda.OutOfMemoryError as error:
+        message = f"batch {settings.batch_size}: out of memory ({str(error).splitlines()[0][:300]})"
+    gc.collect()  # the failed step's tensors, held by the trainer's frames, go now
+    if use_cuda(settings.device):
+        torch.cuda.empty_cache()
+    for o in OBJECTIVES:
+        shutil.rmtree(work / f"calibration-{o}", ignore_errors=True)
+    return None, message
 
 
 @dataclass(frozen=True)
@@ -91,12 +119,17 @@ def size_race(settings: RaceSettings, batch_sizes: tuple[int, ...], min_budget: 
               timed: int = 20) -> Sizing:
     """Calibrate each batch size in turn until one's plan reaches `min_budget` FLOPs per objective (a bigger
     batch keeps a GPU busier, but takes fewer steps), else take the largest plan; then plan again on the time
-    left now. `seconds_left()`: the run's seconds to go; `peak`: the FLOP/s the shares are of."""
+    left now. A batch size that runs out of memory is left out (`tried` says so); all of them: RuntimeError.
+    `seconds_left()`: the run's seconds to go; `peak`: the FLOP/s the shares are of."""
     device = "cuda" if use_cuda(settings.device) else "cpu"
     tried, found, probe_seconds = [], [], None
     for batch in batch_sizes:
         trial = dataclasses.replace(settings, batch_size=batch)
-        calibrations = [calibrate(trial, o, work / f"calibration-{o}", warm, timed) for o in OBJECTIVES]
+        calibrations, failed = _calibrations(trial, work, warm, timed)
+        if calibrations is None:
+            say(f"calibration, {failed}; the next batch size, if any")
+            tried.append({"batch_size": batch, "calibration": [], "plan": None, "error": failed})
+            continue
         for c in calibrations:
             say(f"calibration {c.objective}, batch {batch}: {c.seconds_per_step * 1e3:.1f} ms a step, "
                 f"{flops_text(c.flops_per_step, 3)} FLOPs a step, {c.tokens_per_second:,.0f} tokens/s, "
@@ -121,6 +154,8 @@ def size_race(settings: RaceSettings, batch_sizes: tuple[int, ...], min_budget: 
         found.append((batch, calibrations, plan))
         if plan is not None and plan.budget_flops >= min_budget:
             break
+    if not found:
+        raise RuntimeError("no batch size fitted in the device's memory: " + "; ".join(t["error"] for t in tried))
     planned = [f for f in found if f[2] is not None]
     batch, calibrations, plan = max(planned, key=lambda f: f[2].budget_flops) if planned else found[0]
     if plan is not None and len(found) > 1:  # the later calibrations took time: plan on what is left now
