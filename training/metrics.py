@@ -28,12 +28,32 @@ def token_cosine(hidden: torch.Tensor, attention_mask: torch.Tensor, max_tokens:
     return ((sims.sum() - n) / (n * (n - 1))).item()  # mean off the diagonal
 
 
+def roc_auc(scores: torch.Tensor, labels: torch.Tensor) -> float:
+    """The area under the ROC curve of `scores` for the 0/1 `labels`, on the tensors' own device: the Mann-Whitney
+    statistic with tied scores given their average rank, which is the trapezoidal area scikit-learn's
+    `roc_auc_score` gives. NaN when one class is absent. For tensors on a GPU: there scikit-learn's would copy them
+    to the CPU and take about 12 ms a step at 256 x 128 tokens, as long as the step itself; on a CPU scikit-learn's
+    is the faster one (a sort of 32k scores costs more than its whole call)."""
+    positives = labels.bool()
+    n_pos, n = int(positives.sum()), len(labels)
+    if not 0 < n_pos < n:
+        return math.nan
+    ordered, order = torch.sort(scores.double())
+    _, group, counts = torch.unique_consecutive(ordered, return_inverse=True, return_counts=True)
+    ends = counts.cumsum(0).double()
+    ranks = ((ends - counts + 1 + ends) / 2)[group]  # 1-based, ties averaged, in sorted order
+    rank_sum = ranks[positives[order]].sum().item()
+    return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * (n - n_pos))
+
+
 def binary_metrics(logits: torch.Tensor, labels: torch.Tensor) -> dict[str, float]:
     """Accuracy, precision, recall and ROC-AUC of P(replaced) = sigmoid(logit) against labels."""
+    auc = roc_auc(logits.float(), labels) if logits.is_cuda else None
     logits, labels = logits.float().cpu(), labels.long().cpu()
     predicted = logits > 0  # sigmoid(logit) > 0.5
     true_pos = (predicted & (labels == 1)).sum().item()
-    auc = roc_auc_score(labels.numpy(), logits.numpy()) if 0 < labels.sum() < len(labels) else math.nan
+    if auc is None:
+        auc = roc_auc_score(labels.numpy(), logits.numpy()) if 0 < labels.sum() < len(labels) else math.nan
     return {
         "accuracy": (predicted == labels.bool()).float().mean().item(),
         "precision": true_pos / max(1, predicted.sum().item()),

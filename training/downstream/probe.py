@@ -64,7 +64,10 @@ def load_encoder(model_dir: str | Path, random_init: bool = False, seed: int = 0
     """The bare encoder (`ElectraModel`) of a discriminator/ or MLM encoder/ folder; the head is dropped."""
     hf_logging.set_verbosity_error()  # "some weights were not used" is expected: the RTD/MLM head
     if random_init:
-        with torch.random.fork_rng(devices=[]):  # leave the caller's RNG (a running race's dropout) alone
+        # leave the caller's RNG (a running race's dropout) alone: manual_seed reseeds every GPU too, so their
+        # states are kept and put back as well as the CPU's
+        gpus = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+        with torch.random.fork_rng(devices=gpus):
             torch.manual_seed(seed)
             return AutoModel.from_config(AutoConfig.from_pretrained(model_dir))
     return AutoModel.from_pretrained(model_dir)
