@@ -92,9 +92,9 @@ def test_presenter_mode_is_full_screen_and_driven_by_the_keyboard(page):
 def test_the_toy_sentence_restarts_at_step_one_and_counts_as_the_pipeline_does(page, tiny_pair):
     expected = explain(tiny_pair, TOY_TEXT, TOY_SETTINGS)  # masks "the" and "cooked", as the paper's figure
     page.locator("#classroom-toy").click()
-    # the toy's own first step: the page's first example (no "chef" in it) opens on a "mask" step too
+    # the toy's own first step ("as in the paper's Figure 2"): the page's first example opens on a "mask" step too
     page.wait_for_function("() => { const s = document.querySelector('#walk-step .ee-step');"
-                           " return s?.dataset.step === 'mask' && s.innerText.includes('chef'); }", timeout=15_000)
+                           " return s?.dataset.step === 'mask' && s.innerText.includes('Figure 2'); }", timeout=15_000)
     assert page.locator("#classroom-text textarea").input_value() == TOY_TEXT
     page.get_by_role("tab", name="② Supervised positions").click()
     n = len(expected.tokens)
