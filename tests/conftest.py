@@ -10,6 +10,7 @@ import json
 import os
 import socket
 import tempfile
+import time
 from pathlib import Path
 
 ONLINE = os.environ.get("ELECTRA_TEST_ONLINE") == "1"  # opt in to the `online` tests
@@ -117,7 +118,8 @@ def app_url(tiny_pair_dir, tiny_stronger_dir):
     os.environ["ELECTRA_STRONGER_GENERATOR"] = str(tiny_stronger_dir)
     from explainer.ui import app  # built at import: reads the default model from the environment set just above
 
-    _, url, _ = app.demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1", **app.LAUNCH)
+    with patient_launch_check():
+        _, url, _ = app.demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1", **app.LAUNCH)
     yield url
     app.demo.close()
     for key, value in previous.items():
@@ -125,6 +127,31 @@ def app_url(tiny_pair_dir, tiny_stronger_dir):
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
+
+
+def patient_url_ok(url: str, seconds: float = 60) -> bool:
+    """Whether the launched server answers at `url` within `seconds`. gradio's own check before `launch()` returns
+    (gradio.networking.url_ok) gives up at the first answer slower than 3 s, and then refuses to start ("localhost
+    is not accessible"): the cold first page of a loaded CI machine can be that slow."""
+    import httpx
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if httpx.head(url, timeout=10).status_code < 400:
+                return True
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.5)
+
+
+def patient_launch_check():
+    """`with patient_launch_check(): demo.launch(...)`: gradio's reachability check, given a busy machine's time."""
+    from unittest import mock
+
+    return mock.patch("gradio.networking.url_ok", patient_url_ok)
 
 
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's; Playwright drives it (never `playwright install`)

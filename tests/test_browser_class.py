@@ -21,7 +21,7 @@ import re
 
 import pytest
 from conftest import wait_for_text
-from page_layout import look, phones_fit
+from page_layout import look, phones_fit, settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 N = 3
@@ -39,7 +39,7 @@ def shoot(pages: dict, phase: str) -> None:
     projector = pages["projector"]
     for width, height in ((1280, 720), (1920, 1080)):
         projector.set_viewport_size({"width": width, "height": height})
-        projector.wait_for_timeout(200)
+        settle(projector, resized=False)  # laid out again at this size (no chart on it to redraw)
         assert no_scroll(projector), f"{phase} scrolls at {width}x{height}"
         if prefix:
             projector.screenshot(path=f"{prefix}-{phase}-{width}.png")

@@ -41,6 +41,17 @@ def wait_for_step(page, name: str) -> None:
                            timeout=15_000)
 
 
+def to_step(page, name: str) -> None:
+    """Walk to `name` by the buttons (none pressed when the walk is already there): a test that starts a worker's
+    page (two workers share this module) finds it at the first step, not where the test above left it."""
+    order = ("mask", "propose", "swap", "detect")
+    page.locator("#walk-step .ee-step").wait_for(timeout=30_000)
+    while (here := order.index(step(page))) != order.index(name):
+        ahead = here < order.index(name)
+        page.locator("#walk-next" if ahead else "#walk-back").click()
+        wait_for_step(page, order[here + (1 if ahead else -1)])
+
+
 def test_back_and_next_walk_through_the_four_steps(page):
     wait_for_step(page, "mask")
     assert "[MASK]" in page.locator("#walk-step").inner_text()
@@ -58,6 +69,7 @@ def test_back_and_next_walk_through_the_four_steps(page):
 
 
 def test_presenter_mode_is_full_screen_and_driven_by_the_keyboard(page):
+    to_step(page, "swap")  # where the walk-through above ends
     page.locator("#walk-present input").check()
     page.wait_for_function("() => document.body.classList.contains('ee-present')", timeout=5_000)
     panel = page.locator("#walk-panel").bounding_box()
@@ -80,7 +92,9 @@ def test_presenter_mode_is_full_screen_and_driven_by_the_keyboard(page):
 def test_the_toy_sentence_restarts_at_step_one_and_counts_as_the_pipeline_does(page, tiny_pair):
     expected = explain(tiny_pair, TOY_TEXT, TOY_SETTINGS)  # masks "the" and "cooked", as the paper's figure
     page.locator("#classroom-toy").click()
-    wait_for_step(page, "mask")
+    # the toy's own first step ("as in the paper's Figure 2"): the page's first example opens on a "mask" step too
+    page.wait_for_function("() => { const s = document.querySelector('#walk-step .ee-step');"
+                           " return s?.dataset.step === 'mask' && s.innerText.includes('Figure 2'); }", timeout=15_000)
     assert page.locator("#classroom-text textarea").input_value() == TOY_TEXT
     page.get_by_role("tab", name="② Supervised positions").click()
     n = len(expected.tokens)

@@ -9,6 +9,7 @@ import os
 import re
 
 import pytest
+from conftest import wait_until_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SIZES = [(1400, 900), (1280, 720)]
@@ -28,11 +29,13 @@ def test_a_press_brings_the_verdict_into_view_and_another_forger_redraws(new_pag
     page.set_viewport_size({"width": width, "height": height})
     page.wait_for_function(DRAWN, timeout=60_000)  # the first example, judged on load
     assert not page.evaluate(IN_VIEW, "#explore-verdict")  # below the fold: a press must bring it up
-    first = page.locator("#explore-verdict").inner_text()
+    first = re.search(r"Draw (\d+)", page.locator("#explore-verdict").inner_text()).group(1)
     page.locator("#explore-run").click()
-    page.wait_for_function(f"() => {{ const v = document.querySelector('#explore-verdict').innerText;"
-                           f" return v !== {first!r} && /Draw \\d+/.test(v); }}", timeout=30_000)  # a new draw
+    # a new draw's number: the old verdict under gradio's progress timer is other text, with the old draw in it
+    page.wait_for_function("(old) => { const d = /Draw (\\d+)/.exec(document.querySelector('#explore-verdict')"
+                           ".innerText)?.[1]; return d !== undefined && d !== old; }", arg=first, timeout=30_000)
     page.wait_for_function(f"() => ({IN_VIEW})('#explore-verdict')", timeout=30_000)
+    wait_until_idle(page)
     draw = re.search(r"Draw \d+", page.locator("#explore-verdict").inner_text()).group()
     _shot(page, f"explore-{width}x{height}")
 

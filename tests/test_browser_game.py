@@ -92,8 +92,8 @@ def test_play_a_whole_round_then_fool_the_discriminator(new_page, app_url):
 
     page.locator("#fool-text textarea").fill("The cat sat on the warm mat by the door.")
     page.locator("#fool-text textarea").press("Tab")
-    page.wait_for_timeout(1500)  # the word list follows the sentence
     page.get_by_label("Word to change").click()
+    # the word list follows the sentence (it was empty): the click waits for "cat" to be offered
     page.get_by_role("option", name="cat", exact=True).click()
     page.locator("#fool-new textarea").fill("dog")
     page.locator("#fool-test").click()

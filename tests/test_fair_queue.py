@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import gradio as gr
 import httpx
 import pytest
+from conftest import patient_launch_check
 
 from explainer.ui import fair_queue
 
@@ -25,7 +26,8 @@ def serve(*apis: tuple) -> tuple[str, gr.Blocks]:
             gr.api(fn, api_name=name, concurrency_id=lane, concurrency_limit=limit)
     demo.queue(max_size=None)
     fair_queue.install(demo)
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1")
+    with patient_launch_check():
+        _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1")
     return url, demo
 
 
