@@ -269,8 +269,11 @@ def _serve_in_window(instance: SingleInstance, port: int | None, classroom: bool
 
     host = "0.0.0.0" if classroom else "127.0.0.1"  # a live class: the room's network, asked for
     port = port or free_port(host)
-    app.demo.launch(server_name=host, server_port=port, prevent_thread_lock=True, quiet=True, inbrowser=False,
-                    ssr_mode=False, **app.LAUNCH)
+    from explainer.ui import reachable
+
+    with reachable.patient():  # a cold first page on a busy machine can take longer than gradio waits
+        app.demo.launch(server_name=host, server_port=port, prevent_thread_lock=True, quiet=True, inbrowser=False,
+                        ssr_mode=False, **app.LAUNCH)
     url = f"http://127.0.0.1:{port}/"
     instance.publish(url)
     print(f"{PROG}: serving {url} in a window; closing the window stops it", flush=True)

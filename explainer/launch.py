@@ -89,7 +89,10 @@ def main(argv: list[str] | None = None) -> int:
         options["server_name"] = args.host or "0.0.0.0"
     if args.port or args.classroom:
         options["server_port"] = args.port or CLASSROOM_PORT
-    app.demo.launch(prevent_thread_lock=True, **options)
+    from explainer.ui import reachable
+
+    with reachable.patient():  # a cold first page on a busy machine can take longer than gradio waits
+        app.demo.launch(prevent_thread_lock=True, **options)
     print(class_banner(app.demo.server_name, app.demo.server_port), flush=True)
     app.demo.block_thread()
     return 0

@@ -10,7 +10,6 @@ import json
 import os
 import socket
 import tempfile
-import time
 from pathlib import Path
 
 ONLINE = os.environ.get("ELECTRA_TEST_ONLINE") == "1"  # opt in to the `online` tests
@@ -129,29 +128,12 @@ def app_url(tiny_pair_dir, tiny_stronger_dir):
             os.environ[key] = value
 
 
-def patient_url_ok(url: str, seconds: float = 60) -> bool:
-    """Whether the launched server answers at `url` within `seconds`. gradio's own check before `launch()` returns
-    (gradio.networking.url_ok) gives up at the first answer slower than 3 s, and then refuses to start ("localhost
-    is not accessible"): the cold first page of a loaded CI machine can be that slow."""
-    import httpx
-
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            if httpx.head(url, timeout=10).status_code < 400:
-                return True
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.5)
-
-
 def patient_launch_check():
-    """`with patient_launch_check(): demo.launch(...)`: gradio's reachability check, given a busy machine's time."""
-    from unittest import mock
+    """`with patient_launch_check(): demo.launch(...)`: gradio's reachability check, given a busy machine's time
+    (explainer/ui/reachable.py, which `python app.py` and the desktop window use too)."""
+    from explainer.ui import reachable
 
-    return mock.patch("gradio.networking.url_ok", patient_url_ok)
+    return reachable.patient()
 
 
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's; Playwright drives it (never `playwright install`)
