@@ -26,6 +26,11 @@ the table as JSON. Exit status 0 when every reply was under 1 MB and strict JSON
 every honest class started with 0 errors (no 503) and an answers' p95 of at most 1.5 s, and the server's
 resting size after the attacks is within 10% of its size before them (read after one call of each kind: both
 generators, an attribution, a small class).
+
+`--repeat N` runs every attack N times in the same server (each round's visitors are new addresses, their shares
+unspent) and prints the resting size after each round side by side: a leak grows the same amount every round, a
+one-off (caches warmed, bounded tables filled, the allocator's pages) stops after the first. `--probe heap|trace`
+serves the app through bench/residue_probe.py, which says after each round what the resting size holds.
 """
 
 from __future__ import annotations
