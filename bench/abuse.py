@@ -277,8 +277,9 @@ def moved(visitor: str, shift: int) -> str:
     return f"{int(head, 16) + shift:x}{sep}{rest}" if sep == ":" else f"{(int(head) + shift) % 256}{sep}{rest}"
 
 
-def attack_round(proxy: Proxy, memory: Memory, data_dir: Path, args, number_from: int) -> list[dict]:
-    """Every attack once, each beside an honest class; the table's rows, printed as they come."""
+def attack_round(proxy: Proxy, memory: Memory, data_dir: Path, args, number_from: int, probe=None) -> list[dict]:
+    """Every attack once, each beside an honest class; the table's rows, printed as they come. `probe(label)` after
+    each attack, when given."""
     rows = []
     for number, (name, attack, state) in enumerate(attacks(proxy, data_dir, args.only), start=number_from):
         memory.reset()
@@ -308,6 +309,9 @@ def attack_round(proxy: Proxy, memory: Memory, data_dir: Path, args, number_from
         print(f"| {name} | {came_back} | {r['largest_reply_bytes']:,} | {r['all_strict_json']} | "
               f"{r['server_peak_mb']:,} | {r['honest_started']} | {r['honest_p95_s']} | {r['honest_errors']} |",
               flush=True)
+        if probe is not None:
+            time.sleep(2)  # as before the first reading: the attack's threads finish
+            probe(name)
     return rows
 
 
@@ -317,8 +321,9 @@ def main(argv=None) -> int:
     p.add_argument("--only", default="", help="run only the attacks whose name holds this")
     p.add_argument("--model", default="", help="ELECTRA_MODEL (default: the bundled pair)")
     p.add_argument("--repeat", type=int, default=1, help="rounds of every attack, the resting size after each (1)")
-    p.add_argument("--probe", choices=["heap", "trace"], help="serve through bench/residue_probe.py: what the resting "
-                   "size holds (heap: by allocator and table; trace: tracemalloc's Python lines too), after each round")
+    p.add_argument("--probe", choices=["heap", "trace", "attacks"], help="serve through bench/residue_probe.py: what "
+                   "the resting size holds (heap: by allocator and table; trace: tracemalloc's Python lines too), "
+                   "after each round (attacks: heap, after each attack too)")
     args = p.parse_args(argv)
     data_dir = Path(tempfile.mkdtemp(prefix="electra-abuse-")) / "classes"
     port = free_port()
@@ -347,14 +352,19 @@ def main(argv=None) -> int:
         memory.start()
         time.sleep(2)
         rests.append(memory.process.memory_info().rss)
-        probes += [residue_probe.ask(probe_dir, 0)] if args.probe else []
+
+        def probe(label: str) -> None:
+            probes.append({**residue_probe.ask(probe_dir, len(probes)), "label": label})
+        if args.probe:
+            probe("before")
         for number in range(args.repeat):
             proxy.round = number
             print(f"round {number + 1} of {args.repeat}", flush=True)
-            rows += attack_round(proxy, memory, data_dir, args, number * 16)
+            rows += attack_round(proxy, memory, data_dir, args, number * 16, probe if args.probe == "attacks" else None)
             time.sleep(5)  # the last requests' threads finish; what they freed is given back
             rests.append(memory.process.memory_info().rss)
-            probes += [residue_probe.ask(probe_dir, number + 1)] if args.probe else []
+            if args.probe:
+                probe(f"after round {number + 1}")
         memory.stopped = True
     finally:
         server.terminate()

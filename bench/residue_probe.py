@@ -172,15 +172,15 @@ COLUMNS = ("rss_mb", "rss_after_trim_mb", "heap_in_use_mb", "heap_free_mb", "mma
 
 
 def table(probes: list[dict]) -> list[str]:
-    """Markdown lines: one column per probe (before the attacks, after each round), then the last probe's lines
-    and types."""
+    """Markdown lines: one column per probe (before the attacks, after each round or attack), then each probe's
+    Python lines (with tracemalloc) and the object types grown."""
     if not probes:
         return []
-    lines = ["| probe | " + " | ".join("before" if p["probe"] == 0 else f"after round {p['probe']}" for p in probes)
-             + " |", "|---" * (len(probes) + 1) + "|"]
+    lines = ["| probe | " + " | ".join(p.get("label", str(p["probe"]))[:24] for p in probes) + " |",
+             "|---" * (len(probes) + 1) + "|"]
     lines += [f"| {key} | " + " | ".join(str(p.get(key, "")) for p in probes) + " |" for key in COLUMNS]
     for p in probes[1:]:
-        lines.append(f"after round {p['probe']}: Python memory still held, allocated since 'before' (MB, blocks):")
+        lines.append(f"{p.get('label', p['probe'])}: Python memory still held, allocated since 'before' (MB, blocks):")
         lines += [f"  {where} {size} MB {count:,}" for where, size, count in p.get("lines", [])]
         lines.append("  objects grown: " + ", ".join(f"{name} +{n:,}" for name, n in p.get("types", [])))
     return lines
