@@ -26,6 +26,11 @@ the table as JSON. Exit status 0 when every reply was under 1 MB and strict JSON
 every honest class started with 0 errors (no 503) and an answers' p95 of at most 1.5 s, and the server's
 resting size after the attacks is within 10% of its size before them (read after one call of each kind: both
 generators, an attribution, a small class).
+
+`--repeat N` runs every attack N times in the same server (each round's visitors are new addresses, their shares
+unspent) and prints the resting size after each round side by side: a leak grows the same amount every round, a
+one-off (caches warmed, bounded tables filled, the allocator's pages) stops after the first. `--probe heap|trace`
+serves the app through bench/residue_probe.py, which says after each round what the resting size holds.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ import httpx
 import psutil
 
 import abuse_server  # bench/abuse_server.py: the attacks on the server's fairness
+import residue_probe  # bench/residue_probe.py: what the resting size holds (--probe)
 import load  # bench/load.py: the same wait for a served app
 from live_server import free_port, percentile
 
@@ -73,6 +79,7 @@ class Proxy:
         self.local = threading.local()
         self.replies: list[tuple[int, bool]] = []  # (bytes, strict JSON) of every reply
         self.lock = threading.Lock()
+        self.round = 0  # each round's visitors are new addresses (`moved`)
 
     def http(self) -> httpx.Client:
         if not hasattr(self.local, "client"):
@@ -86,6 +93,7 @@ class Proxy:
 
     def call_raw(self, name: str, body: str, visitor: str, forged: str = "") -> tuple[str, object, float]:
         """`call` with the request's JSON as written (a number of 5,000 digits, which json.dumps refuses)."""
+        visitor = moved(visitor, self.round)
         headers = {"content-type": "application/json", "x-forwarded-for": ", ".join(filter(None, [forged, visitor]))}
         start = time.perf_counter()
         posted = self.http().post(f"{self.url}/gradio_api/call/{name}", content=body, headers=headers)
@@ -260,22 +268,77 @@ def attacks(proxy: Proxy, data_dir: Path, only: str) -> list[tuple[str, object]]
     return [(name, fn, state) for name, fn in table if not only or only in name or only in fn.__name__]
 
 
+def moved(visitor: str, shift: int) -> str:
+    """Round `shift`'s copy of an address: its first number moved on, so every round's visitors are new ones (their
+    shares unspent) while one network stays one network and an address's three spellings stay one address."""
+    if not shift or not visitor:
+        return visitor
+    head, sep, rest = visitor.partition(":" if ":" in visitor else ".")
+    return f"{int(head, 16) + shift:x}{sep}{rest}" if sep == ":" else f"{(int(head) + shift) % 256}{sep}{rest}"
+
+
+def attack_round(proxy: Proxy, memory: Memory, data_dir: Path, args, number_from: int, probe=None) -> list[dict]:
+    """Every attack once, each beside an honest class; the table's rows, printed as they come. `probe(label)` after
+    each attack, when given."""
+    rows = []
+    for number, (name, attack, state) in enumerate(attacks(proxy, data_dir, args.only), start=number_from):
+        memory.reset()
+        before = len(proxy.replies)
+        honest: dict = {}
+        teacher = threading.Thread(target=honest_class, args=(proxy, f"198.51.100.{10 + number % 200}", args.students,
+                                                              number, honest))
+        teacher.start()
+        while "code" not in honest and "started" not in honest and teacher.is_alive():
+            time.sleep(0.2)  # the attack begins once the honest class exists
+        state["code"] = honest.get("code")
+        begin = time.perf_counter()
+        try:
+            came_back = attack()
+        except Exception as error:  # noqa: BLE001 - a bench row, not a crash: say what broke
+            came_back = f"bench error: {type(error).__name__}: {error}"[:120]
+        seconds = time.perf_counter() - begin
+        teacher.join()
+        replies = proxy.replies[before:]
+        rows.append({"attack": name, "round": proxy.round + 1, "came_back": came_back, "attack_s": round(seconds, 1),
+                     "largest_reply_bytes": max((size for size, _ in replies), default=0),
+                     "all_strict_json": all(strict for _, strict in replies),
+                     "server_peak_mb": round(memory.top / 1e6),
+                     "honest_started": honest.get("started"), "honest_p95_s": honest.get("p95_s"),
+                     "honest_errors": honest.get("errors")})
+        r = rows[-1]
+        print(f"| {name} | {came_back} | {r['largest_reply_bytes']:,} | {r['all_strict_json']} | "
+              f"{r['server_peak_mb']:,} | {r['honest_started']} | {r['honest_p95_s']} | {r['honest_errors']} |",
+              flush=True)
+        if probe is not None:
+            time.sleep(2)  # as before the first reading: the attack's threads finish
+            probe(name)
+    return rows
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--students", type=int, default=40, help="the honest class's students (default: 40)")
     p.add_argument("--only", default="", help="run only the attacks whose name holds this")
     p.add_argument("--model", default="", help="ELECTRA_MODEL (default: the bundled pair)")
+    p.add_argument("--repeat", type=int, default=1, help="rounds of every attack, the resting size after each (1)")
+    p.add_argument("--probe", choices=["heap", "trace", "attacks"], help="serve through bench/residue_probe.py: what "
+                   "the resting size holds (heap: by allocator and table; trace: tracemalloc's Python lines too), "
+                   "after each round (attacks: heap, after each attack too)")
     args = p.parse_args(argv)
     data_dir = Path(tempfile.mkdtemp(prefix="electra-abuse-")) / "classes"
     port = free_port()
+    probe_dir = data_dir.parent / "probe"
     env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port), "HF_HUB_OFFLINE": "1",
            "TRANSFORMERS_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False", "ELECTRA_CLASS_DIR": str(data_dir),
-           "ELECTRA_TRUSTED_PROXIES": "127.0.0.1", **({"ELECTRA_MODEL": args.model} if args.model else {})}
+           "ELECTRA_TRUSTED_PROXIES": "127.0.0.1", **({"ELECTRA_MODEL": args.model} if args.model else {}),
+           **({"RESIDUE_PROBE_DIR": str(probe_dir)} if args.probe else {}),
+           **({"RESIDUE_PROBE_TRACE": "1"} if args.probe == "trace" else {})}
     log = data_dir.parent / "server.log"
+    entry = [str(PROJECT / "bench" / "residue_probe.py")] if args.probe else ["app.py"]
     with log.open("ab") as out:
-        server = subprocess.Popen([sys.executable, "app.py"], cwd=PROJECT, env=env, stdout=out, stderr=out)
+        server = subprocess.Popen([sys.executable, *entry], cwd=PROJECT, env=env, stdout=out, stderr=out)
     url = f"http://127.0.0.1:{port}/"
-    rows, started = [], time.perf_counter()
+    rows, rests, probes, started = [], [], [], time.perf_counter()
     try:
         load.wait_for_page(url, server, 180, log)
         proxy = Proxy(url)
@@ -288,37 +351,20 @@ def main(argv=None) -> int:
         memory = Memory(server.pid)
         memory.start()
         time.sleep(2)
-        rest_before = memory.process.memory_info().rss
-        for number, (name, attack, state) in enumerate(attacks(proxy, data_dir, args.only)):
-            memory.reset()
-            before = len(proxy.replies)
-            honest: dict = {}
-            teacher = threading.Thread(target=honest_class, args=(proxy, f"198.51.100.{10 + number}", args.students,
-                                                                  number, honest))
-            teacher.start()
-            while "code" not in honest and "started" not in honest and teacher.is_alive():
-                time.sleep(0.2)  # the attack begins once the honest class exists
-            state["code"] = honest.get("code")
-            begin = time.perf_counter()
-            try:
-                came_back = attack()
-            except Exception as error:  # noqa: BLE001 - a bench row, not a crash: say what broke
-                came_back = f"bench error: {type(error).__name__}: {error}"[:120]
-            seconds = time.perf_counter() - begin
-            teacher.join()
-            replies = proxy.replies[before:]
-            rows.append({"attack": name, "came_back": came_back, "attack_s": round(seconds, 1),
-                         "largest_reply_bytes": max((size for size, _ in replies), default=0),
-                         "all_strict_json": all(strict for _, strict in replies),
-                         "server_peak_mb": round(memory.top / 1e6),
-                         "honest_started": honest.get("started"), "honest_p95_s": honest.get("p95_s"),
-                         "honest_errors": honest.get("errors")})
-            r = rows[-1]
-            print(f"| {name} | {came_back} | {r['largest_reply_bytes']:,} | {r['all_strict_json']} | "
-                  f"{r['server_peak_mb']:,} | {r['honest_started']} | {r['honest_p95_s']} | {r['honest_errors']} |",
-                  flush=True)
-        time.sleep(5)  # the last requests' threads finish; what they freed is given back
-        rest_after = memory.process.memory_info().rss
+        rests.append(memory.process.memory_info().rss)
+
+        def probe(label: str) -> None:
+            probes.append({**residue_probe.ask(probe_dir, len(probes)), "label": label})
+        if args.probe:
+            probe("before")
+        for number in range(args.repeat):
+            proxy.round = number
+            print(f"round {number + 1} of {args.repeat}", flush=True)
+            rows += attack_round(proxy, memory, data_dir, args, number * 16, probe if args.probe == "attacks" else None)
+            time.sleep(5)  # the last requests' threads finish; what they freed is given back
+            rests.append(memory.process.memory_info().rss)
+            if args.probe:
+                probe(f"after round {number + 1}")
         memory.stopped = True
     finally:
         server.terminate()
@@ -328,11 +374,19 @@ def main(argv=None) -> int:
             server.kill()
     ok = all(r["largest_reply_bytes"] < MAX_REPLY and r["all_strict_json"] and r["server_peak_mb"] * 1e6 < MAX_RSS
              and r["honest_started"] and r["honest_errors"] == 0 and (r["honest_p95_s"] or 0) <= MAX_P95 for r in rows)
+    rest_before, rest_after = rests[0], rests[-1]
     rested = rest_after <= rest_before * (1 + REST_GROWTH)
     print(f"resting size: {rest_before / 1e6:,.0f} MB before the attacks, {rest_after / 1e6:,.0f} MB after "
           f"({'within' if rested else 'over'} {REST_GROWTH:.0%})", flush=True)
+    print("| resting size (MB) | " + " | ".join(["before"] + [f"after round {i}" for i in range(1, len(rests))]) + " |")
+    print("| RSS | " + " | ".join(f"{r / 1e6:,.0f}" for r in rests) + " |")
+    print("| growth over the round before | | " + " | ".join(f"{(b - a) / 1e6:+,.0f}" for a, b in zip(rests, rests[1:]))
+          + " |", flush=True)
+    for line in residue_probe.table(probes):
+        print(line, flush=True)
     print(json.dumps({"rows": rows, "rest_before_mb": round(rest_before / 1e6),
-                      "rest_after_mb": round(rest_after / 1e6),
+                      "rest_after_mb": round(rest_after / 1e6), "rests_mb": [round(r / 1e6) for r in rests],
+                      "probes": probes,
                       "total_s": round(time.perf_counter() - started, 1), "ok": ok and rested}))
     return 0 if ok and rested else 1
 

@@ -260,3 +260,27 @@ def test_nothing_anyone_reads_names_a_fake_before_the_reveal_and_each_sentence_a
         session.move_class(started.code, started.view_token, "round_b", store=store)
     with pytest.raises(ValueError, match="The reveal shows a sentence numbered from 0 to 2"):
         session.move_class(started.code, started.teacher_key, "reveal", N, store=store)
+
+
+def test_the_round_tables_stay_bounded_when_rounds_fail_and_when_many_classes_play(tiny_pair, store, monkeypatch):
+    """A server up for a week: a round whose computation fails leaves no lock behind, and the cache of rounds
+    holds at most CACHED_ROUNDS however many classes have played (counts of entries, not memory)."""
+    monkeypatch.setattr(session, "_rounds", type(session._rounds)())
+    monkeypatch.setattr(session, "_computing", {})
+    monkeypatch.setattr(session, "CACHED_ROUNDS", 3)
+    monkeypatch.setattr(game, "spot_round", lambda pair, seed, *args, **kwargs: (seed,))
+    codes = [session.create_class(tiny_pair, 1, seed, store=store).code for seed in range(8)]
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the models are gone")
+
+    session._rounds.clear()
+    with monkeypatch.context() as m:
+        m.setattr(game, "spot_round", broken)
+        for code in codes:
+            with pytest.raises(RuntimeError, match="the models are gone"):
+                session.class_items(tiny_pair, code, store=store)
+    assert session._computing == {} and len(session._rounds) == 0
+    assert [session.class_items(tiny_pair, code, store=store) for code in codes] == [(seed,) for seed in range(8)]
+    assert session._computing == {} and list(session._rounds) == [
+        (tiny_pair.name, seed, 1, (), "electra") for seed in (5, 6, 7)]

@@ -5,6 +5,7 @@ another visitor, still get in; the settings are checked."""
 from __future__ import annotations
 
 import threading
+import types
 from concurrent.futures import ThreadPoolExecutor
 
 import gradio as gr
@@ -75,6 +76,18 @@ def test_a_scripted_call_s_session_is_forgotten_once_it_has_finished(small_app):
         event = join(url, "quick").json()["event_id"]
         assert '"HI"' in httpx.get(f"{url}gradio_api/call/quick/{event}", timeout=10).text
     assert len(demo.state_holder.session_data) <= 1  # 12 calls: at most the last one's, not 12 copies of the page
+    assert len(demo._queue.pending_event_ids_session) <= 1  # gradio left an empty set per call: 12
+
+
+def test_gradio_s_record_of_results_to_deliver_keeps_only_what_is_still_to_deliver():
+    queue = types.SimpleNamespace(
+        pending_event_ids_session={"delivered": set(), "running": {"e1"}, "unread": {"e2"}, "unreadable": {"e3"},
+                                   "evicted, running": {"e4"}},
+        pending_messages_per_session={"delivered": 0, "running": 0, "unread": 0},  # "unreadable": evicted
+        event_ids_to_events={"e1": object(), "e4": object()})
+    assert fair_queue.forget_delivered(queue) == 2
+    assert sorted(queue.pending_event_ids_session) == ["evicted, running", "running", "unread"]
+    assert fair_queue.forget_delivered(queue) == 0
 
 
 @pytest.mark.parametrize("name, raw", [("ELECTRA_LANE_SHARE", "0"), ("ELECTRA_LANE_ROOM", "many")])

@@ -21,7 +21,8 @@ blocked on one lock, and a school's answers run beside them.
 Memory: gradio keeps a session's state (a copy of every component's settings, ~0.65 MB for this app) for each
 session it sees, up to 10,000 of them, and a scripted call (/gradio_api/call/NAME, no session of its own) gets a
 session per call: 1,000 API calls held ~650 MB for good. An API call has no state to keep, so its session is
-forgotten once the call has finished (`install` watches the calls it let in).
+forgotten once the call has finished (`install` watches the calls it let in), and so is gradio's record of the
+results a session waits for, once they are delivered (`forget_delivered`).
 """
 
 from __future__ import annotations
@@ -134,6 +135,24 @@ def fair_order(waiting: list, running: list) -> None:
     waiting.sort(key=lambda event: rank[id(event)])  # stable: first come, first served among equals
 
 
+def forget_delivered(queue) -> int:
+    """Drop gradio's record of a session's undelivered results where nothing is left to deliver; how many went.
+
+    gradio 6.31 keeps, per session, the ids of the results its stream has still to send
+    (`pending_event_ids_session`), and once the last one is sent it leaves the session's empty set behind for
+    good: one entry per scripted call and per browser visit, a server up for a week grows by every call it
+    served. Dropped: empty sets (gradio makes a new one at the session's next call, and drops empty ones itself
+    when it cancels), and the ids of a session whose stream can no longer be opened (its messages gone from
+    gradio's cache of 2,000 sessions) and whose calls have all finished."""
+    pending = queue.pending_event_ids_session
+    gone = [session for session, ids in pending.items()
+            if not ids or (session not in queue.pending_messages_per_session
+                           and not any(event in queue.event_ids_to_events for event in ids))]
+    for session in gone:
+        pending.pop(session, None)
+    return len(gone)
+
+
 def install(demo) -> None:
     """Wrap `demo`'s queue (after `demo.queue(...)`) so that every call joining it is checked by `refusal`."""
     queue = demo._queue
@@ -165,6 +184,7 @@ def install(demo) -> None:
                     demo.state_holder.session_data.pop(event, None)
                     demo.state_holder.time_last_used.pop(event, None)
             api_calls[:] = [event for event in api_calls if event in queue.event_ids_to_events]
+        forget_delivered(queue)
         return joined
 
     queue.push = fair_push

@@ -87,13 +87,16 @@ def _items(pair, info: ClassInfo) -> tuple[game.SpotItem, ...]:
         with _rounds_lock:
             if key in _rounds:
                 return _rounds[key]
-        items = in_model_thread(game.spot_round, pair, info.seed, info.n_sentences, info.sentences or None,
-                                in_order=bool(info.sentences), generator=info.generator)
-        with _rounds_lock:
-            _rounds[key] = items
-            if len(_rounds) > CACHED_ROUNDS:
-                _rounds.popitem(last=False)
-            _computing.pop(key, None)
+        try:
+            items = in_model_thread(game.spot_round, pair, info.seed, info.n_sentences, info.sentences or None,
+                                    in_order=bool(info.sentences), generator=info.generator)
+            with _rounds_lock:
+                _rounds[key] = items
+                if len(_rounds) > CACHED_ROUNDS:
+                    _rounds.popitem(last=False)
+        finally:  # a round that failed leaves no lock behind either: the table holds rounds being computed only
+            with _rounds_lock:
+                _computing.pop(key, None)
         return items
 
 
