@@ -41,6 +41,7 @@ import json
 import os
 import random
 import stat
+import string
 import subprocess
 import sys
 import tempfile
@@ -182,6 +183,10 @@ def first_message(results) -> str:
     return ""
 
 
+def _spelled(words) -> list[str]:  # punctuation left out: the file's "arrived." is the phone's "arrived" "."
+    return [w.strip(string.punctuation + "“”‘’…–—").lower() for w in words if any(ch.isalnum() for ch in w)]
+
+
 def attacks(proxy: Proxy, data_dir: Path, only: str) -> list[tuple[str, object]]:
     """(name, a function returning what came back) for each attack."""
     words600 = " ".join(SENTENCE_36.split() * 17)[:4000]
@@ -247,9 +252,9 @@ def attacks(proxy: Proxy, data_dir: Path, only: str) -> list[tuple[str, object]]
             _, seen, _ = proxy.call("class_round", [code, me[0]["student"]], "198.51.100.250")
             hits = 0
             for sentence in seen[0]["sentences"]:
-                words = sentence["words"]
-                same = max((sum(a == b for a, b in zip(p.split(), words)) for p in public
-                            if len(p.split()) == len(words)), default=0)
+                words = _spelled(sentence["words"])  # the phone's words: punctuation is a word of its own there
+                same = max((sum(a == b for a, b in zip(_spelled(p.split()), words)) for p in public
+                            if len(_spelled(p.split())) == len(words)), default=0)
                 hits += same >= len(words) / 2
             found.append(f"{label}: {hits} of {len(seen[0]['sentences'])} found in the file")
         return "; ".join(found)
