@@ -11,8 +11,7 @@ first sentence after a seeded pause of 1-8 s. For each attack the table gives wh
 reply and whether every reply was strict JSON (no NaN, no Infinity), the server's peak memory (RSS, psutil,
 sampled every 0.1 s) and the honest class: did its teacher start it, its answers' p95 and errors.
 
-    .venv/bin/python bench/abuse.py             # every attack; about 3 minutes on 2 cores
-    .venv/bin/python bench/abuse.py --students 5 --only top_k   # smoke test
+    .venv/bin/python bench/abuse.py   # every attack; about 3 minutes on 2 cores (smoke: --students 5 --only top_k)
 
 The attacks (the holes found by hand before the bounds): top_k=1000000 at mask rate 1; the largest reply the
 bounds allow (512 tokens, every one masked, 10 guesses each); temperature=Infinity, NaN, n_steps="many" over
