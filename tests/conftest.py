@@ -128,6 +128,17 @@ def app_url(tiny_pair_dir, tiny_stronger_dir):
             os.environ[key] = value
 
 
+@pytest.fixture(scope="session")
+def bundle(tmp_path_factory):
+    """A token bundle (training/bundle.py) written once from the tests' IMDB slice, for the bundle's and the GPU
+    race's tests (read only: a test that tears one copies it first)."""
+    from training.bundle import write_bundle
+
+    folder = tmp_path_factory.mktemp("bundle") / "imdb"
+    write_bundle("imdb", WORDPIECE, folder, max_documents=N_DOCUMENTS)
+    return folder
+
+
 def patient_launch_check():
     """`with patient_launch_check(): demo.launch(...)`: gradio's reachability check, given a busy machine's time
     (explainer/ui/reachable.py, which `python app.py` and the desktop window use too)."""

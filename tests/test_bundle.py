@@ -11,20 +11,13 @@ import numpy as np
 import pytest
 from conftest import N_DOCUMENTS, WORDPIECE
 
-from training.bundle import is_bundle, read_bundle, read_header, read_sentiment, write_bundle
+from training.bundle import is_bundle, read_bundle, read_header, read_sentiment
 from training.config import TrainConfig
 from training.data import cache_dir, load_sentiment, tokenize_stream
 from training.race.settings import RaceLimits, RaceSettings
 from training.trainer import train
 
 pytestmark = pytest.mark.slow  # every test reads the bundle written from the tests' IMDB slice: seconds, once
-
-
-@pytest.fixture(scope="module")
-def bundle(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("bundle") / "imdb"
-    write_bundle("imdb", WORDPIECE, folder, max_documents=N_DOCUMENTS)
-    return folder
 
 
 def test_a_bundle_holds_the_stream_and_the_tokenizer_a_run_on_its_corpus_makes(bundle, imdb_texts, wordpiece):

@@ -14,10 +14,8 @@ import sys
 
 import pytest
 import torch
-from conftest import N_DOCUMENTS, WORDPIECE
 
 from explainer.render.device_race import device_run_markdown
-from training.bundle import write_bundle
 from training.project import PROJECT
 from training.race.campaign import final_gap
 from training.race.device_record import device_run_summary
@@ -101,13 +99,6 @@ def _cli():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-@pytest.fixture(scope="module")
-def bundle(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("gpu") / "bundle"
-    write_bundle("imdb", WORDPIECE, folder, max_documents=N_DOCUMENTS)
-    return folder
 
 
 @pytest.mark.slow  # the bundle is written from the tests' IMDB slice: seconds

@@ -15,9 +15,7 @@ import time
 import psutil
 import pytest
 import torch
-from conftest import N_DOCUMENTS, WORDPIECE
 
-from training.bundle import write_bundle
 from training.project import PROJECT
 from training.race import timing
 from training.race.device_run import _progress, _terminate_as_interrupt
@@ -78,13 +76,6 @@ def test_the_peak_is_the_median_of_its_timed_rounds():
     peak = timing.matmul_peak("cpu", n=64, reps=2, rounds=3, warm=1)
     assert len(peak["round_seconds"]) == 3 and peak["seconds"] == sorted(peak["round_seconds"])[1]
     assert peak["flops_per_second"] == pytest.approx(2 * 64**3 * 2 / peak["seconds"])
-
-
-@pytest.fixture(scope="module")
-def bundle(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("gpu-failsafe") / "bundle"
-    write_bundle("imdb", WORDPIECE, folder, max_documents=N_DOCUMENTS)
-    return folder
 
 
 TINY = ["--preset", "tiny", "--device", "cpu", "--batch-sizes", "8", "--lr", "2e-3", "--probe-train", "200",
