@@ -28,7 +28,6 @@ import gzip
 import json
 import math
 import re
-import shutil
 import signal
 import tempfile
 import time
@@ -153,13 +152,17 @@ def measured(race: Race, peak: float) -> dict:
             "gap": rtd - mlm if rtd is not None and mlm is not None else None}
 
 
-def write_json(value: dict, path: Path) -> Path:
-    """`value` as JSON in `path`, atomically (a kill mid-write leaves the previous file whole)."""
+def write_atomically(path: Path, data: bytes) -> Path:
+    """`data` into `path` by way of `path`.tmp, so that a kill mid-write leaves the previous file whole."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(value, indent=2, default=str), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    tmp.write_bytes(data)
+    return tmp.replace(path)
+
+
+def write_json(value: dict, path: Path) -> Path:
+    """`value` as JSON in `path`, atomically."""
+    return write_atomically(path, json.dumps(value, indent=2, default=str).encode("utf-8"))
 
 
 def _quietly(write, what: str):
@@ -199,15 +202,12 @@ def write_outputs(race: Race, header: dict, out: Path, name: str, title: str, de
         record["settings"] = {**record["settings"], "corpus": header["corpus"]}
         record["summary"] = {**record["summary"], "folder": name.removesuffix(".json")}
         written.append(write_record(record, out / name))
-    shutil.copyfile(race.folder / "race.json", out / "race.json.tmp")
-    (out / "race.json.tmp").replace(out / "race.json")
-    written.append(out / "race.json")
+    written.append(write_atomically(out / "race.json", (race.folder / "race.json").read_bytes()))
     for objective in OBJECTIVES:
         metrics = race.folder / objective / "metrics.jsonl"
         if metrics.exists():
-            path, tmp = out / f"{objective}-metrics.jsonl.gz", out / f"{objective}-metrics.jsonl.gz.tmp"
-            tmp.write_bytes(gzip.compress(metrics.read_bytes(), compresslevel=6))
-            written.append(tmp.replace(path))
+            written.append(write_atomically(out / f"{objective}-metrics.jsonl.gz",
+                                            gzip.compress(metrics.read_bytes(), compresslevel=6)))
     return written
 
 
