@@ -115,9 +115,9 @@ def app_url(tiny_pair_dir, tiny_stronger_dir):
     os.environ["ELECTRA_MODEL"] = str(tiny_pair_dir)
     os.environ["ELECTRA_MODEL_ROOTS"] = str(tiny_pair_dir)
     os.environ["ELECTRA_STRONGER_GENERATOR"] = str(tiny_stronger_dir)
-    from explainer.ui import app  # built at import: reads the default model from the environment set just above
+    from explainer.ui import app, reachable  # app is built at import: reads the default model set just above
 
-    with patient_launch_check():
+    with reachable.patient():  # gradio's launch check, given a loaded machine's time
         _, url, _ = app.demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1", **app.LAUNCH)
     yield url
     app.demo.close()
@@ -137,14 +137,6 @@ def bundle(tmp_path_factory):
     folder = tmp_path_factory.mktemp("bundle") / "imdb"
     write_bundle("imdb", WORDPIECE, folder, max_documents=N_DOCUMENTS)
     return folder
-
-
-def patient_launch_check():
-    """`with patient_launch_check(): demo.launch(...)`: gradio's reachability check, given a busy machine's time
-    (explainer/ui/reachable.py, which `python app.py` and the desktop window use too)."""
-    from explainer.ui import reachable
-
-    return reachable.patient()
 
 
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's; Playwright drives it (never `playwright install`)

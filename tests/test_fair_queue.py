@@ -11,9 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 import gradio as gr
 import httpx
 import pytest
-from conftest import patient_launch_check
 
-from explainer.ui import fair_queue
+from explainer.ui import fair_queue, reachable
 
 
 def quick(x: str) -> str:
@@ -27,7 +26,7 @@ def serve(*apis: tuple) -> tuple[str, gr.Blocks]:
             gr.api(fn, api_name=name, concurrency_id=lane, concurrency_limit=limit)
     demo.queue(max_size=None)
     fair_queue.install(demo)
-    with patient_launch_check():
+    with reachable.patient():
         _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1")
     return url, demo
 

@@ -133,8 +133,7 @@ def apply_link(request: gr.Request):
         return {"link_note": ""}
     ticks, told = share.link_ticks(link)
     picked = word_choices(link.text, link.model, link.mode, ticks)
-    kept = picked["mask_words"].get("value") if link.mode == "manual" else None
-    picked["link_ticks"] = (link.text, tuple(kept)) if kept else None
+    picked["link_ticks"] = (link.text, tuple(ticks)) if ticks else None  # valid word indices, manual mode only
     problems += told
     note = render.notices_html(["Opened from a link: the sentence and settings below are the link's.", *problems])
     return {"text": link.text, "model": link.model, "mode": link.mode, "mask_rate": link.mask_rate, "seed": link.seed,
