@@ -231,3 +231,43 @@ def rtd_run(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("rtd")
     return out, list(train(BASE, out))
+
+
+@pytest.fixture
+def network_attempts(monkeypatch) -> list:
+    """Every outbound connection or name lookup the test's code tries; each is refused, so none is made.
+
+    "Refused at once" is asserted with this, not with a clock: no attempt means no network wait.
+    """
+    attempts: list = []
+
+    def refuse(what):
+        def call(*args, **kwargs):
+            attempts.append((what, args[1] if what != "getaddrinfo" else args[0]))
+            raise OSError(f"test: no network ({what})")
+        return call
+
+    monkeypatch.setattr(socket.socket, "connect", refuse("connect"))
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse("connect_ex"))
+    monkeypatch.setattr(socket, "getaddrinfo", refuse("getaddrinfo"))
+    # huggingface_hub refuses by itself under HF_HUB_OFFLINE, before any socket: its own call counts too
+    monkeypatch.setattr("huggingface_hub.HfApi.model_info", lambda self, repo, **_: refuse("model_info")(self, repo))
+    return attempts
+
+
+@pytest.fixture
+def rows_judged(tiny_pair_dir) -> list:
+    """The batch size of every forward pass of the tiny pair's discriminator while the test runs.
+
+    An explanation is one row; an attribution runs tens. So `sum(rows_judged) <= 1` says a request was
+    refused before any attribution work, whatever the machine's speed.
+    """
+    from explainer.core import models
+
+    rows: list = []
+    discriminator = models.load(str(tiny_pair_dir), roots=(tiny_pair_dir,)).discriminator
+    hook = discriminator.register_forward_hook(lambda module, args, kwargs, out: rows.append(
+        (args[0] if args else kwargs["input_ids"] if "input_ids" in kwargs else kwargs["inputs_embeds"]).shape[0]),
+        with_kwargs=True)
+    yield rows
+    hook.remove()

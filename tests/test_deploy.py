@@ -9,6 +9,7 @@ the hub NOT marked offline and analytics NOT switched off from outside: app.py m
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -202,12 +203,10 @@ def test_only_a_hub_model_asked_for_tries_the_network_and_fails_fast(space):
     from gradio_client.exceptions import AppError
 
     url, log, _ = space
-    start = time.perf_counter()
     with pytest.raises(AppError, match="The Hugging Face hub is unreachable"):
         Client(url, verbose=False).predict("a meal", model="google/electra-small", api_name="/explain")
-    assert time.perf_counter() - start < 10
-    hosts = {line.split('"')[3] for line in outbound(log)}
-    assert hosts == {"huggingface.co"}, hosts  # asked for, and only then
+    attempts = [json.loads(line) for line in outbound(log)]
+    assert attempts == [["getaddrinfo", "huggingface.co"]], attempts  # asked for, only then, and once: no retries
 
 
 # --- python -m explainer.deploy: exactly the files a Space runs (no hub call here) ------------------

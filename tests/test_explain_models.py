@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from unittest import mock
 
 import pytest
@@ -35,12 +34,11 @@ def test_hub_ids_resolve_to_generator_and_discriminator_pairs():
 
 
 @pytest.mark.parametrize("name", ["google/electra-small", "someone/electra-pair"])
-def test_offline_hub_ids_fail_at_once_with_a_clear_message(name):
+def test_offline_hub_ids_fail_at_once_with_a_clear_message(name, network_attempts):
     assert models.hub_offline()  # conftest sets HF_HUB_OFFLINE=1
-    start = time.perf_counter()
     with pytest.raises(ModelLoadError, match="offline"):
         models.load(name)
-    assert time.perf_counter() - start < 2.0
+    assert network_attempts == []  # from the local cache alone: nothing to wait for
 
 
 def test_an_unreachable_hub_is_asked_once_and_reported(monkeypatch):

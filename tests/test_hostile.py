@@ -89,12 +89,19 @@ def test_odd_text_is_judged_word_for_word_with_a_notice(served, text, notice):
         assert any(notice in n for n in result["notices"]), result["notices"]
 
 
-def test_a_100000_character_text_is_capped_with_notices(served):
+def test_a_100000_character_text_is_capped_with_notices(served, monkeypatch):
     text = "word " * 20_000
     assert len(text) == 100_000
-    start = time.perf_counter()
+    tokenizer_class = type(models.load(served, roots=(Path(served),)).tokenizer)
+    read, tokenize = [], tokenizer_class.__call__
+
+    def reading(self, text, *args, **kwargs):
+        read.append(len(text))
+        return tokenize(self, text, *args, **kwargs)
+
+    monkeypatch.setattr(tokenizer_class, "__call__", reading)
     result = api.explain(text)
-    assert time.perf_counter() - start < 10  # capped before tokenizing: no 100k-character work
+    assert read and max(read) <= MAX_CHARS  # capped before tokenizing: no 100k-character work
     assert len(result["text"]) == MAX_CHARS
     assert any(f"cut to its first {MAX_CHARS:,} characters" in n for n in result["notices"])
     assert any("longer than this model reads" in n for n in result["notices"])
@@ -141,11 +148,10 @@ def test_odd_word_numbers_and_text_types_from_a_script(served):
     (dict(tolerance=float("inf")), "tolerance .* from 0 to 0.5, not inf"),
     (dict(all_tokens="yes"), "all_tokens \\(explain every word\\) is true or false, not 'yes'"),
 ])
-def test_odd_attribution_requests_get_messages_at_once(served, settings, message):
-    start = time.perf_counter()
+def test_odd_attribution_requests_get_messages_at_once(served, rows_judged, settings, message):
     with pytest.raises(gr.Error, match=message):
         api.attribute("the chef cooked a meal", **settings)
-    assert time.perf_counter() - start < 5
+    assert sum(rows_judged) <= 1, rows_judged  # at most the explanation's own row: no attribution ran
 
 
 # --- model names ----------------------------------------------------------------------------------
@@ -163,10 +169,9 @@ def test_odd_attribution_requests_get_messages_at_once(served, settings, message
     ("nobody/no-such-model-anywhere", "The Hugging Face hub is offline here (HF_HUB_OFFLINE=1) and "
                                       "nobody/no-such-model-anywhere is not in the local cache"),
 ])
-def test_bad_model_names_are_refused_at_once_without_server_paths(served, name, message):
-    start = time.perf_counter()
+def test_bad_model_names_are_refused_at_once_without_server_paths(served, network_attempts, name, message):
     error = explain_error("the chef cooked a meal", model=name)
-    assert time.perf_counter() - start < 2.0
+    assert network_attempts == []  # refused from the name alone, or from the offline cache: no network wait
     assert message in error
     assert no_server_paths(error), error
 
