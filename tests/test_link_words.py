@@ -15,8 +15,9 @@ from explainer.core.text import encode, read_places, typed_blanks
 FISHERMAN = "The old fisherman repaired his boat before the storm arrived."
 MOVIE = "The movie was long, but the acting was wonderful and the music was great."
 SOUP = "Well, the chef's soup (a classic) cost $3.50 today!"
+DOCTOR = "Dr. Lee met Mrs. Smith, etc."
 TEXTS = [FISHERMAN, MOVIE, SOUP, "I 🍕 pizza, don't you? It's 9:30 now.", "A cup of[mask]before work [ Mask ] ok",
-         "Wait...   what?! 1,000 well-known cafe\u0301s"]
+         "Wait...   what?! 1,000 well-known cafe\u0301s", DOCTOR]
 
 
 def _read(pair, text):
@@ -53,6 +54,7 @@ def test_places_in_the_text_as_typed_skip_the_blanks_rewriting(tiny_pair):
     (MOVIE, [4, 6], ["but", "acting"]),  # after "long," every word is one further on today
     (MOVIE, [3, 13], ["long", ",", "great", "."]),
     (SOUP, [0, 2, 5], ["Well", ",", "chef's", "classic", ")"]),
+    (DOCTOR, [0, 4, 5], ["Dr.", "Smith", ",", "etc."]),  # the same tokens as when "Dr" and "." were two words
 ])
 def test_an_old_link_lands_on_the_words_its_maker_chose(tiny_pair, text, numbers, expected):
     encoded, _ = _read(tiny_pair, text)

@@ -43,7 +43,8 @@ def test_words_are_cut_where_punctuation_meets_letters(wordpiece, text, expected
     ("It costs $3.50, €5 or £1,000.", ["It", "costs", "$3.50", ",", "€5", "or", "£1,000", "."]),
     ("In the U.S., e.g. at 9 a.m.", ["In", "the", "U.S.", ",", "e.g.", "at", "9", "a.m."]),
     ("She lives in the U.S.", ["She", "lives", "in", "the", "U.S."]),  # the initialism keeps its last point
-    ("Dr. Lee arrived.", ["Dr", ".", "Lee", "arrived", "."]),  # an abbreviation's point is its own word
+    ("Dr. Lee arrived.", ["Dr.", "Lee", "arrived", "."]),  # a listed abbreviation keeps its point
+    ("Gen. Lee arrived.", ["Gen", ".", "Lee", "arrived", "."]),  # ... one not in the list does not
     ("Up 10% to -3 or .5 (-2)", ["Up", "10%", "to", "-3", "or", ".5", "(", "-2", ")"]),
     ("See https://example.com/a?b=1.", ["See", "https://example.com/a?b=1", "."]),
     ("Mail ann.lee@example.org, or www.example.com (example.com/page)!",
@@ -67,15 +68,35 @@ def test_shapes_people_read_as_one_word(wordpiece, text, expected):
         assert aligned.kinds[money.tokens[0]] == words.PUNCTUATION and len(money.tokens) > 1
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("I met Dr. Smith.", ["I", "met", "Dr.", "Smith", "."]),  # the sentence's own point stays apart
+    ("Eggs, milk, etc.", ["Eggs", ",", "milk", ",", "etc."]),  # ... or doubles as the abbreviation's at the end
+    ("Her Ph.D. and M.Sc. from St. Andrews", ["Her", "Ph.D.", "and", "M.Sc.", "from", "St.", "Andrews"]),
+    ("Room No. 5 on Jan. 5, not in Jan.", ["Room", "No.", "5", "on", "Jan.", "5", ",", "not", "in", "Jan", "."]),
+    ("I said no. Then May. Then No.", ["I", "said", "no", ".", "Then", "May", ".", "Then", "No", "."]),
+    ("Lee et al. (vs. Acme Inc.'s)", ["Lee", "et", "al.", "(", "vs.", "Acme", "Inc.'s", ")"]),
+    ("Etc. Cf. DR. dr. al. Dr.Lee", ["Etc.", "Cf.", "DR", ".", "dr", ".", "al", ".", "Dr", ".", "Lee"]),
+])
+def test_common_abbreviations_are_one_word_with_their_point(wordpiece, text, expected):
+    aligned = words.align(wordpiece, text, 128)
+    assert [w.text for w in aligned.words] == expected
+    assert [p for w in aligned.words for p in w.tokens] == [i for i, k in enumerate(aligned.kinds) if k != "special"]
+    for word in aligned.words:  # the model still reads the point as a token of its own: "dr" "."
+        if word.text.endswith(".") and len(word.text) > 1:
+            assert aligned.kinds[word.tokens[0]] == words.WORD and aligned.kinds[word.tokens[-1]] == words.PUNCTUATION
+
+
 def test_glued_spans_are_found_on_the_text():
     text = "Go to https://example.com/a?b=1. Ask ann@x.org about $3.50 in the U.S. (10%)."
     assert [text[a:b] for a, b in words.glued(text)] == [
         "https://example.com/a?b=1", "ann@x.org", "$3.50", "U.S.", "10%"]
     assert words.glued("The storm arrived. A.") == [] and words.glued("Wait... 3.5 x-3 [MASK]") == []
+    assert words.glued("Dr. Lee, etc. No. 5 vs. No. Ph.D.") == [(0, 3), (9, 13), (14, 17), (20, 23), (28, 33)]
 
 
 SHAPES = ["$3.50", "€5", "£1,000", "U.S.", "e.g.", "a.m.", "10%", "-3", ".5", "#tag", "@user", "ann@example.org",
-          "https://example.com/a?b=1", "www.example.com", "example.com/page", "R&D", "AT&T", "C++", "'n'"]
+          "https://example.com/a?b=1", "www.example.com", "example.com/page", "R&D", "AT&T", "C++", "'n'", "Dr.",
+          "etc.", "vs.", "Ph.D.", "M.Sc."]
 AROUND = st.lists(st.tuples(st.sampled_from([*SHAPES, "the", "storm", "3.5", "chef's", "[MASK]"]),
                             st.sampled_from(["", ".", ",", "!", ")", "...", "?!", "-"]),
                             st.sampled_from([" ", "  ", "", "\t"])), min_size=1, max_size=10)
@@ -269,6 +290,22 @@ def test_a_word_of_several_tokens_is_masked_whole_and_ticked_once(tiny_pair):
     inside = set(us.tokens) | set(money.tokens)
     assert all(r.masked for r in played) and not any(m.position in inside for r in played for m in r.masked)
     assert all(game._item(r).originals == game.fool_words(tiny_pair, text) for r in played)  # one tick box a word
+
+
+def test_an_abbreviation_is_one_tick_box_and_the_game_never_masks_it(tiny_pair):
+    """"Dr." is one word: one chip and one tick box, ticking it blanks both its tokens, and the game never masks it
+    (a fake there would read glued to its point)."""
+    from explainer.render import explore as render
+
+    text = "Dr. Lee met Mrs. Smith, etc."
+    assert game.fool_words(tiny_pair, text) == ("Dr.", "Lee", "met", "Mrs.", "Smith", ",", "etc.")
+    result = explain(tiny_pair, text, Settings(mode="manual", mask_words=(0,)))
+    dr = result.words[0]
+    assert len(dr.tokens) == 2 and sorted(m.position for m in result.masked) == list(dr.tokens)
+    assert _text(render.generator_input_html(result, merged=True)) == "[MASK] Lee met Mrs. Smith, etc."
+    inside = {p for w in result.words if w.text.endswith(".") for p in w.tokens}
+    played = explain_many(tiny_pair, [(text, game.fake_settings(seed)) for seed in range(8)])
+    assert all(r.masked for r in played) and not any(m.position in inside for r in played for m in r.masked)
 
 
 @pytest.mark.parametrize("shown, line", [

@@ -1,6 +1,6 @@
 """Words as people read them, on every screen (hypothesis): the bundled sentence sets and generated text
 (punctuation, digits, capitals, contractions, hyphens, emoji, accents, runs of spaces, amounts, initialisms,
-web and email addresses), x seed x every Explore mode
+abbreviations, web and email addresses), x seed x every Explore mode
 x both generators, on the tiny pair. Checked on every example:
 - the chips, read in order, are the sentence's words, each fake in its original's place, none missing or doubled;
 - no chip joins two words: an unchanged word shows as typed, a replaced one-token word shows its fake alone;
@@ -34,7 +34,8 @@ SETS += [row["sentence"] for row in json.loads((ASSETS / "everyday_sentences.jso
 PARTS = ["the", "The", "storm", "ARRIVED", "chef's", "don't", "well-known", "café", "cafe\u0301", "naïve", "3.5",
          "1,000", "42", "🍕", "👩\u200d🍳", "McDonald", "Ünïcode", "(film)", "\"quoted\"", "e-mail", "x", "[MASK]",
          "$3.50", "€5", "U.S.", "e.g.", "10%", "-3", ".5", "#tag", "@user", "ann@example.org", "R&D", "C++",
-         "https://example.com/a?b=1", "www.example.com"]
+         "https://example.com/a?b=1", "www.example.com", "Dr.", "Mrs.", "etc.", "vs.", "Ph.D.", "No. 5", "Jan. 5",
+         "et al."]
 MARKS = [".", ",", "!", "?!", "...", ";", ":", "—", "-", "'", ")"]
 GAPS = [" ", " ", " ", "  ", "   ", "\t", "", "\u00a0"]
 GENERATED = st.lists(st.tuples(st.sampled_from(PARTS), st.sampled_from(["", *MARKS]), st.sampled_from(GAPS)),

@@ -11,9 +11,9 @@ that hold for any text, not a list tuned to some sentences:
   with one, where abbreviations ("st", "km", "tv", "mr") have none;
 - two letters or more, but "a" and "i": the only one-letter words of English;
 - in a spell-checker's English dictionary (pyspellchecker's: 160,572 words, American spelling, inflections included,
-  built from subtitles' word counts and checked word lists; MIT), case aside. It leaves out acronyms ("bbc"), most
-  names ("drummond") and fragments ("ies"); it also leaves out British spellings ("centre"), which costs a draw a
-  few real words, never a fair one its fairness.
+  built from subtitles' word counts and checked word lists; MIT), case aside, or a British spelling of a word in it
+  ("colour", "centre", "organise", "defence", "programme": training.british, well-known rules narrowed to where
+  they are regular). It leaves out acronyms ("bbc"), most names ("drummond") and fragments ("ies").
 
 Model-agnostic: strings in, a name out. The dictionary is read once, on first use (about 0.1 s).
 """
@@ -21,6 +21,8 @@ Model-agnostic: strings in, a name out. The dictionary is read once, on first us
 from __future__ import annotations
 
 import functools
+
+from training import british
 
 NUMBER, ENGLISH, OTHER = "number", "english", "other"
 VOWELS = frozenset("aeiouy")
@@ -46,7 +48,8 @@ def is_english(token: str) -> bool:
         return False
     if len(word) == 1:
         return word in ONE_LETTER_WORDS
-    return word in _dictionary()
+    known = _dictionary()
+    return word in known or british.is_british(word, known)
 
 
 def form_of(token: str) -> str:

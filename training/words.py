@@ -22,16 +22,25 @@ Some shapes are one word as people read them, found on the text itself (`glued`)
   ("ann.lee@example.org"), never with the mark that ends a sentence after it;
 - an initialism, single letters each followed by a point ("U.S.", "e.g.", "a.m."), its last point
   included even where it ends the sentence ("in the U.S."): after a word of several letters a point is
-  the sentence's own ("arrived" + "."), and so is one after an abbreviation ("Dr" + ".": no list of them);
+  the sentence's own ("arrived" + ".");
+- a common abbreviation with its point, from a short list (ABBREVIATIONS: "Dr.", "Mrs.", "St.", "etc.", "vs.",
+  "Inc."...), written as listed, or capitalised where the list has it in small letters ("Etc.", as a
+  sentence may start); "No." and the months ("Jan.", "Sept."; not "May") only before a number ("No. 5",
+  "Jan. 5": "no" and "Jan" also end sentences as a word and a name); "al." only after "et" ("et al.");
+  and a degree, a dotted run of capitals each with up to three small letters, one of them a capital alone
+  ("Ph.D.", "M.Sc.", "D.Phil."). As with an initialism, the point doubles as the sentence's own at its
+  end ("so on, etc." ends with the word "etc."); a sentence that ends after one ("I met Dr. Smith.")
+  keeps its own point ("Dr.", "Smith", ".");
 - an amount: a currency sign directly before a number ("$3.50", "€5", "£1,000"), a sign before a number
   ("-3", "+2"), a number with a leading point (".5") or a percent sign directly after it ("10%");
 - "#tag", "@user", "C++", "C#", and the contractions "'n'" ("rock 'n' roll") and "'90s".
 A glued shape then acts as one word token: a joiner between it and a word joins them ("U.S.-based",
 "U.S.'s"), a piece continues it, and a mark or a word right after its own mark stays apart ("$3.50" + ".",
 "10%" + "off", "U.S." + "[MASK]", "US" + "$5"). Times, ordinals and ratios ("9:30am", "21st", "50/50") are
-one word by the rules above already. Left out: other abbreviations ("Dr.", "Ph.D."), contractions that
-open with an apostrophe ("'em", "'til" read as "'" + "em"), web addresses without "http", "www." or a
-common ending (.com, .org, .net, .edu, .gov, .io).
+one word by the rules above already. Left out: abbreviations not in the list ("Gen.", "Rev.", "dept.": their
+point is a word of its own, "Gen" + "."), the list in capitals ("DR."), contractions that open with an
+apostrophe ("'em", "'til" read as "'" + "em"), web addresses without "http", "www." or a common ending (.com,
+.org, .net, .edu, .gov, .io).
 
 `readable` writes a token for people: a piece as "-ing" (never "##ing"), everything else as it is.
 Left out: tokenizers without character offsets (slow ones), and pair inputs (token type 1).
@@ -56,11 +65,32 @@ _PATH = rf"{_URL_CHAR}*(?![.,;:!?-]){_URL_CHAR}"  # the rest of one, ending with
 _LABEL = r"\w+(?:-+\w+)*"  # a part of a domain name: "example", "my-site"
 _NUMBER = r"(?:\d+(?:[.,:/]\d+)*|\.\d+)"  # 3, 3.50, 1,000, 9:30, .5
 _CURRENCY = "$£€¥₹¢"
+# Abbreviations read as one word with their point (see the module's docstring for the case rules).
+ABBREVIATIONS = frozenset({
+    "Mr", "Mrs", "Ms", "Dr", "Prof", "St", "Jr", "Sr",  # titles, and "St." for a saint or a street
+    "Inc", "Ltd", "Co", "Corp", "Mt", "Ave", "Fig",  # firms, places, figures
+    "etc", "vs", "approx", "cf",
+})
+BEFORE_A_NUMBER = frozenset({  # ... only before a number: "No. 5", "Jan. 5", "Sept. 2020"
+    "No", "Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec",
+})
+
+
+def _written(forms: frozenset[str]) -> str:
+    """The forms as a regex alternation, each as listed and, where it opens with a small letter, capitalised."""
+    written = {f for form in forms for f in (form, form[0].upper() + form[1:])}
+    return "|".join(sorted(written, key=lambda f: (-len(f), f)))  # the longest first: "Mrs" before "Mr"
+
+
+_DEGREE_PART = r"[A-Z][a-z]{0,3}\."  # "Ph.", "D.", "Sc."
 GLUED = re.compile("|".join((  # the shapes that are one word as people read them; the first that fits wins
     rf"(?:https?://|www\.){_PATH}",  # web address
     rf"(?<![\w.+-])[\w.+-]+@{_LABEL}(?:\.{_LABEL})+",  # email address
     rf"(?<![\w.@/-])(?:{_LABEL}\.)+(?:com|org|net|edu|gov|io)(?![\w-])(?:/(?:{_PATH})?)?",  # example.com
     r"(?<![\w.])(?:[^\W\d_]\.){2,}(?!\w)",  # initialism: U.S., e.g., a.m.
+    rf"(?<![\w.])(?:(?:{_written(ABBREVIATIONS)})\.(?!\w)|(?:{_written(BEFORE_A_NUMBER)})\.(?=\s*\d)"
+    r"|(?<=\b[Ee]t )al\.(?!\w))",  # Dr., etc., No. 5, Jan. 5, et al.
+    rf"(?<![\w.])(?=(?:{_DEGREE_PART}){{2,}}(?!\w))(?:{_DEGREE_PART})*[A-Z]\.(?:{_DEGREE_PART})*(?!\w)",  # Ph.D.
     rf"(?:(?<![\w.])[-+−])?[{_CURRENCY}]{_NUMBER}",  # $3.50, €5, -$2
     rf"(?<![\w.])(?:[-+−]{_NUMBER}%?|\.\d+%?|{_NUMBER}%)",  # -3, .5, 10%
     r"(?<![\w+#])[A-Za-z](?:\+\+|#)(?![\w+#])",  # C++, C#
