@@ -113,7 +113,8 @@ def test_websockets_and_bodyless_requests_pass_untouched():
 @pytest.mark.slow
 def test_the_launched_app_keeps_gradios_upload_limit_and_refuses_a_larger_body_unread(app_url):
     """One file of exactly max_file_size is stored; a byte more is gradio's own 413; a body announced past the
-    guard's limit gets the guard's 413 with no byte of it sent; every JSON route has MAX_BODY."""
+    guard's limit gets the guard's 413 with no byte of it sent; the JSON routes read MAX_BODY, over 3x the largest
+    call the app accepts."""
     from explainer.ui import app as app_module  # built at import (app_url has built it already)
 
     limit = app_module.LAUNCH["max_file_size"]
@@ -123,6 +124,13 @@ def test_the_launched_app_keeps_gradios_upload_limit_and_refuses_a_larger_body_u
     assert stored.status_code == 200 and stored.json()[0].endswith("corpus.txt")
     over = httpx.post(upload, files={"files": ("corpus.txt", b"a" * (limit + 1))}, timeout=120)
     assert over.status_code == 413 and f"maximum allowed size of {limit} bytes" in over.text
+    # The largest call the app accepts: 100,000 characters (the bounds' MAX_TEXT), each an emoji as two escapes
+    largest = json.dumps({"data": ["\U0001F600" * 100_000, "", "auto", 0.15, 0, 1.0, 10, list(range(512)),
+                                   "electra"]})
+    assert len(largest) > 1_200_000
+    call = httpx.post(app_url.rstrip("/") + "/gradio_api/call/explain", content=largest,
+                      headers={"content-type": "application/json"}, timeout=60)
+    assert call.status_code == 200 and "event_id" in call.json()
     where = urlsplit(app_url)
     for path, announced, most in (("/gradio_api/upload", 10**9, limit + MULTIPART_SLACK),
                                   ("/gradio_api/queue/join", MAX_BODY + 1, MAX_BODY)):

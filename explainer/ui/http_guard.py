@@ -1,5 +1,5 @@
 """Requests the server refuses before gradio reads them: an address longer than MAX_URL bytes, a body larger
-than MAX_BODY bytes (MAX_BODY plus the upload limit for gradio's upload route).
+than MAX_BODY bytes (on gradio's upload route: one file of launch's max_file_size).
 
 gradio 6.31.0 builds every page's root URL with httpx, which raises on an address over 65,536 characters, so a
 100 KB query string was a 500 (Internal Server Error). No link this app makes comes near the limit (a shared
@@ -8,10 +8,10 @@ Explore link carries at most 2,000 characters of text), so past it the answer is
 gradio reads a request's whole body into memory before anything checks it, with no limit: one 500 MB JSON body
 took the server from 0.8 to 2.5 GB, and it rested at 2.0 GB after (bench/huge_body.py); its upload route bounds
 each file (launch's max_file_size) but not their number, nor a plain form field, which it keeps in memory. The
-largest call a visitor can make that the app accepts is about 1.2 MB: a text of 100,000 characters (the bounds'
-MAX_TEXT), each written as a JSON escape pair; a browser sends at most 300 KB of it. The largest upload is one
-file of launch's max_file_size. Past its limit, a body gets 413 with a short JSON message: before a byte of it is
-read when its length is announced (Content-Length), and as soon as a chunked one passes the limit.
+largest call the app accepts is 1.2 MB: /explain with a text of 100,000 characters (the bounds' MAX_TEXT), each
+an emoji written as a pair of JSON escapes (Python's json.dumps); a browser sends it in 400 KB of UTF-8. The
+largest upload is one file of max_file_size. Past its limit, a body gets 413 with a short JSON message: before a
+byte of it is read when its length is announced (Content-Length), as soon as it passes the limit when chunked.
 Plain ASGI middleware, installed through `launch(app_kwargs={"middleware": middleware(...)})` (app.py's LAUNCH).
 """
 
