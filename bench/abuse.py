@@ -20,11 +20,11 @@ raw HTTP; a 100 KB query string; the all-words attribution of 600 words; 191 cla
 file against round A (the fakes it finds before the reveal, bundled set and the teacher's own sentences); the
 store's file modes; then the attacks on the server's fairness (bench/abuse_server.py): starving the class,
 addresses rotating in one /64, one address spelled three ways, a join flood and the teacher's lock, disguised
-swear words, 16 x 512 typed blanks with the stronger generator, /game's bad picks. The last line of stdout is
-the table as JSON. Exit status 0 when every reply was under 1 MB and strict JSON, the server stayed under 2 GB,
-every honest class started with 0 errors (no 503) and an answers' p95 of at most 1.5 s, and the server's
-resting size after the attacks is within 10% of its size before them (read after one call of each kind: both
-generators, an attribution, a small class).
+swear words, 16 x 512 typed blanks with the stronger generator, /game's bad picks, 500 MB bodies. The last line
+of stdout is the table as JSON. Exit status 0 when every reply was under 1 MB and strict JSON, the server stayed
+under 2 GB, every honest class started with 0 errors (no 503) and an answers' p95 of at most 1.5 s, and the
+server's resting size after the attacks is within 10% of its size before them (read after one call of each kind:
+both generators, an attribution, a small class).
 
 `--repeat N` runs every attack N times in the same server (each round's visitors are new addresses, their shares
 unspent) and prints the resting size after each round side by side: a leak grows the same amount every round, a

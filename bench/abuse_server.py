@@ -13,7 +13,8 @@ same pretend proxy (`Proxy.call(name, data, visitor)`), and returns one line for
 - disguised swear words (the filter's own list behind a grapheme joiner, an accent, a Cyrillic look-alike, a
   Hangul filler, spaced letters) as nicknames and in a teacher's sentences: all refused;
 - 16 /explain calls at once with 512 typed blanks and the stronger generator (the memory bound);
-- /game's picks: [[Infinity]], a pick of 5,000 digits, True: each a message in words.
+- /game's picks: [[Infinity]], a pick of 5,000 digits, True: each a message in words;
+- a 500 MB JSON body to /call/explain, its length announced, then chunked (bench/huge_body.py: every route).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # training.offensive: the filter's own list
+
+import huge_body  # bench/huge_body.py: a body's bytes, made as they are sent
 
 LINE = ("The old fisherman repaired his wooden boat on the quiet beach before the autumn storm arrived, while "
         "his grandchildren gathered shells and watched the grey waves roll slowly towards the shore.")[:200]
@@ -124,4 +127,5 @@ def picks(proxy, state) -> str:
 ATTACKS = [("starvation: 16 long sentence lists + 262 /explain", starvation),
            ("rotating addresses in one IPv6 /64", rotating), ("one IPv6 address, three spellings", spellings),
            ("191 bot joins from one /64, then the lock", join_flood), ("disguised swear words", disguises),
-           ("16 x 512 typed blanks, stronger generator", memory), ("/game picks: Infinity, 5,000 digits, True", picks)]
+           ("16 x 512 typed blanks, stronger generator", memory), ("/game picks: Infinity, 5,000 digits, True", picks),
+           ("500 MB bodies to /call/explain", lambda proxy, state: huge_body.huge_bodies(proxy.url))]

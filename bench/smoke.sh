@@ -22,6 +22,7 @@ python bench/page_load.py --model tiny --pages 2
 python bench/load.py --model tiny --clients 3 --calls 2
 python bench/class_load.py --students 3 --pause 0 1
 python bench/abuse.py --students 3 --only top_k
+python bench/huge_body.py --mb 5 --only explain
 python bench/fair_fakes.py --seeds 1
 python bench/race_search.py table
 python bench/gpu_race.py bundle --out runs/smoke-gpu-bundle --tokenizer wordpiece:1000 --max-documents 200

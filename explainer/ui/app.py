@@ -96,10 +96,10 @@ CSS = """
   display: none !important; }
 .form > .block:has(> label.checkbox-container) { min-width: min(160px, 100%) !important; }
 """
-# What every launch passes (explainer/launch.py, explainer/desktop.py); an address too long for gradio is refused
-# first (explainer/ui/http_guard.py).
+# What every launch passes (explainer/launch.py, explainer/desktop.py); an address too long for gradio, or a body
+# too large, is refused first (explainer/ui/http_guard.py; an upload may be one file of max_file_size).
 # gradio keeps each browser session's state (~0.65 MB here: a copy of every component's settings) for its 10,000
 # most recent sessions by default; 1,000 bound that to ~650 MB (a session in use stays: the oldest unused goes).
 SESSIONS = 1000
-LAUNCH = dict(max_file_size=MANAGER.max_upload_bytes, theme=THEME, css=CSS, app_kwargs={"middleware": middleware()},
-              state_session_capacity=SESSIONS)
+LAUNCH = dict(max_file_size=MANAGER.max_upload_bytes, theme=THEME, css=CSS, state_session_capacity=SESSIONS,
+              app_kwargs={"middleware": middleware(MANAGER.max_upload_bytes)})
