@@ -156,9 +156,19 @@ def browser():
         chromium.close()
 
 
+# Every text the page ever shows or announces that is a bare translation key of gradio's ("common.complete": the
+# screen-reader line after each call, which gradio 6.31's English strings lack): kept in window.rawKeys.
+RAW_KEYS = """window.rawKeys = [];
+new MutationObserver(changes => changes.forEach(change => {
+  const text = (change.target.textContent || '').trim();
+  if (/^(common|errors|blocks|upload_text)\\.[a-z_]+$/.test(text)) window.rawKeys.push(text);
+})).observe(document, {subtree: true, childList: true, characterData: true});"""
+
+
 @pytest.fixture(scope="module")
 def new_page(browser):
-    """Open the app in a fresh 1280x900 page: `new_page(url)`; pages close with the module."""
+    """Open the app in a fresh 1280x900 page: `new_page(url)`; pages close with the module, after a check that
+    none showed or announced a bare translation key."""
     pages = []
 
     def open_page(url: str, record_requests: bool = False):
@@ -167,12 +177,15 @@ def new_page(browser):
         if record_requests:  # every URL the page asks for, in page.requested
             page.requested = []
             page.on("request", lambda request: page.requested.append(request.url))
+        page.add_init_script(RAW_KEYS)
         page.goto(url)
         return page
 
     yield open_page
+    raw = sorted({key for page in pages if not page.is_closed() for key in page.evaluate("() => window.rawKeys || []")})
     for page in pages:
         page.close()
+    assert not raw, f"the pages showed gradio's untranslated keys {raw} (explainer/ui/app.py's TRANSLATIONS)"
 
 
 # --- helpers shared by the tests ---------------------------------------------------------------------

@@ -101,5 +101,8 @@ CSS = """
 # gradio keeps each browser session's state (~0.65 MB here: a copy of every component's settings) for its 10,000
 # most recent sessions by default; 1,000 bound that to ~650 MB (a session in use stays: the oldest unused goes).
 SESSIONS = 1000
+# gradio 6.31's English strings lack the line its status tracker announces to screen readers after each call, so
+# they read out the key, "common.complete"; gr.I18n adds the words (a browser in another language falls back to them).
+TRANSLATIONS = gr.I18n(en={"common.complete": "Done", "common.error": "Error"})
 LAUNCH = dict(max_file_size=MANAGER.max_upload_bytes, theme=THEME, css=CSS, state_session_capacity=SESSIONS,
-              app_kwargs={"middleware": middleware(MANAGER.max_upload_bytes)})
+              i18n=TRANSLATIONS, app_kwargs={"middleware": middleware(MANAGER.max_upload_bytes)})
