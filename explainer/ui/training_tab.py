@@ -363,11 +363,11 @@ def build_training(demo: gr.Blocks, explore_model: tuple | None = None) -> None:
     _build_verdict()
     live = live_races()
     with gr.Tabs(selected="live" if live else "replay", elem_id="race-tabs"):
-        with gr.Tab("Race live on this server", id="live", elem_id="race-live-tab"):
+        with gr.Tab("Race live", id="live", elem_id="race-live-tab"):
             if not live:
                 gr.Markdown(NO_LIVE, elem_id="race-no-live")
             settings = _build_settings(defaults)
             race_view = _build_race_view(live)
-        with gr.Tab("Replay a recorded race", id="replay", elem_id="race-replay-tab"):
+        with gr.Tab("Replay a race", id="replay", elem_id="race-replay-tab"):
             build_replay(demo)
     _wire(demo, settings, race_view, explore_model)
