@@ -14,12 +14,14 @@ Curves are moving averages over the last few steps (per-step losses on small bat
 from __future__ import annotations
 
 import math
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from explainer.core.race_opening import RUNNING, TEST_PRESETS
 from explainer.render.style import FONT, MLM_COLOUR, MUTED, RTD_COLOUR, esc
 from training.events import TrainEvent, last_probe
 from training.paper import PAPER_POINTS, SHORT_SOURCE
@@ -278,10 +280,34 @@ def status_html(snapshot: dict | None) -> str:
                 f"{esc(_shown_folder(snapshot['folder']))}")
     budget = (f"{settings['amount']:g} {settings['budget']}"
               + (" per objective" if settings["budget"] != "minutes" else ""))
-    detail = (f"{esc(settings['preset'])} preset, seed {settings['seed']}, budget {budget}, "
+    test = (" (a test size: its scores say nothing about the two objectives)"
+            if settings["preset"] in TEST_PRESETS else "")
+    detail = (f"{esc(settings['preset'])} preset{test}, seed {settings['seed']}, budget {budget}, "
               f"on {esc(snapshot['device'])}")
-    return (f'<div style="{FONT}" id="race-status"><p id="race-status-line" style="font-size: 1.05em; margin: 0">'
+    return (f'<div style="{FONT}" id="race-status">{provenance_html(snapshot)}'
+            f'<p id="race-status-line" style="font-size: 1.05em; margin: 0">'
             f"<b>{text}</b></p><p style=\"margin: 2px 0 0; color: #555\">{detail}</p></div>")
+
+
+def _utc(moment: str | None) -> str:
+    """An ISO time as "03:46 UTC on 2026-12-05"; "" when unknown or unreadable."""
+    try:
+        when = datetime.fromisoformat(str(moment)).astimezone(timezone.utc) if moment else None
+    except ValueError:
+        return ""
+    return f"{when:%H:%M} UTC on {when:%Y-%m-%d}" if when else ""
+
+
+def provenance_html(snapshot: dict) -> str:
+    """Whose race the live view shows, and since when: this server's, not the recorded race of the headline."""
+    started = _utc(snapshot.get("started"))
+    since = f", started at {started}" if started else ""
+    if snapshot["status"] in RUNNING:
+        says = f"Live on this server now{since}: every visitor of this tab watches the same race."
+    else:
+        says = f"The last race run on this server{since}."
+    return (f'<p id="race-provenance" style="margin: 0 0 2px; color: #555">{esc(says)} It is not the recorded '
+            "race the headline above describes.</p>")
 
 
 def finetune_html(snapshot: dict | None) -> str:
