@@ -27,7 +27,7 @@ from explainer.render import training as view
 from explainer.render.style import message_html
 from explainer.ui import queues, races
 from explainer.ui.named import named
-from explainer.ui.race_budget import parse_amount, unit_changed
+from explainer.ui.race_budget import amount_label, parse_amount, unit_changed
 from explainer.ui.races import CURVES_HELP, PAYOFF_HELP, X_AXES
 from explainer.ui.replay import build_replay, measured_gaps, recorded_races
 from training.models import PRESETS
@@ -191,9 +191,17 @@ def preset_note(preset: str) -> str:
 def preset_changed(preset: str) -> dict:
     """The preset's defaults for every box, by name, its note, and the unit the budget box is in."""
     values = default_settings(preset)
-    return {"budget": values.budget, "amount": view.amount_text(values.amount), "seq_len": values.seq_len,
+    return {"budget": values.budget, "amount": gr.update(value=view.amount_text(values.amount),
+                                                          label=amount_label(values.budget)),
+            "seq_len": values.seq_len,
             "batch_size": values.batch_size, "lr": values.lr, "probe_every": values.probe_every,
             "temperature": values.temperature, "preset_note": preset_note(preset), "unit": values.budget}
+
+
+def budget_unit_changed(unit: str, amount, previous: str | None, preset: str) -> dict:
+    """race_budget.unit_changed, with the budget box's label following the new unit, by name."""
+    changed = unit_changed(unit, amount, previous, preset)
+    return {**changed, "amount": gr.update(value=changed["amount"], label=amount_label(unit))}
 
 
 def start_finetune(epochs) -> str:
@@ -261,8 +269,7 @@ def _build_settings(defaults) -> SimpleNamespace:
         budget = gr.Radio([("minutes (whole race)", "minutes"), ("steps (each)", "steps"), ("FLOPs (each)", "flops")],
                           value=defaults.budget, label="Budget in", scale=2, elem_id="race-budget")
         amount = gr.Textbox(view.amount_text(defaults.amount), max_lines=1, scale=1, elem_id="race-amount",
-                            label=f"Budget (at most {limits.max_minutes:g} min, {limits.max_steps:,} steps or "
-                            f"{limits.max_flops:.0e} FLOPs; 1.4e13 is 1.4 × 10¹³)".replace("e+", "e"))
+                            label=amount_label(defaults.budget))
         seed = gr.Number(0, precision=0, label="Seed", scale=0, min_width=90)
     note = gr.Markdown(preset_note(defaults.preset))
     with gr.Row():  # the two folded sections side by side: Start stays in the first screen at 1280x720
@@ -335,7 +342,7 @@ def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, explore_model
     s.preset.change(named(preset_changed, s), [s.preset], [s.budget, s.amount, s.seq_len, s.batch_size, s.lr,
                                                             s.probe_every, s.temperature, s.preset_note, s.unit],
                     **private)
-    s.budget.input(named(unit_changed, s), [s.budget, s.amount, s.unit, s.preset], [s.amount, s.unit], **private)
+    s.budget.input(named(budget_unit_changed, s), [s.budget, s.amount, s.unit, s.preset], [s.amount, s.unit], **private)
     s.upload.change(corpus_check, [s.upload], [s.corpus_note], **private)
     s.upload.upload(lambda: "upload", None, [s.corpus], **private)
     r.start.click(start_race, [s.preset, s.budget, s.amount, s.corpus, s.upload, s.seed, s.device, s.pace, s.seq_len,
