@@ -94,7 +94,8 @@ def _views(race, x_axis: str) -> dict:
                 "status": view.status_html(snapshot), "curves": view.curves_figure(snapshot, x_axis),
                 "supervised": view.supervised_figure(snapshot, x_axis), "payoff": view.payoff_figure(snapshot),
                 "csv_file": files[0], "zip_file": files[1], "finetune_view": view.finetune_html(snapshot),
-                "ended": ended, "idle": ended and races.MANAGER.job is None}
+                "ended": ended, "idle": ended and races.MANAGER.job is None,
+                "running": race is not None and race.running and races.MANAGER.job == "race"}
         return _views_cache[key]
 
 
@@ -109,6 +110,7 @@ def refresh(x_axis: str, shown: str | None) -> dict:
     out |= {"csv_button": gr.update(value=views["csv_file"], interactive=views["csv_file"] is not None),
             "zip_button": gr.update(value=views["zip_file"], interactive=views["zip_file"] is not None),
             "explore_button": gr.update(interactive=views["ended"]), "finetune": gr.update(interactive=views["idle"]),
+            "stop": gr.update(interactive=views["running"], variant="stop" if views["running"] else "secondary"),
             "shown": key}
     if views["ended"]:  # once the race has ended, its status line says what was kept
         out["message"] = ""
@@ -305,7 +307,8 @@ def _build_race_view(live: bool) -> SimpleNamespace:
     """Start/stop, the race's status and charts, and the results' buttons (awake once the race has ended)."""
     with gr.Row():
         start = gr.Button("Start the race", variant="primary", elem_id="race-start", interactive=live)
-        stop = gr.Button("Stop (keeps what was trained)", variant="stop", elem_id="race-stop")
+        stop = gr.Button("Stop (keeps what was trained)", variant="secondary", elem_id="race-stop",
+                         interactive=False)  # awake while a race runs (refresh)
     message = gr.HTML(elem_id="race-message")
     status = gr.HTML(view.status_html(None), elem_id="race-status-box")
     x_axis = gr.Radio(X_AXES, value="step", label="x-axis of the charts (FLOPs = compare at equal compute)",
@@ -350,7 +353,7 @@ def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, explore_model
     r.stop.click(stop_race, None, [r.message], **private)
     r.finetune.click(start_finetune, [r.epochs], [r.message], **private)
     outputs = [r.status, r.curves, r.supervised, r.payoff, r.csv_button, r.zip_button, r.explore_button, r.finetune,
-               r.finetune_view, r.shown, r.message]
+               r.finetune_view, r.shown, r.message, r.stop]
     timer = gr.Timer(TICK_SECONDS)
     redraw = named(refresh, r)
     timer.tick(redraw, [r.x_axis, r.shown], outputs, show_progress="hidden", concurrency_limit=None, **private)
