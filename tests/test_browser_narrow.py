@@ -154,7 +154,7 @@ def test_every_view_fits_a_420px_screen_without_breaking_a_word(new_page, app_ur
     page.locator("#race-verdict").wait_for(timeout=30_000)
     check(page, "Training", problems, "training")
 
-    page.get_by_role("tab", name="Replay a recorded race").click()
+    page.get_by_role("tab", name="Replay a race").click()
     wait_for_text(page, "#replay-status-line", "End of the recording", timeout=20_000)
     page.locator("#replay-payoff .js-plotly-plot").wait_for(timeout=20_000)
     check(page, "Training replay", problems, "training-replay")

@@ -84,7 +84,7 @@ def training(page, problems: list[str]) -> None:
     # Wide first, then narrower: a chart first drawn on a phone and then widened keeps the phone's bottom margin
     # (plotly's automargin grows, never shrinks) and its legend sits on the x-axis: a plotly quirk, not checked here.
     page.set_viewport_size({"width": 1400, "height": 900})
-    page.get_by_role("tab", name="Replay a recorded race").click()
+    page.get_by_role("tab", name="Replay a race").click()
     wait_for_text(page, "#replay-status-line", "End of the recording", timeout=20_000)
     page.locator("#replay-x-axis").get_by_text("FLOPs", exact=True).click()
     page.wait_for_function("() => [...document.querySelectorAll('#replay-curves .g-xtitle')]"

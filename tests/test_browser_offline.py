@@ -137,7 +137,7 @@ def test_no_tab_loads_anything_from_outside_the_machine(browser, app_url, server
 
         # Training: the tab, then a recorded race replayed (its charts drawn).
         page.get_by_role("tab", name="Training", exact=True).click()
-        page.get_by_role("tab", name="Replay a recorded race").click()
+        page.get_by_role("tab", name="Replay a race").click()
         wait_for_text(page, "#replay-status-line", "End of the recording", timeout=30_000)
         page.get_by_text("the whole race in 10 s").click()
         scrubber = page.locator("#replay-scrubber input[type=number]")  # the last fifth played: 2 s, not 10

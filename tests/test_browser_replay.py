@@ -49,7 +49,7 @@ def test_replay_a_shipped_race_pause_scrub_and_play_to_the_end(new_page, app_url
     record = load_record(RECORDS_DIR / name)
     page = new_page(app_url)
     page.get_by_role("tab", name="Training").click()
-    page.get_by_role("tab", name="Replay a recorded race").click()
+    page.get_by_role("tab", name="Replay a race").click()
     wait_for_text(page, STATUS, "End of the recording", timeout=20_000)
     assert title in page.locator("#replay-status-box").inner_text()
     whole = _expected(replay_snapshot(record, 1))

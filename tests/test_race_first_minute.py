@@ -14,7 +14,7 @@ from training.events import TrainEvent
 from explainer.render.training import payoff_figure, status_html
 from explainer.ui import race_budget, training_tab
 from training.race.run import Race
-from training.race.settings import RaceSettings
+from training.race.settings import RaceLimits, RaceSettings
 
 LOAD = {"rtd": 30.0, "mlm": 2.0}  # seconds each trainer spends loading the text and building its model
 
@@ -116,9 +116,10 @@ def test_a_finished_races_files_are_handed_to_gradio_from_the_temp_folder(tmp_pa
 
 
 def test_the_tab_redraws_by_name_and_only_what_moved(monkeypatch):
-    monkeypatch.setattr(training_tab.races, "MANAGER", SimpleNamespace(race=None, job=None))
+    monkeypatch.setattr(training_tab.races, "MANAGER", SimpleNamespace(race=None, job=None, limits=RaceLimits()))
     first = training_tab.refresh("step", None)  # no race yet: the empty charts, the buttons asleep
     assert "No race yet" in first["status"] and not first["csv_button"]["interactive"] and "message" not in first
+    assert first["stop"]["interactive"] is False and first["stop"]["variant"] == "secondary"  # nothing to stop
     assert training_tab.refresh("step", first["shown"]) == {}  # nothing moved: nothing is sent again
     assert training_tab.refresh("flops", first["shown"])["shown"] != first["shown"]  # another axis: redrawn
     preset = training_tab.preset_changed("mini")

@@ -83,7 +83,7 @@ def lead_markdown(races: list[dict]) -> str:
     probes = f"ELECTRA {rtd:.1f}%, BERT-style {mlm:.1f}%" + (f", untrained {mean(floor):.1f}%" if floor else "")
     return (f"**In the longest race recorded ({esc(budget_text(races[0]['settings']))}, {_minutes(races)} on "
             f"{_where(races)}), {verb}: {gap:+.1f}" + (f" ± {sd:.1f}" if n > 1 else "") + " points** of probe "
-            f"accuracy {seeds} ({probes}). Replay it under “Replay a recorded race”.")
+            f"accuracy {seeds} ({probes}). Replay it under “Replay a race”.")
 
 
 def short_race_markdown(group: dict | None, minutes: float, flops: float) -> str:

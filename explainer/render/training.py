@@ -14,12 +14,14 @@ Curves are moving averages over the last few steps (per-step losses on small bat
 from __future__ import annotations
 
 import math
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from explainer.core.race_opening import RUNNING, TEST_PRESETS
 from explainer.render.style import FONT, MLM_COLOUR, MUTED, RTD_COLOUR, esc
 from training.events import TrainEvent, last_probe
 from training.paper import PAPER_POINTS, SHORT_SOURCE
@@ -34,6 +36,7 @@ X_AXES = {  # x-axis choice -> (event key, axis title)
     "flops": ("flops", "training FLOPs used"),
     "tokens": ("tokens", "tokens seen"),
 }
+FLOPS_TICKS = dict(exponentformat="power")  # every FLOPs axis of the tab reads 1×10¹³, never 10T or 1e13
 MAX_POINTS = 400  # per curve: enough for the eye, small enough to send every second
 SMOOTH = 10  # steps in the moving average
 NO_PROBE_AFTER_STOP = ("No probe: the race ended before its first one,<br>and none runs after a Stop. "
@@ -106,7 +109,7 @@ def curves_figure(snapshot: dict | None, x_axis: str = "step") -> go.Figure:
         xs, ys = _series(rtd, x_key, key)
         figure.add_trace(go.Scatter(x=xs, y=ys, name=name, mode="lines", line=dict(color=colour, width=1.8)), 2, 1,
                          secondary_y=True)
-    figure.update_xaxes(title_text=x_title)
+    figure.update_xaxes(title_text=x_title, **(FLOPS_TICKS if x_key == "flops" else {}))
     figure.update_yaxes(title_text="cross-entropy on masked words", row=1, col=1)
     figure.update_yaxes(title_text="loss (BCE per token)", row=2, col=1, secondary_y=False, rangemode="tozero")
     # No 0 on the right-hand axis: it sat on the x-axis's last tick label ("0" over "50T").
@@ -133,7 +136,7 @@ def supervised_figure(snapshot: dict | None, x_axis: str = "step") -> go.Figure:
                                     line=dict(color=colour, width=2.5)))
     ratio = f"<br>{totals['rtd'] / totals['mlm']:.1f}× as many for RTD" if totals["mlm"] else ""
     figure.update_layout(title=dict(text=f"Positions that gave a learning signal so far{ratio}", font_size=15))
-    figure.update_xaxes(title_text=x_title)
+    figure.update_xaxes(title_text=x_title, **(FLOPS_TICKS if x_key == "flops" else {}))
     figure.update_yaxes(title_text="supervised positions (cumulative)", rangemode="tozero")
     return figure_layout(figure, 320)
 
@@ -166,7 +169,7 @@ def payoff_figure(snapshot: dict | None) -> go.Figure:
                                             marker=dict(color=colour, symbol="star", size=15),
                                             name=f"{NAMES[objective]}, full fine-tune"), 1, 1)
         figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=1,
-                            exponentformat="power")
+                            **FLOPS_TICKS)
         figure.update_yaxes(title_text="accuracy on held-out review sentences (%)", row=1, col=1)
     else:  # the axes the probes will be drawn on, and what fills them (hidden axes would hide the words too)
         settings = snapshot.get("settings")
@@ -182,7 +185,7 @@ def payoff_figure(snapshot: dict | None) -> go.Figure:
         figure.add_annotation(text=text, xref="x domain", yref="y domain",
                               x=0.5, y=0.5, showarrow=False, font=dict(size=14))
         figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=1, col=1, range=[11.8, 16],
-                            exponentformat="power")  # 10^12 clear of the y-axis's lowest label
+                            **FLOPS_TICKS)  # 10^12 clear of the y-axis's lowest label
         figure.update_yaxes(title_text="accuracy on held-out review sentences (%)", row=1, col=1, range=[45, 85])
     for objective, colour, label in (("RTD", RTD_COLOUR, "the paper's ELECTRA"),
                                      ("MLM", MLM_COLOUR, "the paper's BERT")):
@@ -195,7 +198,7 @@ def payoff_figure(snapshot: dict | None) -> go.Figure:
                         line=dict(width=2)),
             hovertemplate="%{text} (paper): %{x:.1e} FLOPs, GLUE %{y}<extra></extra>"), 2, 1)
     figure.update_xaxes(type="log", title_text="pretraining FLOPs (log scale)", row=2, col=1, range=[17.7, 20.5],
-                        exponentformat="power")
+                        **FLOPS_TICKS)
     figure.update_yaxes(title_text="GLUE dev score (the paper's benchmark)", row=2, col=1, range=[72, 88])
     figure.add_annotation(text=f"{esc(SHORT_SOURCE)}<br>not measured by this app", xref="x2 domain", yref="y2 domain",
                           x=0.02, y=0.02, xanchor="left", yanchor="bottom", showarrow=False,
@@ -278,10 +281,34 @@ def status_html(snapshot: dict | None) -> str:
                 f"{esc(_shown_folder(snapshot['folder']))}")
     budget = (f"{settings['amount']:g} {settings['budget']}"
               + (" per objective" if settings["budget"] != "minutes" else ""))
-    detail = (f"{esc(settings['preset'])} preset, seed {settings['seed']}, budget {budget}, "
+    test = (" (a test size: its scores say nothing about the two objectives)"
+            if settings["preset"] in TEST_PRESETS else "")
+    detail = (f"{esc(settings['preset'])} preset{test}, seed {settings['seed']}, budget {budget}, "
               f"on {esc(snapshot['device'])}")
-    return (f'<div style="{FONT}" id="race-status"><p id="race-status-line" style="font-size: 1.05em; margin: 0">'
+    return (f'<div style="{FONT}" id="race-status">{provenance_html(snapshot)}'
+            f'<p id="race-status-line" style="font-size: 1.05em; margin: 0">'
             f"<b>{text}</b></p><p style=\"margin: 2px 0 0; color: #555\">{detail}</p></div>")
+
+
+def _utc(moment: str | None) -> str:
+    """An ISO time as "03:46 UTC on 2026-12-05"; "" when unknown or unreadable."""
+    try:
+        when = datetime.fromisoformat(str(moment)).astimezone(timezone.utc) if moment else None
+    except ValueError:
+        return ""
+    return f"{when:%H:%M} UTC on {when:%Y-%m-%d}" if when else ""
+
+
+def provenance_html(snapshot: dict) -> str:
+    """Whose race the live view shows, and since when: this server's, not the recorded race of the headline."""
+    started = _utc(snapshot.get("started"))
+    since = f", started at {started}" if started else ""
+    if snapshot["status"] in RUNNING:
+        says = f"Live on this server now{since}: every visitor of this tab watches the same race."
+    else:
+        says = f"The last race run on this server{since}."
+    return (f'<p id="race-provenance" style="margin: 0 0 2px; color: #555">{esc(says)} It is not the recorded '
+            "race the headline above describes.</p>")
 
 
 def finetune_html(snapshot: dict | None) -> str:

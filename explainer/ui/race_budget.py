@@ -37,6 +37,15 @@ def unit_starts(preset: str) -> dict[str, float]:
             own.budget: own.amount}
 
 
+def amount_label(unit: str) -> str:
+    """The budget box's label for `unit`: what its number counts, and the server's limit in that unit."""
+    limits = races.MANAGER.limits
+    return {"minutes": f"Budget: minutes, the whole race (at most {limits.max_minutes:g})",
+            "steps": f"Budget: steps of each objective (at most {limits.max_steps:,})",
+            "flops": f"Budget: training FLOPs of each objective (at most {limits.max_flops:.0e}; "
+                     "1.4e13 is 1.4 × 10¹³)".replace("e+", "e")}[unit]
+
+
 def unit_changed(unit: str, amount, previous: str | None, preset: str):
     """The budget box after "Budget in" changed from `previous` to `unit`: the same race in the new unit where the
     preset's measurements say so (`CONVERTS`), else the new unit's starting value; never over the server's limit.

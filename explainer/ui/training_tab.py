@@ -15,17 +15,19 @@ import os
 import shutil
 import tempfile
 import threading
+from datetime import datetime, timezone
 from pathlib import Path
 from types import SimpleNamespace
 
 import gradio as gr
 
+from explainer.core.race_opening import opening_view
 from explainer.render import race_headline, style, verdict
 from explainer.render import training as view
 from explainer.render.style import message_html
 from explainer.ui import queues, races
 from explainer.ui.named import named
-from explainer.ui.race_budget import parse_amount, unit_changed
+from explainer.ui.race_budget import amount_label, parse_amount, unit_changed
 from explainer.ui.races import CURVES_HELP, PAYOFF_HELP, X_AXES
 from explainer.ui.replay import build_replay, measured_gaps, recorded_races
 from training.models import PRESETS
@@ -92,7 +94,8 @@ def _views(race, x_axis: str) -> dict:
                 "status": view.status_html(snapshot), "curves": view.curves_figure(snapshot, x_axis),
                 "supervised": view.supervised_figure(snapshot, x_axis), "payoff": view.payoff_figure(snapshot),
                 "csv_file": files[0], "zip_file": files[1], "finetune_view": view.finetune_html(snapshot),
-                "ended": ended, "idle": ended and races.MANAGER.job is None}
+                "ended": ended, "idle": ended and races.MANAGER.job is None,
+                "running": race is not None and race.running and races.MANAGER.job == "race"}
         return _views_cache[key]
 
 
@@ -107,6 +110,7 @@ def refresh(x_axis: str, shown: str | None) -> dict:
     out |= {"csv_button": gr.update(value=views["csv_file"], interactive=views["csv_file"] is not None),
             "zip_button": gr.update(value=views["zip_file"], interactive=views["zip_file"] is not None),
             "explore_button": gr.update(interactive=views["ended"]), "finetune": gr.update(interactive=views["idle"]),
+            "stop": gr.update(interactive=views["running"], variant="stop" if views["running"] else "secondary"),
             "shown": key}
     if views["ended"]:  # once the race has ended, its status line says what was kept
         out["message"] = ""
@@ -189,9 +193,17 @@ def preset_note(preset: str) -> str:
 def preset_changed(preset: str) -> dict:
     """The preset's defaults for every box, by name, its note, and the unit the budget box is in."""
     values = default_settings(preset)
-    return {"budget": values.budget, "amount": view.amount_text(values.amount), "seq_len": values.seq_len,
+    return {"budget": values.budget, "amount": gr.update(value=view.amount_text(values.amount),
+                                                          label=amount_label(values.budget)),
+            "seq_len": values.seq_len,
             "batch_size": values.batch_size, "lr": values.lr, "probe_every": values.probe_every,
             "temperature": values.temperature, "preset_note": preset_note(preset), "unit": values.budget}
+
+
+def budget_unit_changed(unit: str, amount, previous: str | None, preset: str) -> dict:
+    """race_budget.unit_changed, with the budget box's label following the new unit, by name."""
+    changed = unit_changed(unit, amount, previous, preset)
+    return {**changed, "amount": gr.update(value=changed["amount"], label=amount_label(unit))}
 
 
 def start_finetune(epochs) -> str:
@@ -259,8 +271,7 @@ def _build_settings(defaults) -> SimpleNamespace:
         budget = gr.Radio([("minutes (whole race)", "minutes"), ("steps (each)", "steps"), ("FLOPs (each)", "flops")],
                           value=defaults.budget, label="Budget in", scale=2, elem_id="race-budget")
         amount = gr.Textbox(view.amount_text(defaults.amount), max_lines=1, scale=1, elem_id="race-amount",
-                            label=f"Budget (at most {limits.max_minutes:g} min, {limits.max_steps:,} steps or "
-                            f"{limits.max_flops:.0e} FLOPs; 1.4e13 is 1.4 × 10¹³)".replace("e+", "e"))
+                            label=amount_label(defaults.budget))
         seed = gr.Number(0, precision=0, label="Seed", scale=0, min_width=90)
     note = gr.Markdown(preset_note(defaults.preset))
     with gr.Row():  # the two folded sections side by side: Start stays in the first screen at 1280x720
@@ -296,7 +307,8 @@ def _build_race_view(live: bool) -> SimpleNamespace:
     """Start/stop, the race's status and charts, and the results' buttons (awake once the race has ended)."""
     with gr.Row():
         start = gr.Button("Start the race", variant="primary", elem_id="race-start", interactive=live)
-        stop = gr.Button("Stop (keeps what was trained)", variant="stop", elem_id="race-stop")
+        stop = gr.Button("Stop (keeps what was trained)", variant="secondary", elem_id="race-stop",
+                         interactive=False)  # awake while a race runs (refresh)
     message = gr.HTML(elem_id="race-message")
     status = gr.HTML(view.status_html(None), elem_id="race-status-box")
     x_axis = gr.Radio(X_AXES, value="step", label="x-axis of the charts (FLOPs = compare at equal compute)",
@@ -333,7 +345,7 @@ def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, explore_model
     s.preset.change(named(preset_changed, s), [s.preset], [s.budget, s.amount, s.seq_len, s.batch_size, s.lr,
                                                             s.probe_every, s.temperature, s.preset_note, s.unit],
                     **private)
-    s.budget.input(named(unit_changed, s), [s.budget, s.amount, s.unit, s.preset], [s.amount, s.unit], **private)
+    s.budget.input(named(budget_unit_changed, s), [s.budget, s.amount, s.unit, s.preset], [s.amount, s.unit], **private)
     s.upload.change(corpus_check, [s.upload], [s.corpus_note], **private)
     s.upload.upload(lambda: "upload", None, [s.corpus], **private)
     r.start.click(start_race, [s.preset, s.budget, s.amount, s.corpus, s.upload, s.seed, s.device, s.pace, s.seq_len,
@@ -341,7 +353,7 @@ def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, explore_model
     r.stop.click(stop_race, None, [r.message], **private)
     r.finetune.click(start_finetune, [r.epochs], [r.message], **private)
     outputs = [r.status, r.curves, r.supervised, r.payoff, r.csv_button, r.zip_button, r.explore_button, r.finetune,
-               r.finetune_view, r.shown, r.message]
+               r.finetune_view, r.shown, r.message, r.stop]
     timer = gr.Timer(TICK_SECONDS)
     redraw = named(refresh, r)
     timer.tick(redraw, [r.x_axis, r.shown], outputs, show_progress="hidden", concurrency_limit=None, **private)
@@ -355,6 +367,14 @@ def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, explore_model
                                   ".find(b => b.innerText.trim() === 'Explore')?.click(); }")
 
 
+def opening() -> str:
+    """The sub-tab this visitor opens on (explainer.core.race_opening): the live race while one runs, or
+    just ended at a size that means something; otherwise the replay of the headline's recorded race."""
+    race = races.MANAGER.race
+    facts = (None, None, None) if race is None else (race.status, race.settings.preset, race.ended_at)
+    return opening_view(*facts, datetime.now(timezone.utc), live_races())
+
+
 def build_training(demo: gr.Blocks, explore_model: tuple | None = None) -> None:
     """The tab's components and events. `explore_model`: the Explore tab's (model dropdown, status HTML,
     active-model state), which build_explore returns; with it, "Open the ELECTRA pair in Explore" works."""
@@ -362,12 +382,13 @@ def build_training(demo: gr.Blocks, explore_model: tuple | None = None) -> None:
     gr.Markdown(INTRO)
     _build_verdict()
     live = live_races()
-    with gr.Tabs(selected="live" if live else "replay", elem_id="race-tabs"):
-        with gr.Tab("Race live on this server", id="live", elem_id="race-live-tab"):
+    with gr.Tabs(selected=opening(), elem_id="race-tabs") as tabs:
+        with gr.Tab("Race live", id="live", elem_id="race-live-tab"):
             if not live:
                 gr.Markdown(NO_LIVE, elem_id="race-no-live")
             settings = _build_settings(defaults)
             race_view = _build_race_view(live)
-        with gr.Tab("Replay a recorded race", id="replay", elem_id="race-replay-tab"):
+        with gr.Tab("Replay a race", id="replay", elem_id="race-replay-tab"):
             build_replay(demo)
     _wire(demo, settings, race_view, explore_model)
+    demo.load(lambda: gr.Tabs(selected=opening()), None, [tabs], api_visibility="private")  # each visitor's own
