@@ -215,7 +215,7 @@ def _layout() -> SimpleNamespace:
     c = SimpleNamespace()
     with gr.Row():
         c.record = gr.Dropdown(choices, value=choices[0][1] if choices else None, label="Recorded race", scale=3,
-                               elem_id="replay-record", allow_custom_value=False)
+                               min_width=320, elem_id="replay-record", allow_custom_value=False)  # a phone: own line
         c.speed = gr.Radio(SPEEDS, value=60, label="Replay speed", scale=2, elem_id="replay-speed")
         c.play = gr.Button("▶ Play", variant="primary", scale=1, elem_id="replay-play")
     c.scrubber = gr.Slider(0, 100, value=100, step=0.1, label="Position in the race (%)", elem_id="replay-scrubber")
