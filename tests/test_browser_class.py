@@ -123,7 +123,7 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     for page in phones:
         wait_for_text(page, "#class-wait", "showing the answers", timeout=15_000)
         assert "the truth" in page.inner_text("#class-wait-box")
-    wait_for_text(phones[0], "#class-status", "the 1 revealed", timeout=15_000)
+    wait_for_text(phones[0], "#class-status", f"so far (1 of {N} sentences revealed)", timeout=15_000)
     fakes = phones[0].locator("#class-wait-box .ee-card.ee-faked").count()  # the fakes of each revealed sentence
     phones_fit(phones, "the reveal", problems)  # every word of the reveal on the phone's screen
     look(projector, "the projector in the reveal", problems, sizes=((1280, 720),))
@@ -134,11 +134,11 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
         teacher.locator("#class-move").click()
         wait_for_text(projector, "#class-phase", f"sentence {i + 1} of {N}", timeout=15_000)
         wait_for_text(phones[0], "#class-wait-box", "the truth", timeout=15_000)
-        wait_for_text(phones[0], "#class-status", f"the {i + 1} revealed", timeout=15_000)
+        wait_for_text(phones[0], "#class-status", f"({i + 1} of {N} sentences revealed)", timeout=15_000)
         fakes += phones[0].locator("#class-wait-box .ee-card.ee-faked").count()
     points = []
     for page in phones:
-        wait_for_text(page, "#class-status", f"on the {N} revealed", timeout=15_000)
+        wait_for_text(page, "#class-status", f"({N} of {N} sentences revealed)", timeout=15_000)
         points.append(int(re.search(r"answered, ([+-]?\d+) point", page.inner_text("#class-status")).group(1)))
 
     teacher.locator("#class-move").click()  # round B
