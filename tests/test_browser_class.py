@@ -7,8 +7,9 @@ HTML and no address; the projector's token moves nothing.
 
 The same walk checks what a newcomer met on each page (tests/page_layout.py), in every phase: no text over
 other text, no page or box on a phone scrolling sideways, no gradio "Home" link, no blank band on top of a phone;
-the round-A table has no header without a name; round B's form moves to the next sentence with "Your word"
-emptied and the sentence shown in full; the projector's results show or count every fake revealed.
+the round-A table has no header without a name; round B takes no bet the student did not choose, shows its
+verdict in the form's place (its "Next sentence →" on the screen), then moves to the next sentence with "Your
+word" emptied, no bet chosen and the sentence shown in full; the projector's results show or count every fake revealed.
 
 Set CLASS_SCREENSHOT=prefix to keep screenshots of each phase: prefix-PHASE-1920.png and -1280.png (the
 projector), prefix-PHASE-phone.png (a student at 420 px).
@@ -149,9 +150,16 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     ana.get_by_label("Word to change").click()
     ana.get_by_role("option").nth(1).click()
     ana.locator("#class-b-new input, #class-b-new textarea").first.fill("dog")
+    ana.locator("#class-b-test").click()  # no bet chosen: none is made for her
+    wait_for_text(ana, "#class-message", "Place your bet first", timeout=30_000)
+    ana.get_by_text("ELECTRA will be fooled").click()
     ana.locator("#class-b-test").click()
-    wait_for_text(ana, "#class-b-result", "P(replaced)", timeout=30_000)
+    wait_for_text(ana, "#class-b-result", "P(replaced)", timeout=30_000)  # the verdict, in the form's place
+    assert not ana.locator("#class-b-test").is_visible() and "You predicted" in ana.inner_text("#class-b-result")
+    assert ana.evaluate("() => document.querySelector('#class-b-next').getBoundingClientRect().bottom") <= 900
+    ana.locator("#class-b-next").click()
     wait_for_text(ana, "#class-b-text", f"Sentence 2 of {N}")  # the form moved on, the sentence in full
+    assert ana.locator("#class-b-bet input:checked").count() == 0
     assert ana.locator("#class-b-new input, #class-b-new textarea").first.input_value() == ""
     shown = ana.locator("#class-b-text .ee-sentence").inner_text()
     chosen = ana.locator("#class-b-sentence input").input_value()

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from explainer.core.live_class.store import ClassStore
 from explainer.lesson.live_class import session
 from explainer.render.live_class import phone
+from explainer.ui import api
+from explainer.ui.live_class import student
 
 N = 5
 
@@ -32,3 +35,51 @@ def test_the_score_line_says_what_its_points_count_in_every_phase(phase, reveal,
     """Round B opened after 2 reveals scores all 5 sentences: the line never says "on the 5 revealed"."""
     html = phone.student_status_html(mine(phase, reveal, answered, points))
     assert said in html and "on the" not in html
+
+
+def fool(bet, right: bool) -> session.FoolOutcome:
+    return session.FoolOutcome("ABCDEF", 0, "a b", "c b", 0, "a", "c", 0.8, True, bet, right, False, True, None)
+
+
+def test_the_verdict_names_the_students_own_bet_and_no_bet_it_did_not_make():
+    assert "You predicted the opposite ✗." in phone.class_fool_html(fool(False, False))
+    assert "You predicted that right ✓." in phone.class_fool_html(fool(True, True))
+    unbet = phone.class_fool_html(fool(None, False))  # an answer stored without a bet (an old file)
+    assert "predicted" not in unbet and "ELECTRA <b>flagged</b> your word ⚑.</p>" in unbet
+
+
+@pytest.fixture
+def classes(tmp_path, monkeypatch, tiny_pair_dir):
+    """The API on the tiny pair with a fresh store."""
+    monkeypatch.setenv("ELECTRA_MODEL", str(tiny_pair_dir))
+    monkeypatch.setenv("ELECTRA_MODEL_ROOTS", str(tiny_pair_dir))
+    monkeypatch.setattr(session, "_store", ClassStore(tmp_path))
+    return session._store
+
+
+def test_round_b_shows_each_verdict_in_the_forms_place_until_next_and_takes_no_bet_it_was_not_given(classes):
+    start = api.class_start(3, 11)
+    code, key = start["code"], start["teacher_key"]
+    me = {"code": code, "id": api.class_join(code, "Ana")["student"]}
+    for phase, sentence in (("round_a", 0), ("reveal", 0), ("round_b", 0)):
+        api.class_phase(code, key, phase, sentence)
+    screen = student.play_screen(me)
+    assert screen["b_form"].visible and not screen["b_done"].visible and screen["b_result"] == ""
+    assert student.b_words(me, 0)["b_bet"] is None  # every sentence starts with no bet chosen
+
+    refused = student.submit_b(me, 0, 1, "dog", None)
+    assert refused == {"message": refused["message"]} and session.NO_BET in refused["message"]
+    with pytest.raises(ValueError, match="Place your bet first"):  # the API refuses it the same way
+        session.submit_fool(api.class_pair(code), code, me["id"], 0, 1, "dog", None)
+    assert not session.default_store().submissions(code, student_id=me["id"])  # nothing stored, nothing counted
+
+    for index, bet in ((0, True), (2, False), (1, True)):
+        out = student.submit_b(me, index, 1, "dog", bet)
+        assert not out["b_form"].visible and out["b_done"].visible and out["message"] == ""
+        assert f"Your edit of sentence {index + 1}" in out["b_result"] and "You predicted" in out["b_result"]
+        assert out["b_sentence"]["value"] == {0: 1, 2: 1, 1: None}[index]  # the form, ready on the next one left
+        assert out["b_next"]["value"] == ("Finish round B" if index == 1 else "Next sentence →")
+    after = student.next_sentence(me)  # the last tap: the waiting screen, the verdict gone with the form
+    assert not after["b_box"].visible and "Round B is done" in after["wait"] and after["b_result"] == ""
+    view = session.teacher_view_data(api.class_pair(code), code, key)
+    assert view.fool_tries == 3

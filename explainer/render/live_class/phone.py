@@ -84,9 +84,10 @@ def class_fool_html(outcome: FoolOutcome) -> str:
         chips = f'<p class="ee-sentence">{esc(outcome.edited)}</p>'
     verdict = ("ELECTRA <b>flagged</b> your word ⚑" if outcome.flagged else
                "ELECTRA was <b>fooled</b>: it did not flag your word")
-    guess = "You predicted that right ✓" if outcome.student_right else "You predicted the opposite ✗"
+    guess = ("" if outcome.bet is None else  # no bet stored (an old file): no word about a prediction
+             " You predicted that right ✓." if outcome.student_right else " You predicted the opposite ✗.")
     again = ("" if outcome.new else
              '<p class="ee-muted">You had already answered this sentence: this is your first answer, which counts.</p>')
-    return class_html(f"<p style='margin:0'><b>Sentence {outcome.sentence_index + 1}</b></p>{chips}"
+    return class_html(f"<p style='margin:0'><b>Your edit of sentence {outcome.sentence_index + 1}</b></p>{chips}"
                  f"<p>“{esc(outcome.original_word)}” → “{esc(outcome.new_word)}”: P(replaced) = "
-                 f"<b>{verdict_pct(outcome.p_edited)}</b>. {verdict}. {guess}.</p>{again}", "class-fool-result")
+                 f"<b>{verdict_pct(outcome.p_edited)}</b>. {verdict}.{guess}</p>{again}", "class-fool-result")

@@ -56,6 +56,9 @@ OWN_SENTENCES = (f"Your own sentences (optional): one a line, up to {game.MAX_SE
                  f"{own_sentences.MIN_WORDS} words each. Empty: sentences drawn from the bundled set.")
 STRIP_KEY_JS = ("(q) => { if (q) { const u = new URL(window.location.href); u.search = q; "
                 "window.history.replaceState(null, '', u.toString()); } }")  # the key never stays in the address
+# the verdict of round B in view (the form it replaces was taller: the page may have been scrolled past it)
+IN_VIEW_JS = ("() => setTimeout(() => { const e = document.querySelector('#class-b-done'); "
+              "if (e && e.offsetParent) e.scrollIntoView({block: 'nearest'}); }, 50)")
 GO_JS = "(c) => { if ((c || '').trim()) window.location.search = '?class=' + encodeURIComponent(c.trim()); }"
 
 
@@ -174,13 +177,17 @@ def _round_b(c: SimpleNamespace) -> None:
     with gr.Column(visible=False) as c.b_box:
         gr.Markdown("#### Round B — fool the discriminator\nChange one word of a sentence so that it still "
                     "sounds right, and bet on ELECTRA's verdict. One try per sentence.")
-        c.b_sentence = gr.Dropdown([], label="Sentence", elem_id="class-b-sentence")
-        c.b_text = gr.HTML(elem_id="class-b-text")  # the chosen sentence in full (the dropdown cuts it)
-        with gr.Row(equal_height=True):
-            c.b_word = gr.Dropdown([], label="Word to change", scale=2, min_width=140, elem_id="class-b-word")
-            c.b_new = gr.Textbox(label="Your word", max_length=40, scale=2, min_width=140, elem_id="class-b-new")
-            c.b_bet = gr.Radio(BETS, value=False, label="Your bet", scale=3, min_width=200, elem_id="class-b-bet")
-            c.b_test = gr.Button("Test it", variant="primary", scale=1, min_width=120, elem_id="class-b-test")
+        with gr.Column() as c.b_form:
+            c.b_sentence = gr.Dropdown([], label="Sentence", elem_id="class-b-sentence")
+            c.b_text = gr.HTML(elem_id="class-b-text")  # the chosen sentence in full (the dropdown cuts it)
+            with gr.Row(equal_height=True):
+                c.b_word = gr.Dropdown([], label="Word to change", scale=2, min_width=140, elem_id="class-b-word")
+                c.b_new = gr.Textbox(label="Your word", max_length=40, scale=2, min_width=140, elem_id="class-b-new")
+                c.b_bet = gr.Radio(BETS, value=None, label="Your bet", scale=3, min_width=200, elem_id="class-b-bet")
+                c.b_test = gr.Button("Test it", variant="primary", scale=1, min_width=120, elem_id="class-b-test")
+        with gr.Column(visible=False, elem_id="class-b-done") as c.b_done:  # the verdict in the form's place
+            c.b_result = gr.HTML(elem_id="class-b-result")
+            c.b_next = gr.Button("Next sentence →", variant="primary", elem_id="class-b-next")
 
 
 def _student_box(c: SimpleNamespace) -> None:
@@ -199,7 +206,6 @@ def _student_box(c: SimpleNamespace) -> None:
             c.wait = gr.HTML(elem_id="class-wait-box")
             _round_a(c)
             _round_b(c)
-        c.b_result = gr.HTML(elem_id="class-b-result")
         c.follow = gr.Timer(FOLLOW_S, active=False)
 
 
@@ -242,7 +248,7 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace) -> None:
     screens = {c.who, c.student, c.remembered, c.teaching, c.a_index, c.shown, c.start_box, c.teacher_box,
                c.student_box, c.join_box, c.play_box, c.code_box, c.card, c.address, c.board, c.timer, c.follow,
                c.message, c.status, c.wait, c.a_box, c.b_box, c.sentence, c.ticks, c.saved, c.submit, c.next_button,
-               c.b_sentence, c.b_result} | buttons
+               c.b_sentence, c.b_form, c.b_done, c.b_result} | buttons
     board = {c.board, c.shown, c.message} | buttons
     private = dict(api_visibility="private", **queues.CLASS)
     demo.load(named(_with_demo(open_page, demo), c), [c.location, c.remembered, c.teaching, c.address_pick],
@@ -267,12 +273,13 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace) -> None:
     c.join_button.click(named(student.join, c), [c.code_box, c.nickname, c.remembered], screens, **private)
     c.submit.click(named(student.submit_a, c), [c.student, c.a_index, c.ticks],
                    {c.saved, c.status, c.submit, c.next_button, c.ticks, c.message}, **private)
-    c.next_button.click(named(student.next_a, c), [c.student], screens, **private)
-    c.b_sentence.change(named(student.b_words, c), [c.student, c.b_sentence], [c.b_word, c.b_text, c.b_new],
+    for button in (c.next_button, c.b_next):
+        button.click(named(student.next_sentence, c), [c.student], screens, **private)
+    c.b_sentence.change(named(student.b_words, c), [c.student, c.b_sentence], [c.b_word, c.b_text, c.b_new, c.b_bet],
                         trigger_mode="always_last", **private)
     c.b_test.click(named(student.submit_b, c), [c.student, c.b_sentence, c.b_word, c.b_new, c.b_bet],
-                   {c.b_result, c.status, c.b_sentence, c.message, c.b_box, c.wait}, api_visibility="private",
-                   **queues.CLASS_MODEL)
+                   {c.b_result, c.status, c.b_sentence, c.message, c.b_form, c.b_done, c.b_next},
+                   api_visibility="private", **queues.CLASS_MODEL).then(None, None, None, js=IN_VIEW_JS)
 
 
 def build_class_page(demo: gr.Blocks) -> None:
