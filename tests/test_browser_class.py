@@ -201,14 +201,16 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
 
 
-def test_a_wrong_code_says_so_and_the_typed_code_opens_the_class(browser, app_url):
+def test_a_wrong_code_says_so_and_the_code_typed_first_on_a_phone_opens_the_class(browser, app_url):
     page = browser.new_page(viewport={"width": 420, "height": 900})
     page.goto(app_url + "class?class=" + "<x>" * 50)
     wait_for_text(page, "#class-message", "No class has the code", timeout=30_000)
     assert len(page.locator("#class-message").inner_text()) < 200
     page.goto(app_url + "class")
+    top = {name: page.locator(f"#class-{name}").bounding_box()["y"] for name in ("typed-code", "go", "start")}
+    assert top["typed-code"] < top["go"] < top["start"]  # on a phone the student's box comes before the teacher's
     page.locator("#class-typed-code input, #class-typed-code textarea").first.fill("abc-def")
-    page.locator("#class-go").click()
+    page.locator("#class-typed-code input, #class-typed-code textarea").first.press("Enter")  # or "Go to the class"
     page.wait_for_url("**/class?class=abc-def", timeout=15_000)
     wait_for_text(page, "#class-message", "No class has the code", timeout=30_000)
     page.close()

@@ -39,8 +39,10 @@ from explainer.ui.live_class.moderation import build_moderation
 from explainer.ui.live_class.screens import error_html, query_params, remember
 from explainer.ui.named import named
 
-INTRO = """
-### A live class: everyone against ELECTRA
+TITLE = "### A live class: everyone against ELECTRA"
+STUDENT = ("#### I'm a student\nOpen the link your teacher shows or scan the QR code, or type the class code "
+           "from the projector here.")
+INTRO = """#### I'm the teacher
 Start a class on your own laptop or phone, open its view-only link on the projector, and let students join
 from their phones with the QR code or the code. You move the class on: the lobby, **round A** (they tick the
 words the generator faked), the reveal of each sentence, **round B** (they change one word and bet whether
@@ -127,22 +129,29 @@ def _open_student(code: str, remembered) -> dict:
 # --- the page ------------------------------------------------------------------------------------------------
 
 def _start_box(c: SimpleNamespace) -> None:
+    """The address without a class: the student's code box first (a student who types the address meets it, not
+    the teacher's controls), the teacher's start beside it on a wide screen, under it on a phone."""
     with gr.Column(visible=True) as c.start_box:
-        gr.Markdown(INTRO)
-        with gr.Row(equal_height=True):
-            c.n = gr.Slider(3, game.MAX_SENTENCES, value=game.ROUND_SENTENCES, step=1, label="Sentences per round",
-                            scale=2, min_width=200, elem_id="class-n")
-            c.start = gr.Button("Start a class", variant="primary", scale=1, min_width=160, elem_id="class-start")
-        c.forger = forgers.radio("Who forges round A's fakes (the projector says which)", "class-generator",
-                                 labels=game.LEVELS)
-        gr.HTML(forgers.line_html())
-        c.own = gr.Textbox(label=OWN_SENTENCES, lines=3, max_lines=10, max_length=own_sentences.MAX_PASTED,
-                           placeholder="The river flooded the old town after three days of rain.", elem_id="class-own")
-        gr.Markdown("**A student?** Open the link your teacher shows, scan the QR code, or type the class code here.")
-        with gr.Row(equal_height=True):
-            c.typed_code = gr.Textbox(label="Class code", max_length=20, scale=2, min_width=160,
-                                      elem_id="class-typed-code")
-            c.go = gr.Button("Go to the class", scale=1, min_width=120, elem_id="class-go")
+        gr.Markdown(TITLE)
+        with gr.Row(equal_height=False):
+            with gr.Column(variant="panel", scale=2, min_width=300, elem_id="class-student-card"):
+                gr.Markdown(STUDENT)
+                c.typed_code = gr.Textbox(label="Class code", max_length=20, placeholder="ABC-DEF",
+                                          elem_id="class-typed-code")
+                c.go = gr.Button("Go to the class", variant="primary", elem_id="class-go")
+            with gr.Column(variant="panel", scale=3, min_width=300, elem_id="class-teacher-card"):
+                gr.Markdown(INTRO)
+                with gr.Row(equal_height=True):
+                    c.n = gr.Slider(3, game.MAX_SENTENCES, value=game.ROUND_SENTENCES, step=1,
+                                    label="Sentences per round", scale=2, min_width=200, elem_id="class-n")
+                    c.start = gr.Button("Start a class", variant="primary", scale=1, min_width=160,
+                                        elem_id="class-start")
+                c.forger = forgers.radio("Who forges round A's fakes (the projector says which)", "class-generator",
+                                         labels=game.LEVELS)
+                gr.HTML(forgers.line_html())
+                c.own = gr.Textbox(label=OWN_SENTENCES, lines=3, max_lines=10, max_length=own_sentences.MAX_PASTED,
+                                   placeholder="The river flooded the old town after three days of rain.",
+                                   elem_id="class-own")
 
 
 def _teacher_box(c: SimpleNamespace) -> None:
@@ -268,6 +277,7 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace) -> None:
                             (c.end_sure, teacher.end_class)):
         button.click(named(handler, c), [c.who, c.on_stage], board, **private)
     c.end.click(named(teacher.ask_to_end, c), None, {c.end, c.end_sure}, **private)
+    c.typed_code.submit(None, [c.typed_code], None, js=GO_JS)
     c.follow.tick(named(student.follow_phase, c), [c.student, c.on_stage], screens, trigger_mode="always_last",
                   show_progress="hidden", **private)
     c.join_button.click(named(student.join, c), [c.code_box, c.nickname, c.remembered], screens, **private)
