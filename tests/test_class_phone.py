@@ -11,7 +11,7 @@ from explainer.core.live_class.store import ClassStore
 from explainer.lesson.live_class import session
 from explainer.render.live_class import phone
 from explainer.ui import api
-from explainer.ui.live_class import student
+from explainer.ui.live_class import student, teacher
 
 N = 5
 
@@ -83,3 +83,14 @@ def test_round_b_shows_each_verdict_in_the_forms_place_until_next_and_takes_no_b
     assert not after["b_box"].visible and "Round B is done" in after["wait"] and after["b_result"] == ""
     view = session.teacher_view_data(api.class_pair(code), code, key)
     assert view.fool_tries == 3
+
+
+def test_an_armed_end_goes_back_on_cancel_or_by_itself_and_only_where_the_stage_offers_it():
+    armed = teacher.ask_to_end()
+    assert armed["end_sure"]["visible"] and armed["end_cancel"]["visible"] and not armed["end"]["visible"]
+    assert armed["end_timer"].active
+    for stage, offered in (("lobby:0", True), ("reveal:2", True), ("round_b:0", True), ("results:0", False),
+                           ("ended:0", False), ("", True)):
+        back = teacher.keep_class(stage)
+        assert not back["end_sure"]["visible"] and not back["end_cancel"]["visible"] and not back["end_timer"].active
+        assert back["end"]["visible"] == offered, stage

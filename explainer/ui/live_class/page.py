@@ -52,6 +52,7 @@ BETS = [("ELECTRA will flag my word", True), ("ELECTRA will be fooled", False)]
 # How often the teacher's page and the projector redraw the stage, and a phone checks the phase (40 phones at 3 s:
 # 13 cheap reads a second). A big room on a small server may want them slower; the tests run them faster.
 REFRESH_S = quotas.setting("ELECTRA_CLASS_REFRESH_S", 2.0, float, "a number of seconds above 0")
+END_ARMED_S = 8.0  # how long "Yes, end the class" stays before it disarms by itself
 FOLLOW_S = quotas.setting("ELECTRA_CLASS_FOLLOW_S", 3.0, float, "a number of seconds above 0")
 LOCATION_JS = "(x, r, t, a) => [window.location.href, r, t, a]"  # the page's address, then the browser's storage
 OWN_SENTENCES = (f"Your own sentences (optional): one a line, up to {game.MAX_SENTENCES}, at least "
@@ -164,8 +165,10 @@ def _teacher_box(c: SimpleNamespace) -> None:
             c.end = gr.Button("End the class…", variant="stop", min_width=160, elem_id="class-end")
             c.end_sure = gr.Button("Yes, end the class", variant="stop", visible=False, min_width=160,
                                    elem_id="class-end-sure")
+            c.end_cancel = gr.Button("Cancel", visible=False, min_width=100, elem_id="class-end-cancel")
             c.csv_file = gr.DownloadButton("Results (CSV)", visible=False, elem_id="class-csv")
             c.json_file = gr.DownloadButton("Results (JSON)", visible=False, elem_id="class-json")
+        c.end_timer = gr.Timer(END_ARMED_S, active=False)  # "Yes, end the class" goes back to "End the class…"
         c.lock = build_moderation(c.who, c.message).lock  # the room's lock, removing a student
         gr.Markdown("**What the projector shows now:**")
 
@@ -253,7 +256,8 @@ def _with_demo(handler, demo: gr.Blocks):
 
 def _wire(demo: gr.Blocks, c: SimpleNamespace) -> None:
     """Every event of the page, each handler's {name: value} going to the components of those names."""
-    buttons = {c.move_next, c.skip_b, c.end, c.end_sure, c.csv_file, c.json_file, c.on_stage, c.lock}
+    buttons = {c.move_next, c.skip_b, c.end, c.end_sure, c.end_cancel, c.end_timer, c.csv_file, c.json_file,
+               c.on_stage, c.lock}
     screens = {c.who, c.student, c.remembered, c.teaching, c.a_index, c.shown, c.start_box, c.teacher_box,
                c.student_box, c.join_box, c.play_box, c.code_box, c.card, c.address, c.board, c.timer, c.follow,
                c.message, c.status, c.wait, c.a_box, c.b_box, c.sentence, c.ticks, c.saved, c.submit, c.next_button,
@@ -276,7 +280,11 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace) -> None:
     for button, handler in ((c.move_next, teacher.move_next), (c.skip_b, teacher.skip_to_round_b),
                             (c.end_sure, teacher.end_class)):
         button.click(named(handler, c), [c.who, c.on_stage], board, **private)
-    c.end.click(named(teacher.ask_to_end, c), None, {c.end, c.end_sure}, **private)
+    c.end.click(named(teacher.ask_to_end, c), None, {c.end, c.end_sure, c.end_cancel, c.end_timer}, **private)
+    c.end_cancel.click(named(teacher.keep_class, c), [c.on_stage], {c.end, c.end_sure, c.end_cancel, c.end_timer},
+                       **private)
+    c.end_timer.tick(named(teacher.keep_class, c), [c.on_stage], {c.end, c.end_sure, c.end_cancel, c.end_timer},
+                     **private)
     c.typed_code.submit(None, [c.typed_code], None, js=GO_JS)
     c.follow.tick(named(student.follow_phase, c), [c.student, c.on_stage], screens, trigger_mode="always_last",
                   show_progress="hidden", **private)
