@@ -9,7 +9,7 @@ import pytest
 
 from explainer.core.live_class.store import ClassStore
 from explainer.lesson.live_class import session
-from explainer.render.live_class import phone
+from explainer.render.live_class import phone, projector
 from explainer.ui import api
 from explainer.ui.live_class import student, teacher
 
@@ -94,3 +94,13 @@ def test_an_armed_end_goes_back_on_cancel_or_by_itself_and_only_where_the_stage_
         back = teacher.keep_class(stage)
         assert not back["end_sure"]["visible"] and not back["end_cancel"]["visible"] and not back["end_timer"].active
         assert back["end"]["visible"] == offered, stage
+
+
+def test_the_projectors_lobby_says_to_type_the_code_on_the_address_without_it(tiny_pair, tmp_path):
+    store = ClassStore(tmp_path)
+    started = session.create_class(tiny_pair, 3, 5, store=store)
+    view = session.teacher_view_data(tiny_pair, started.code, started.teacher_key, store=store)
+    link = f"http://192.168.1.20:7860/class?class={started.code}"
+    html = projector.room_html(view, link, full=True)
+    assert ('id="class-typed-address">http://192.168.1.20:7860/class</span><span>and type the code</span>' in html)
+    assert f"?class={started.code}</span>" not in html
