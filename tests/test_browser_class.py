@@ -86,6 +86,10 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     pages = {"projector": projector, "phone": phones[0]}
     shoot(pages, "lobby")
     look(teacher, "the teacher's page in the lobby", problems)
+    teacher.locator("#class-end").click()  # armed, then Cancel: the class goes on
+    teacher.locator("#class-end-cancel").click()
+    teacher.locator("#class-end").wait_for(timeout=15_000)
+    assert not teacher.locator("#class-end-sure").is_visible()
     teacher.set_viewport_size({"width": 1280, "height": 900})
     phones_fit(phones, "the lobby", problems)
 
