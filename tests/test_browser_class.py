@@ -7,8 +7,9 @@ HTML and no address; the projector's token moves nothing.
 
 The same walk checks what a newcomer met on each page (tests/page_layout.py), in every phase: no text over
 other text, no page or box on a phone scrolling sideways, no gradio "Home" link, no blank band on top of a phone;
-the round-A table has no header without a name; round B's form moves to the next sentence with "Your word"
-emptied and the sentence shown in full; the projector's results show or count every fake revealed.
+the round-A table has no header without a name; round B takes no bet the student did not choose, shows its
+verdict in the form's place (its "Next sentence →" on the screen), then moves to the next sentence with "Your
+word" emptied, no bet chosen and the sentence shown in full; the projector's results show or count every fake revealed.
 
 Set CLASS_SCREENSHOT=prefix to keep screenshots of each phase: prefix-PHASE-1920.png and -1280.png (the
 projector), prefix-PHASE-phone.png (a student at 420 px).
@@ -85,6 +86,10 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     pages = {"projector": projector, "phone": phones[0]}
     shoot(pages, "lobby")
     look(teacher, "the teacher's page in the lobby", problems)
+    teacher.locator("#class-end").click()  # armed, then Cancel: the class goes on
+    teacher.locator("#class-end-cancel").click()
+    teacher.locator("#class-end").wait_for(timeout=15_000)
+    assert not teacher.locator("#class-end-sure").is_visible()
     teacher.set_viewport_size({"width": 1280, "height": 900})
     phones_fit(phones, "the lobby", problems)
 
@@ -123,7 +128,7 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     for page in phones:
         wait_for_text(page, "#class-wait", "showing the answers", timeout=15_000)
         assert "the truth" in page.inner_text("#class-wait-box")
-    wait_for_text(phones[0], "#class-status", "the 1 revealed", timeout=15_000)
+    wait_for_text(phones[0], "#class-status", f"so far (1 of {N} sentences revealed)", timeout=15_000)
     fakes = phones[0].locator("#class-wait-box .ee-card.ee-faked").count()  # the fakes of each revealed sentence
     phones_fit(phones, "the reveal", problems)  # every word of the reveal on the phone's screen
     look(projector, "the projector in the reveal", problems, sizes=((1280, 720),))
@@ -134,11 +139,11 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
         teacher.locator("#class-move").click()
         wait_for_text(projector, "#class-phase", f"sentence {i + 1} of {N}", timeout=15_000)
         wait_for_text(phones[0], "#class-wait-box", "the truth", timeout=15_000)
-        wait_for_text(phones[0], "#class-status", f"the {i + 1} revealed", timeout=15_000)
+        wait_for_text(phones[0], "#class-status", f"({i + 1} of {N} sentences revealed)", timeout=15_000)
         fakes += phones[0].locator("#class-wait-box .ee-card.ee-faked").count()
     points = []
     for page in phones:
-        wait_for_text(page, "#class-status", f"on the {N} revealed", timeout=15_000)
+        wait_for_text(page, "#class-status", f"({N} of {N} sentences revealed)", timeout=15_000)
         points.append(int(re.search(r"answered, ([+-]?\d+) point", page.inner_text("#class-status")).group(1)))
 
     teacher.locator("#class-move").click()  # round B
@@ -149,9 +154,16 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     ana.get_by_label("Word to change").click()
     ana.get_by_role("option").nth(1).click()
     ana.locator("#class-b-new input, #class-b-new textarea").first.fill("dog")
+    ana.locator("#class-b-test").click()  # no bet chosen: none is made for her
+    wait_for_text(ana, "#class-message", "Place your bet first", timeout=30_000)
+    ana.get_by_text("ELECTRA will be fooled").click()
     ana.locator("#class-b-test").click()
-    wait_for_text(ana, "#class-b-result", "P(replaced)", timeout=30_000)
+    wait_for_text(ana, "#class-b-result", "P(replaced)", timeout=30_000)  # the verdict, in the form's place
+    assert not ana.locator("#class-b-test").is_visible() and "You predicted" in ana.inner_text("#class-b-result")
+    assert ana.evaluate("() => document.querySelector('#class-b-next').getBoundingClientRect().bottom") <= 900
+    ana.locator("#class-b-next").click()
     wait_for_text(ana, "#class-b-text", f"Sentence 2 of {N}")  # the form moved on, the sentence in full
+    assert ana.locator("#class-b-bet input:checked").count() == 0
     assert ana.locator("#class-b-new input, #class-b-new textarea").first.input_value() == ""
     shown = ana.locator("#class-b-text .ee-sentence").inner_text()
     chosen = ana.locator("#class-b-sentence input").input_value()
@@ -193,14 +205,16 @@ def test_a_teacher_moves_a_class_through_every_phase_and_nothing_leaks_before_th
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
 
 
-def test_a_wrong_code_says_so_and_the_typed_code_opens_the_class(browser, app_url):
+def test_a_wrong_code_says_so_and_the_code_typed_first_on_a_phone_opens_the_class(browser, app_url):
     page = browser.new_page(viewport={"width": 420, "height": 900})
     page.goto(app_url + "class?class=" + "<x>" * 50)
     wait_for_text(page, "#class-message", "No class has the code", timeout=30_000)
     assert len(page.locator("#class-message").inner_text()) < 200
     page.goto(app_url + "class")
+    top = {name: page.locator(f"#class-{name}").bounding_box()["y"] for name in ("typed-code", "go", "start")}
+    assert top["typed-code"] < top["go"] < top["start"]  # on a phone the student's box comes before the teacher's
     page.locator("#class-typed-code input, #class-typed-code textarea").first.fill("abc-def")
-    page.locator("#class-go").click()
+    page.locator("#class-typed-code input, #class-typed-code textarea").first.press("Enter")  # or "Go to the class"
     page.wait_for_url("**/class?class=abc-def", timeout=15_000)
     wait_for_text(page, "#class-message", "No class has the code", timeout=30_000)
     page.close()

@@ -284,6 +284,9 @@ def submit_spot(pair, code, student_id, sentence_index, picks, *, store: ClassSt
     return SpotOutcome(info.code, stored.sentence_index, tuple(stored.answer), stored.new)
 
 
+NO_BET = "Place your bet first: will ELECTRA flag your word, or will it be fooled?"
+
+
 @dataclass(frozen=True)
 class FoolOutcome:
     code: str
@@ -314,6 +317,8 @@ def submit_fool(pair, code, student_id, sentence_index, word_index, new_word, be
         _open_for(info, "B")
         if isinstance(word_index, bool) or not isinstance(word_index, int):
             raise ValueError("Choose the word to change.")
+        if bet is None:  # no bet is not a bet on "fooled": the student says which
+            raise ValueError(NO_BET)
         if not isinstance(bet, bool):
             raise ValueError(f"Your bet is true (ELECTRA will flag it) or false, not {quote(bet)}.")
         word = clean_text(new_word, MAX_NEW_WORD, "new word")

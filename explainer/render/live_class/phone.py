@@ -23,16 +23,30 @@ def fool_sentence_html(sentence: str, index: int, total: int) -> str:
                  f'<p class="ee-sentence">{esc(sentence)}</p>', "class-b-chosen")
 
 
+def _points(n: int) -> str:
+    return f"<b>{n:+d}</b> point{'s' if abs(n) != 1 else ''}"
+
+
+def round_a_score(round_: StudentRound) -> str:
+    """The student's round-A points, said for what they count: nothing before the reveal; in the reveal, the
+    sentences the teacher has revealed so far (a sentence the student did not answer counts 0); from round B on,
+    every sentence (round B shows them all as written, so all are scored, even those the projector skipped)."""
+    if round_.phase in ("lobby", "round_a") or not round_.answered_a:
+        return ""
+    if round_.phase == "reveal":
+        return (f", {_points(round_.points)} so far ({round_.reveal + 1} of {round_.n_sentences} sentences "
+                "revealed)")
+    return f", {_points(round_.points)} in all"
+
+
 def student_status_html(round_: StudentRound) -> str:
     """Who you are in this class, how far you got, and (from the reveal on) your points."""
     n = round_.n_sentences
-    points = (f", <b>{round_.points:+d}</b> point{'s' if abs(round_.points) != 1 else ''} on the "
-              f"{len(round_.revealed)} revealed" if round_.revealed else "")
     b = (f" Round B: {len(round_.answered_b)} of {n} sentences."
          if round_.phase in ("round_b", "results", "ended") else "")
     return class_html(f'<p style="margin:0">You are <b>{esc(round_.display_name)}</b> in class '
                  f'<b>{esc(pretty_code(round_.code))}</b>. Round A: {len(round_.answered_a)} of {n} sentences '
-                 f"answered{points}.{b}</p>", "class-me")
+                 f"answered{round_a_score(round_)}.{b}</p>", "class-me")
 
 
 WAITING = {
@@ -49,7 +63,7 @@ def student_wait_html(round_: StudentRound) -> str:
     """What a phone shows between answers: a waiting screen in the lobby, the teacher's reveal, the results."""
     title, text = WAITING[round_.phase]
     if round_.phase in ("results", "ended"):
-        text += f" Your round A: <b>{round_.points:+d}</b> point{'s' if abs(round_.points) != 1 else ''}."
+        text += f" Your round A: {_points(round_.points)}."
     missing = ""
     if round_.phase == "reveal" and not any(r.sentence_index == round_.reveal for r in round_.revealed):
         missing = '<p class="ee-muted">You did not answer this sentence.</p>'
@@ -70,9 +84,10 @@ def class_fool_html(outcome: FoolOutcome) -> str:
         chips = f'<p class="ee-sentence">{esc(outcome.edited)}</p>'
     verdict = ("ELECTRA <b>flagged</b> your word ⚑" if outcome.flagged else
                "ELECTRA was <b>fooled</b>: it did not flag your word")
-    guess = "You predicted that right ✓" if outcome.student_right else "You predicted the opposite ✗"
+    guess = ("" if outcome.bet is None else  # no bet stored (an old file): no word about a prediction
+             " You predicted that right ✓." if outcome.student_right else " You predicted the opposite ✗.")
     again = ("" if outcome.new else
              '<p class="ee-muted">You had already answered this sentence: this is your first answer, which counts.</p>')
-    return class_html(f"<p style='margin:0'><b>Sentence {outcome.sentence_index + 1}</b></p>{chips}"
+    return class_html(f"<p style='margin:0'><b>Your edit of sentence {outcome.sentence_index + 1}</b></p>{chips}"
                  f"<p>“{esc(outcome.original_word)}” → “{esc(outcome.new_word)}”: P(replaced) = "
-                 f"<b>{verdict_pct(outcome.p_edited)}</b>. {verdict}. {guess}.</p>{again}", "class-fool-result")
+                 f"<b>{verdict_pct(outcome.p_edited)}</b>. {verdict}.{guess}</p>{again}", "class-fool-result")

@@ -147,10 +147,11 @@ def _lobby(view: TeacherView, link: str) -> str:
         f'<span class="ee-muted">and {more} more</span>' if more > 0 else "")
     people = (f'<div class="ee-names" id="class-roster">{chips}</div>' if names else
               '<p class="ee-muted" style="margin:0">Nobody has joined yet: scan the QR code or type the code.</p>')
+    typed = link.split("?", 1)[0]  # the address without the code, which the student then types (the QR code has both)
     return (f'<div class="ee-body"><div style="height:100%">{qr_svg(link)}</div><div class="ee-col">'
             f'<span>Scan the QR code, or open</span>'
-            f'<span style="font-size:1.1em;font-weight:700;overflow-wrap:anywhere">'
-            f"{esc(link)}</span><span>and type the code</span>"
+            f'<span style="font-size:1.1em;font-weight:700;overflow-wrap:anywhere" id="class-typed-address">'
+            f"{esc(typed)}</span><span>and type the code</span>"
             f'<span class="ee-huge" id="class-stage-code">{esc(pretty_code(view.code))}</span>'
             f'<p style="margin:.4em 0 0"><span class="ee-big" id="class-joined">{view.joined}</span> joined</p>'
             f"{people}</div></div>")

@@ -39,8 +39,10 @@ from explainer.ui.live_class.moderation import build_moderation
 from explainer.ui.live_class.screens import error_html, query_params, remember
 from explainer.ui.named import named
 
-INTRO = """
-### A live class: everyone against ELECTRA
+TITLE = "### A live class: everyone against ELECTRA"
+STUDENT = ("#### I'm a student\nOpen the link your teacher shows or scan the QR code, or type the class code "
+           "from the projector here.")
+INTRO = """#### I'm the teacher
 Start a class on your own laptop or phone, open its view-only link on the projector, and let students join
 from their phones with the QR code or the code. You move the class on: the lobby, **round A** (they tick the
 words the generator faked), the reveal of each sentence, **round B** (they change one word and bet whether
@@ -50,12 +52,16 @@ BETS = [("ELECTRA will flag my word", True), ("ELECTRA will be fooled", False)]
 # How often the teacher's page and the projector redraw the stage, and a phone checks the phase (40 phones at 3 s:
 # 13 cheap reads a second). A big room on a small server may want them slower; the tests run them faster.
 REFRESH_S = quotas.setting("ELECTRA_CLASS_REFRESH_S", 2.0, float, "a number of seconds above 0")
+END_ARMED_S = 8.0  # how long "Yes, end the class" stays before it disarms by itself
 FOLLOW_S = quotas.setting("ELECTRA_CLASS_FOLLOW_S", 3.0, float, "a number of seconds above 0")
 LOCATION_JS = "(x, r, t, a) => [window.location.href, r, t, a]"  # the page's address, then the browser's storage
 OWN_SENTENCES = (f"Your own sentences (optional): one a line, up to {game.MAX_SENTENCES}, at least "
                  f"{own_sentences.MIN_WORDS} words each. Empty: sentences drawn from the bundled set.")
 STRIP_KEY_JS = ("(q) => { if (q) { const u = new URL(window.location.href); u.search = q; "
                 "window.history.replaceState(null, '', u.toString()); } }")  # the key never stays in the address
+# the verdict of round B in view (the form it replaces was taller: the page may have been scrolled past it)
+IN_VIEW_JS = ("() => setTimeout(() => { const e = document.querySelector('#class-b-done'); "
+              "if (e && e.offsetParent) e.scrollIntoView({block: 'nearest'}); }, 50)")
 GO_JS = "(c) => { if ((c || '').trim()) window.location.search = '?class=' + encodeURIComponent(c.trim()); }"
 
 
@@ -124,22 +130,29 @@ def _open_student(code: str, remembered) -> dict:
 # --- the page ------------------------------------------------------------------------------------------------
 
 def _start_box(c: SimpleNamespace) -> None:
+    """The address without a class: the student's code box first (a student who types the address meets it, not
+    the teacher's controls), the teacher's start beside it on a wide screen, under it on a phone."""
     with gr.Column(visible=True) as c.start_box:
-        gr.Markdown(INTRO)
-        with gr.Row(equal_height=True):
-            c.n = gr.Slider(3, game.MAX_SENTENCES, value=game.ROUND_SENTENCES, step=1, label="Sentences per round",
-                            scale=2, min_width=200, elem_id="class-n")
-            c.start = gr.Button("Start a class", variant="primary", scale=1, min_width=160, elem_id="class-start")
-        c.forger = forgers.radio("Who forges round A's fakes (the projector says which)", "class-generator",
-                                 labels=game.LEVELS)
-        gr.HTML(forgers.line_html())
-        c.own = gr.Textbox(label=OWN_SENTENCES, lines=3, max_lines=10, max_length=own_sentences.MAX_PASTED,
-                           placeholder="The river flooded the old town after three days of rain.", elem_id="class-own")
-        gr.Markdown("**A student?** Open the link your teacher shows, scan the QR code, or type the class code here.")
-        with gr.Row(equal_height=True):
-            c.typed_code = gr.Textbox(label="Class code", max_length=20, scale=2, min_width=160,
-                                      elem_id="class-typed-code")
-            c.go = gr.Button("Go to the class", scale=1, min_width=120, elem_id="class-go")
+        gr.Markdown(TITLE)
+        with gr.Row(equal_height=False):
+            with gr.Column(variant="panel", scale=2, min_width=300, elem_id="class-student-card"):
+                gr.Markdown(STUDENT)
+                c.typed_code = gr.Textbox(label="Class code", max_length=20, placeholder="ABC-DEF",
+                                          elem_id="class-typed-code")
+                c.go = gr.Button("Go to the class", variant="primary", elem_id="class-go")
+            with gr.Column(variant="panel", scale=3, min_width=300, elem_id="class-teacher-card"):
+                gr.Markdown(INTRO)
+                with gr.Row(equal_height=True):
+                    c.n = gr.Slider(3, game.MAX_SENTENCES, value=game.ROUND_SENTENCES, step=1,
+                                    label="Sentences per round", scale=2, min_width=200, elem_id="class-n")
+                    c.start = gr.Button("Start a class", variant="primary", scale=1, min_width=160,
+                                        elem_id="class-start")
+                c.forger = forgers.radio("Who forges round A's fakes (the projector says which)", "class-generator",
+                                         labels=game.LEVELS)
+                gr.HTML(forgers.line_html())
+                c.own = gr.Textbox(label=OWN_SENTENCES, lines=3, max_lines=10, max_length=own_sentences.MAX_PASTED,
+                                   placeholder="The river flooded the old town after three days of rain.",
+                                   elem_id="class-own")
 
 
 def _teacher_box(c: SimpleNamespace) -> None:
@@ -152,8 +165,10 @@ def _teacher_box(c: SimpleNamespace) -> None:
             c.end = gr.Button("End the class…", variant="stop", min_width=160, elem_id="class-end")
             c.end_sure = gr.Button("Yes, end the class", variant="stop", visible=False, min_width=160,
                                    elem_id="class-end-sure")
+            c.end_cancel = gr.Button("Cancel", visible=False, min_width=100, elem_id="class-end-cancel")
             c.csv_file = gr.DownloadButton("Results (CSV)", visible=False, elem_id="class-csv")
             c.json_file = gr.DownloadButton("Results (JSON)", visible=False, elem_id="class-json")
+        c.end_timer = gr.Timer(END_ARMED_S, active=False)  # "Yes, end the class" goes back to "End the class…"
         c.lock = build_moderation(c.who, c.message).lock  # the room's lock, removing a student
         gr.Markdown("**What the projector shows now:**")
 
@@ -174,13 +189,17 @@ def _round_b(c: SimpleNamespace) -> None:
     with gr.Column(visible=False) as c.b_box:
         gr.Markdown("#### Round B — fool the discriminator\nChange one word of a sentence so that it still "
                     "sounds right, and bet on ELECTRA's verdict. One try per sentence.")
-        c.b_sentence = gr.Dropdown([], label="Sentence", elem_id="class-b-sentence")
-        c.b_text = gr.HTML(elem_id="class-b-text")  # the chosen sentence in full (the dropdown cuts it)
-        with gr.Row(equal_height=True):
-            c.b_word = gr.Dropdown([], label="Word to change", scale=2, min_width=140, elem_id="class-b-word")
-            c.b_new = gr.Textbox(label="Your word", max_length=40, scale=2, min_width=140, elem_id="class-b-new")
-            c.b_bet = gr.Radio(BETS, value=False, label="Your bet", scale=3, min_width=200, elem_id="class-b-bet")
-            c.b_test = gr.Button("Test it", variant="primary", scale=1, min_width=120, elem_id="class-b-test")
+        with gr.Column() as c.b_form:
+            c.b_sentence = gr.Dropdown([], label="Sentence", elem_id="class-b-sentence")
+            c.b_text = gr.HTML(elem_id="class-b-text")  # the chosen sentence in full (the dropdown cuts it)
+            with gr.Row(equal_height=True):
+                c.b_word = gr.Dropdown([], label="Word to change", scale=2, min_width=140, elem_id="class-b-word")
+                c.b_new = gr.Textbox(label="Your word", max_length=40, scale=2, min_width=140, elem_id="class-b-new")
+                c.b_bet = gr.Radio(BETS, value=None, label="Your bet", scale=3, min_width=200, elem_id="class-b-bet")
+                c.b_test = gr.Button("Test it", variant="primary", scale=1, min_width=120, elem_id="class-b-test")
+        with gr.Column(visible=False, elem_id="class-b-done") as c.b_done:  # the verdict in the form's place
+            c.b_result = gr.HTML(elem_id="class-b-result")
+            c.b_next = gr.Button("Next sentence →", variant="primary", elem_id="class-b-next")
 
 
 def _student_box(c: SimpleNamespace) -> None:
@@ -199,7 +218,6 @@ def _student_box(c: SimpleNamespace) -> None:
             c.wait = gr.HTML(elem_id="class-wait-box")
             _round_a(c)
             _round_b(c)
-        c.b_result = gr.HTML(elem_id="class-b-result")
         c.follow = gr.Timer(FOLLOW_S, active=False)
 
 
@@ -238,11 +256,12 @@ def _with_demo(handler, demo: gr.Blocks):
 
 def _wire(demo: gr.Blocks, c: SimpleNamespace) -> None:
     """Every event of the page, each handler's {name: value} going to the components of those names."""
-    buttons = {c.move_next, c.skip_b, c.end, c.end_sure, c.csv_file, c.json_file, c.on_stage, c.lock}
+    buttons = {c.move_next, c.skip_b, c.end, c.end_sure, c.end_cancel, c.end_timer, c.csv_file, c.json_file,
+               c.on_stage, c.lock}
     screens = {c.who, c.student, c.remembered, c.teaching, c.a_index, c.shown, c.start_box, c.teacher_box,
                c.student_box, c.join_box, c.play_box, c.code_box, c.card, c.address, c.board, c.timer, c.follow,
                c.message, c.status, c.wait, c.a_box, c.b_box, c.sentence, c.ticks, c.saved, c.submit, c.next_button,
-               c.b_sentence, c.b_result} | buttons
+               c.b_sentence, c.b_form, c.b_done, c.b_result} | buttons
     board = {c.board, c.shown, c.message} | buttons
     private = dict(api_visibility="private", **queues.CLASS)
     demo.load(named(_with_demo(open_page, demo), c), [c.location, c.remembered, c.teaching, c.address_pick],
@@ -261,18 +280,24 @@ def _wire(demo: gr.Blocks, c: SimpleNamespace) -> None:
     for button, handler in ((c.move_next, teacher.move_next), (c.skip_b, teacher.skip_to_round_b),
                             (c.end_sure, teacher.end_class)):
         button.click(named(handler, c), [c.who, c.on_stage], board, **private)
-    c.end.click(named(teacher.ask_to_end, c), None, {c.end, c.end_sure}, **private)
+    c.end.click(named(teacher.ask_to_end, c), None, {c.end, c.end_sure, c.end_cancel, c.end_timer}, **private)
+    c.end_cancel.click(named(teacher.keep_class, c), [c.on_stage], {c.end, c.end_sure, c.end_cancel, c.end_timer},
+                       **private)
+    c.end_timer.tick(named(teacher.keep_class, c), [c.on_stage], {c.end, c.end_sure, c.end_cancel, c.end_timer},
+                     **private)
+    c.typed_code.submit(None, [c.typed_code], None, js=GO_JS)
     c.follow.tick(named(student.follow_phase, c), [c.student, c.on_stage], screens, trigger_mode="always_last",
                   show_progress="hidden", **private)
     c.join_button.click(named(student.join, c), [c.code_box, c.nickname, c.remembered], screens, **private)
     c.submit.click(named(student.submit_a, c), [c.student, c.a_index, c.ticks],
                    {c.saved, c.status, c.submit, c.next_button, c.ticks, c.message}, **private)
-    c.next_button.click(named(student.next_a, c), [c.student], screens, **private)
-    c.b_sentence.change(named(student.b_words, c), [c.student, c.b_sentence], [c.b_word, c.b_text, c.b_new],
+    for button in (c.next_button, c.b_next):
+        button.click(named(student.next_sentence, c), [c.student], screens, **private)
+    c.b_sentence.change(named(student.b_words, c), [c.student, c.b_sentence], [c.b_word, c.b_text, c.b_new, c.b_bet],
                         trigger_mode="always_last", **private)
     c.b_test.click(named(student.submit_b, c), [c.student, c.b_sentence, c.b_word, c.b_new, c.b_bet],
-                   {c.b_result, c.status, c.b_sentence, c.message, c.b_box, c.wait}, api_visibility="private",
-                   **queues.CLASS_MODEL)
+                   {c.b_result, c.status, c.b_sentence, c.message, c.b_form, c.b_done, c.b_next},
+                   api_visibility="private", **queues.CLASS_MODEL).then(None, None, None, js=IN_VIEW_JS)
 
 
 def build_class_page(demo: gr.Blocks) -> None:

@@ -38,8 +38,7 @@ def play_screen(me: dict, remembered: dict | None = None, note: str = "") -> dic
            "student_box": gr.Column(visible=True), "join_box": gr.Column(visible=False),
            "play_box": gr.Column(visible=True),
            "code_box": card.pretty_code(me["code"]), "message": note, "follow": gr.Timer(active=True)}
-    if mine.phase != "round_b":
-        out["b_result"] = ""
+    out |= {"b_form": gr.Column(visible=True), "b_done": gr.Column(visible=False), "b_result": ""}
     if remembered is not None:
         out["remembered"] = remembered
     return out
@@ -86,8 +85,9 @@ def submit_a(me: dict | None, index, picks) -> dict:
             "ticks": gr.update(interactive=False), "message": ""}
 
 
-def next_a(me: dict | None) -> dict:
-    """"Next sentence →": the next one not answered yet, or the waiting screen."""
+def next_sentence(me: dict | None) -> dict:
+    """"Next sentence →" (round A's, or round B's under a verdict): the next one not answered yet, or the waiting
+    screen."""
     if not me:
         return {"message": error_html("Join the class first.")}
     try:
@@ -97,8 +97,9 @@ def next_a(me: dict | None) -> dict:
 
 
 def b_words(me: dict | None, index) -> dict:
-    """Another sentence in round B: its words to choose from, the sentence in full, and "Your word" emptied."""
-    empty = {"b_word": gr.update(choices=[], value=None), "b_text": "", "b_new": ""}
+    """Another sentence in round B: its words to choose from, the sentence in full, "Your word" emptied and no bet
+    chosen (the student makes each one)."""
+    empty = {"b_word": gr.update(choices=[], value=None), "b_text": "", "b_new": "", "b_bet": None}
     if not me or index is None:
         return empty
     try:
@@ -108,24 +109,29 @@ def b_words(me: dict | None, index) -> dict:
     except (gr.Error, ValueError, TypeError, IndexError):
         return empty
     return {"b_word": gr.update(choices=[(w, i) for i, w in enumerate(words)], value=None), "b_text": text,
-            "b_new": ""}
+            "b_new": "", "b_bet": None}
 
 
 def submit_b(me: dict | None, index, word, new_word, bet) -> dict:
-    """Round B's try: one word changed and a bet on ELECTRA's verdict; the discriminator judges it on the server."""
+    """Round B's try: one word changed and a bet on ELECTRA's verdict; the discriminator judges it on the server.
+    The verdict takes the form's place, in view, with "Next sentence →" under it (the form, already on the next
+    sentence not tried, comes back on that tap), so the payoff is not pushed below a new sentence."""
     if not me:
         return {"message": error_html("Join the class first.")}
     if index is None:
         return {"message": error_html("Choose a sentence (you have tried every one already if the list is empty).")}
     if word is None:
         return {"message": error_html("Choose the word to change.")}
+    if bet is None:
+        return {"message": error_html(session.NO_BET)}
     try:
         pair = api.class_pair(me["code"])
-        out = session.submit_fool(pair, me["code"], me["id"], int(index), int(word), new_word, bool(bet))
+        out = session.submit_fool(pair, me["code"], me["id"], int(index), int(word), new_word, bet)
         _, mine = round_for(me["code"], me["id"])
     except (gr.Error, ValueError, TypeError) as error:
         return {"message": error_html(error)}
     choices = b_choices(mine)
     return {"b_result": phone.class_fool_html(out), "status": phone.student_status_html(mine), "message": "",
             "b_sentence": gr.update(choices=choices, value=choices[0][1] if choices else None),
-            "b_box": gr.Column(visible=bool(choices)), "wait": "" if choices else wait_html(mine)}
+            "b_form": gr.Column(visible=False), "b_done": gr.Column(visible=True),
+            "b_next": gr.update(value="Next sentence →" if choices else "Finish round B")}

@@ -32,6 +32,7 @@ def controls(data, key: str) -> dict:
                                   interactive=usual is not None),
            "skip_b": gr.update(visible=stage.phase == "reveal" and usual != Stage("round_b")),
            "end": gr.update(visible=usual is not None and usual.phase != "ended"), "end_sure": gr.update(visible=False),
+           "end_cancel": gr.update(visible=False), "end_timer": gr.Timer(active=False),
            "on_stage": stage_key(stage.phase, stage.sentence), "lock": data.locked}
     limit = session.default_store().max_students
     if data.teacher and data.joined >= limit:
@@ -142,5 +143,14 @@ def end_class(who: dict | None, on_stage: str) -> dict:
 
 
 def ask_to_end() -> dict:
-    """"End the class…": the button that really ends it, in its place."""
-    return {"end_sure": gr.update(visible=True), "end": gr.update(visible=False)}
+    """"End the class…": the button that really ends it, in its place, and a Cancel; both go away by themselves after
+    a few seconds (the page's `end_timer`), so an armed end is never left next to the other buttons."""
+    return {"end_sure": gr.update(visible=True), "end_cancel": gr.update(visible=True),
+            "end": gr.update(visible=False), "end_timer": gr.Timer(active=True)}
+
+
+def keep_class(on_stage: str) -> dict:
+    """"Cancel", or the few seconds gone by: "End the class…" again (where the stage this page shows offers it)."""
+    phase = (on_stage or "lobby").partition(":")[0]
+    return {"end_sure": gr.update(visible=False), "end_cancel": gr.update(visible=False),
+            "end": gr.update(visible=phase not in ("results", "ended")), "end_timer": gr.Timer(active=False)}
