@@ -102,3 +102,19 @@ def test_the_page_makes_no_outbound_requests(page, app_url):
 
     hosts = {urlparse(url).hostname for url in page.requested if urlparse(url).scheme in ("http", "https", "ws", "wss")}
     assert page.requested and hosts <= {urlparse(app_url).hostname}, hosts
+
+
+def test_detect_only_renames_the_button_and_keeps_the_truth_out_of_the_legend(page):
+    run = page.locator("#explore-run")
+    page.get_by_text("Detect only: judge my sentence as it is").click()
+    page.wait_for_function("() => document.querySelector('#explore-run').innerText.trim() === 'Judge every word'",
+                           timeout=10_000)
+    page.locator("#explore-text textarea").fill("The old fisherman repaired his banana before the storm arrived.")
+    run.click()
+    wait_for_text(page, "#explore-generator-input", "Nothing was masked")
+    wait_until_idle(page)
+    assert "looks replaced" in page.locator(".ee-legend").inner_text()
+    assert "really replaced" not in page.locator(".ee-legend").inner_text()
+    page.get_by_text("Automatic: mask 15% at random").click()
+    page.wait_for_function("() => document.querySelector('#explore-run').innerText.trim().startsWith('Corrupt it')",
+                           timeout=10_000)

@@ -90,9 +90,10 @@ def sentence_chips(explanation: Explanation, merged: bool = True, palette: str |
 
 
 def sentence_html(explanation: Explanation, merged: bool = True, palette: str | Palette = DEFAULT_PALETTE) -> str:
-    """The sentence the discriminator read, every word (or token) coloured by its P(replaced), and the legend."""
+    """The sentence the discriminator read, every word (or token) coloured by its P(replaced), and the legend (its
+    outlines for what was really replaced only where there is a truth: not in detect-only)."""
     return (f'<div class="ee-sentence" style="{FONT}">{sentence_chips(explanation, merged, palette)}</div>'
-            f"{legend_html(palette, flag_cue=True)}")
+            f"{legend_html(palette, flag_cue=True, truth=explanation.settings.mode != 'detect')}")
 
 
 MASK_CHIP = ('<span style="background: #333; color: #fff; border-radius: 4px; padding: 1px 6px; '

@@ -52,6 +52,12 @@ EXAMPLES_LABEL = "Examples (the last has a wrong word in it: try it with “Dete
 MODELS = ["bundled", *models.HUB_PAIRS]
 MODES = [("Automatic: mask 15% at random", "auto"), ("I choose the words to mask", "manual"),
          ("Detect only: judge my sentence as it is", "detect")]
+RUN_LABEL = "Corrupt it and judge every word"
+DETECT_LABEL = "Judge every word"  # detect-only corrupts nothing
+
+
+def run_label(mode: str) -> str:
+    return DETECT_LABEL if mode == "detect" else RUN_LABEL
 
 
 # Scrolls the page just enough to show the verdict (or, when a message took its place, the message): nothing moves
@@ -258,7 +264,7 @@ def _layout() -> SimpleNamespace:
     with gr.Row(equal_height=True):
         text = gr.Textbox(value=EXAMPLES[0], label="① Your sentence", lines=2, max_lines=8, scale=5,
                           elem_id="explore-text")
-        run = gr.Button("Corrupt it and judge every word", variant="primary", scale=1, elem_id="explore-run")
+        run = gr.Button(RUN_LABEL, variant="primary", scale=1, elem_id="explore-run")
     gr.Examples([[e] for e in EXAMPLES + [DETECT_EXAMPLE]], [text], label=EXAMPLES_LABEL)
     with gr.Row():
         mode = gr.Radio(MODES, value="auto", label="What gets corrupted", scale=3)
@@ -347,6 +353,7 @@ def build_explore(demo: gr.Blocks) -> ModelControls:
           [c.text, c.active_model, c.mode, c.mask_words, c.ticked_on, c.link_ticks], [c.mask_words, c.ticked_on],
           trigger_mode="always_last", show_progress="hidden", **private)
     c.mask_words.input(lambda: None, None, [c.link_ticks], show_progress="hidden", **private)  # the user's ticks rule
+    c.mode.change(run_label, [c.mode], [c.run], show_progress="hidden", **private)  # a link's mode too
     c.copy_link.click(lambda *values: (link_query(*values), gr.update(visible=True)),
                       [c.text, c.active_model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words,
                        c.generator], [c.link_query_box, c.link], **private).then(
