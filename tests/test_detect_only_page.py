@@ -3,6 +3,8 @@ colour scale and the flag but not the outlines for what the generator really rep
 
 from __future__ import annotations
 
+import pytest
+
 from explainer.core.pipeline import Settings, explain
 from explainer.render import explore as render
 from explainer.ui import explore
@@ -25,6 +27,7 @@ def test_detect_only_leaves_the_truths_legend_out(tiny_pair):
         assert all(item in corrupted for item in TRUTH) and "looks replaced" in corrupted
 
 
+@pytest.mark.slow  # imports the gradio page: about 4 s alone
 def test_the_page_in_detect_only(tiny_pair_dir, monkeypatch):
     monkeypatch.setenv("ELECTRA_MODEL_ROOTS", str(tiny_pair_dir))
     out = explore.run_explain(TEXT, str(tiny_pair_dir), "detect", 0.15, 0, 1.0, 5, [], True)

@@ -152,6 +152,11 @@ def generator_input_html(explanation: Explanation, merged: bool = True) -> str:
     return f'<div class="ee-masked" style="{FONT}; font-size: 1.15em; line-height: 2">{"".join(pieces)}</div>{legend}'
 
 
+def _alarms(n: int) -> str:
+    """The false alarms counted in words: no false alarms, 1 false alarm, 3 false alarms (the number in bold)."""
+    return "<b>no</b> false alarms" if n == 0 else f"<b>{n}</b> false alarm{'' if n == 1 else 's'}"
+
+
 def score_html(explanation: Explanation) -> str:
     score = explanation.score()
     if not score:
@@ -162,7 +167,7 @@ def score_html(explanation: Explanation) -> str:
     return (
         f'<p class="ee-score" style="{FONT}">The generator replaced <b>{score["replaced"]}</b> of '
         f'{score["tokens"]} tokens; the discriminator flagged <b>{score["caught"]}</b> of them '
-        f'(P &gt; 50%) and raised <b>{score["false_alarms"]}</b> false alarm(s). '
+        f"(P &gt; 50%) and raised {_alarms(score['false_alarms'])}. "
         f'<span class="ee-seed" style="color: #555">Draw {explanation.settings.seed:d}: press the button again '
         "for another draw; the seed in Settings gives this one back.</span></p>"
     )

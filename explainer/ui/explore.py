@@ -83,8 +83,8 @@ def model_status(model: str, progress=gr.Progress(track_tqdm=True)):
     except models.ModelLoadError as error:
         return style.message_html(str(error)), gr.update()
     config = pair.discriminator.config
-    return render.model_html(pair.name, config.num_hidden_layers, config.hidden_size, len(pair.tokenizer),
-                             pair.max_tokens, pair.generator is not None), model
+    return render.model_html(models.shown_name(pair.name), config.num_hidden_layers, config.hidden_size,
+                             len(pair.tokenizer), pair.max_tokens, pair.generator is not None), model
 
 
 def word_choices(text: str, model: str, mode: str, current=None, shown=None, link_ticks=None) -> dict:
