@@ -48,8 +48,10 @@ def test_typing_a_sentence_shows_every_word_coloured(page):
 
 def test_asking_why_colours_the_attributions(page):
     page.locator("#explore-verdict .ee-chip").first.wait_for(timeout=30_000)  # an explanation to ask about
+    assert page.locator("#explore-stop").is_disabled()  # nothing to stop yet
     page.locator("#explore-why").click()
     page.locator("#explore-attribution .ee-chip").first.wait_for(timeout=30_000)
+    page.wait_for_function("() => document.querySelector('#explore-stop').disabled", timeout=10_000)  # done: idle
     assert "convergence delta" in page.locator("#explore-attribution").inner_text()
     if os.environ.get("EXPLORE_SCREENSHOT"):
         page.wait_for_timeout(500)

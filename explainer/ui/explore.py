@@ -56,6 +56,11 @@ RUN_LABEL = "Corrupt it and judge every word"
 DETECT_LABEL = "Judge every word"  # detect-only corrupts nothing
 
 
+# "Stop" is red and pressable only while an explanation runs; grey and inactive with nothing to stop.
+IDLE_STOP = {"interactive": False, "variant": "secondary"}
+BUSY_STOP = {"interactive": True, "variant": "stop"}
+
+
 def run_label(mode: str) -> str:
     return DETECT_LABEL if mode == "detect" else RUN_LABEL
 
@@ -325,7 +330,7 @@ def _layout() -> SimpleNamespace:
     with gr.Row():
         why = gr.Button("Explain this word", variant="primary", elem_id="explore-why")
         why_all = gr.Button("Explain every word (heatmap, rows appear as they are computed)", elem_id="explore-why-all")
-        stop = gr.Button("Stop", variant="stop", scale=0, min_width=80, elem_id="explore-stop")
+        stop = gr.Button("Stop", **IDLE_STOP, scale=0, min_width=80, elem_id="explore-stop")
     attribution = gr.State(None)
     attribution_text = gr.HTML(elem_id="explore-attribution")
     attribution_plot = gr.Plot(show_label=False, visible=False)
@@ -360,14 +365,17 @@ def build_explore(demo: gr.Blocks) -> ModelControls:
         None, [c.link_query_box], [c.link], js=COPY_LINK_JS)
     gr.on([c.merged.change, c.palette.change], named(rerender, c), [c.explanation, c.attribution, c.merged, c.palette],
           [c.generator_input, c.verdict, c.attribution_text, c.attribution_plot], **private)
-    single = c.why.click(named(run_attribute, c), [c.explanation, c.target, c.method, c.n_steps, c.baseline,
-                                                     c.adaptive, c.merged, c.palette],
-                         [c.attribution_text, c.attribution_plot, c.attribution, *pictures], **private,
-                         **queues.ATTRIBUTE)
-    every = c.why_all.click(named(run_matrix, c), [c.explanation, c.method, c.n_steps, c.baseline, c.adaptive,
-                                                     c.palette], [c.matrix_plot, c.matrix_note], **private,
-                            **queues.ATTRIBUTE)
-    c.stop.click(None, cancels=[single, every], **private)
+    quiet = {"show_progress": "hidden", "queue": False, **private}
+    single = c.why.click(lambda: gr.update(**BUSY_STOP), None, [c.stop], **quiet).then(
+        named(run_attribute, c), [c.explanation, c.target, c.method, c.n_steps, c.baseline, c.adaptive, c.merged,
+                                  c.palette], [c.attribution_text, c.attribution_plot, c.attribution, *pictures],
+        **private, **queues.ATTRIBUTE)
+    every = c.why_all.click(lambda: gr.update(**BUSY_STOP), None, [c.stop], **quiet).then(
+        named(run_matrix, c), [c.explanation, c.method, c.n_steps, c.baseline, c.adaptive, c.palette],
+        [c.matrix_plot, c.matrix_note], **private, **queues.ATTRIBUTE)
+    for running in (single, every):
+        running.then(lambda: gr.update(**IDLE_STOP), None, [c.stop], **quiet)
+    c.stop.click(lambda: gr.update(**IDLE_STOP), None, [c.stop], cancels=[single, every], **quiet)
     share.wire_downloads(dict(zip(share.DOWNLOADS, [c.download, *pictures])),
                          [c.explanation, c.attribution, c.merged, c.palette])
     controls = [c.text, c.model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words, c.link_note,
