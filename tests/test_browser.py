@@ -120,3 +120,14 @@ def test_detect_only_renames_the_button_and_keeps_the_truth_out_of_the_legend(pa
     page.get_by_text("Automatic: mask 15% at random").click()
     page.wait_for_function("() => document.querySelector('#explore-run').innerText.trim().startsWith('Corrupt it')",
                            timeout=10_000)
+
+
+def test_large_type_doubles_the_results_for_a_projector(page):
+    page.locator("#explore-verdict .ee-chip").first.wait_for(timeout=30_000)
+    percent = ("() => parseFloat(getComputedStyle("
+               "document.querySelector('#explore-verdict .ee-chip').lastElementChild).fontSize)")
+    assert page.evaluate(percent) == pytest.approx(10.5, abs=0.1)  # 0.75 em of the page's 14 px
+    page.locator("#explore-large input").check()
+    page.wait_for_function(f"() => ({percent})() > 20", timeout=10_000)  # 0.75 em of 28 px
+    page.locator("#explore-large input").uncheck()
+    page.wait_for_function(f"() => ({percent})() < 11", timeout=10_000)

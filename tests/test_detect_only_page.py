@@ -8,13 +8,14 @@ import pytest
 from explainer.core.pipeline import Settings, explain
 from explainer.render import explore as render
 from explainer.ui import explore
+from explainer.ui.explore_controls import run_label
 
 TEXT = "The old fisherman repaired his banana before the storm arrived."
 TRUTH = ("the generator really replaced it", "masked, but the generator drew the original back")
 
 
 def test_the_button_names_what_each_mode_does():
-    assert [explore.run_label(mode) for _, mode in explore.MODES] == [
+    assert [run_label(mode) for _, mode in explore.MODES] == [
         "Corrupt it and judge every word", "Corrupt it and judge every word", "Judge every word"]
 
 

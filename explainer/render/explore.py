@@ -36,6 +36,17 @@ from explainer.render.style import (
     word_label,
 )
 
+# Large type, for a projector: a body class (`ee-explore-large`, the tab's switch) that scales the results ②-④, whose
+# sizes are all in em, from the page's 14 px to 28 px (the live class's projector size): the chips' percentages
+# read at 21 px, not 10.5. The guess cards drop their 420-px cap so their bars keep room. The Classroom's presenter
+# mode is the same idea (explainer/render/classroom_tab.py).
+LARGE_CSS = """
+body.ee-explore-large :is(#explore-generator-input, #explore-proposals, #explore-verdict, #explore-notices) .prose {
+  font-size: 28px; }
+body.ee-explore-large .ee-results-head h3 { font-size: 30px; }
+body.ee-explore-large #explore-proposals .ee-guess-card { max-width: none !important; flex-basis: 16em !important; }
+"""
+
 if TYPE_CHECKING:  # types only: the views never run a model
     from explainer.core.attributions import Attribution, AttributionMatrix
     from explainer.core.pipeline import Explanation

@@ -25,6 +25,7 @@ from explainer.render import completeness, style
 from explainer.render import explore as render
 from explainer.render.guesses import guesses_html
 from explainer.ui import api, forgers, queues
+from explainer.ui.explore_controls import BUSY_STOP, IDLE_STOP, LARGE_JS, LARGE_LABEL, RUN_LABEL, run_label
 from explainer.ui import explore_share as share
 from explainer.ui.explore_share import COPY_LINK_JS, link_query
 from explainer.ui.named import named
@@ -52,17 +53,6 @@ EXAMPLES_LABEL = "Examples (the last has a wrong word in it: try it with “Dete
 MODELS = ["bundled", *models.HUB_PAIRS]
 MODES = [("Automatic: mask 15% at random", "auto"), ("I choose the words to mask", "manual"),
          ("Detect only: judge my sentence as it is", "detect")]
-RUN_LABEL = "Corrupt it and judge every word"
-DETECT_LABEL = "Judge every word"  # detect-only corrupts nothing
-
-
-# "Stop" is red and pressable only while an explanation runs; grey and inactive with nothing to stop.
-IDLE_STOP = {"interactive": False, "variant": "secondary"}
-BUSY_STOP = {"interactive": True, "variant": "stop"}
-
-
-def run_label(mode: str) -> str:
-    return DETECT_LABEL if mode == "detect" else RUN_LABEL
 
 
 # Scrolls the page just enough to show the verdict (or, when a message took its place, the message): nothing moves
@@ -276,6 +266,7 @@ def _layout() -> SimpleNamespace:
         merged = gr.Checkbox(value=True, label="Show whole words (untick to see subword tokens)", scale=1)
         palette = gr.Radio(list(style.PALETTES), value=style.DEFAULT_PALETTE, label="Colours", scale=1,
                            elem_id="explore-palette")
+        large = gr.Checkbox(False, label=LARGE_LABEL, scale=1, elem_id="explore-large")
     mask_words = gr.CheckboxGroup([], label="Words to mask (tick them, then press the button)", visible=False,
                                   elem_id="explore-mask-words")
     ticked_on = gr.State(None)  # the words the ticks point at (they follow their words when the sentence changes)
@@ -296,11 +287,11 @@ def _layout() -> SimpleNamespace:
     link_note = gr.HTML(elem_id="explore-link-note")
     status = gr.HTML(elem_id="explore-model-status")
     notices = gr.HTML(elem_id="explore-notices")
-    gr.Markdown("### ② What the generator saw")
+    gr.Markdown("### ② What the generator saw", elem_classes="ee-results-head")
     generator_input = gr.HTML(elem_id="explore-generator-input")
-    gr.Markdown("### ③ The generator's guesses, and the one it drew")
+    gr.Markdown("### ③ The generator's guesses, and the one it drew", elem_classes="ee-results-head")
     proposals = gr.HTML(elem_id="explore-proposals")
-    gr.Markdown("### ④ The discriminator's verdict on every word")
+    gr.Markdown("### ④ The discriminator's verdict on every word", elem_classes="ee-results-head")
     verdict = gr.HTML(elem_id="explore-verdict")
     with gr.Row(equal_height=True):
         download = gr.Button("Download the results (JSON)", size="sm", scale=0, min_width=240, elem_id="explore-json")
@@ -344,6 +335,7 @@ def _layout() -> SimpleNamespace:
 
 def build_explore(demo: gr.Blocks) -> ModelControls:
     """The tab's components and events; `demo.load` shows the model and a first example at once (or a link's)."""
+    gr.HTML(f"<style>{render.LARGE_CSS}</style>")  # the large-type switch's
     c = _layout()
     inputs = [c.text, c.active_model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words, c.merged,
               c.palette, c.generator, c.link_ticks]
@@ -359,6 +351,7 @@ def build_explore(demo: gr.Blocks) -> ModelControls:
           trigger_mode="always_last", show_progress="hidden", **private)
     c.mask_words.input(lambda: None, None, [c.link_ticks], show_progress="hidden", **private)  # the user's ticks rule
     c.mode.change(run_label, [c.mode], [c.run], show_progress="hidden", **private)  # a link's mode too
+    c.large.change(None, [c.large], None, js=LARGE_JS, **private)
     c.copy_link.click(lambda *values: (link_query(*values), gr.update(visible=True)),
                       [c.text, c.active_model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words,
                        c.generator], [c.link_query_box, c.link], **private).then(
