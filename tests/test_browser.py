@@ -48,8 +48,10 @@ def test_typing_a_sentence_shows_every_word_coloured(page):
 
 def test_asking_why_colours_the_attributions(page):
     page.locator("#explore-verdict .ee-chip").first.wait_for(timeout=30_000)  # an explanation to ask about
+    assert page.locator("#explore-stop").is_disabled()  # nothing to stop yet
     page.locator("#explore-why").click()
     page.locator("#explore-attribution .ee-chip").first.wait_for(timeout=30_000)
+    page.wait_for_function("() => document.querySelector('#explore-stop').disabled", timeout=10_000)  # done: idle
     assert "convergence delta" in page.locator("#explore-attribution").inner_text()
     if os.environ.get("EXPLORE_SCREENSHOT"):
         page.wait_for_timeout(500)
@@ -102,3 +104,30 @@ def test_the_page_makes_no_outbound_requests(page, app_url):
 
     hosts = {urlparse(url).hostname for url in page.requested if urlparse(url).scheme in ("http", "https", "ws", "wss")}
     assert page.requested and hosts <= {urlparse(app_url).hostname}, hosts
+
+
+def test_detect_only_renames_the_button_and_keeps_the_truth_out_of_the_legend(page):
+    run = page.locator("#explore-run")
+    page.get_by_text("Detect only: judge my sentence as it is").click()
+    page.wait_for_function("() => document.querySelector('#explore-run').innerText.trim() === 'Judge every word'",
+                           timeout=10_000)
+    page.locator("#explore-text textarea").fill("The old fisherman repaired his banana before the storm arrived.")
+    run.click()
+    wait_for_text(page, "#explore-generator-input", "Nothing was masked")
+    wait_until_idle(page)
+    assert "looks replaced" in page.locator(".ee-legend").inner_text()
+    assert "really replaced" not in page.locator(".ee-legend").inner_text()
+    page.get_by_text("Automatic: mask 15% at random").click()
+    page.wait_for_function("() => document.querySelector('#explore-run').innerText.trim().startsWith('Corrupt it')",
+                           timeout=10_000)
+
+
+def test_large_type_doubles_the_results_for_a_projector(page):
+    page.locator("#explore-verdict .ee-chip").first.wait_for(timeout=30_000)
+    percent = ("() => parseFloat(getComputedStyle("
+               "document.querySelector('#explore-verdict .ee-chip').lastElementChild).fontSize)")
+    assert page.evaluate(percent) == pytest.approx(10.5, abs=0.1)  # 0.75 em of the page's 14 px
+    page.locator("#explore-large input").check()
+    page.wait_for_function(f"() => ({percent})() > 20", timeout=10_000)  # 0.75 em of 28 px
+    page.locator("#explore-large input").uncheck()
+    page.wait_for_function(f"() => ({percent})() < 11", timeout=10_000)

@@ -11,6 +11,7 @@ import sys
 import pytest
 import torch
 
+from explainer.core.internals import unlisted_ids
 from explainer.core.models import ModelPair
 from explainer.core.pipeline import Settings, explain
 from explainer.core.text import MAX_CHARS, InputError, is_invisible
@@ -63,10 +64,11 @@ def test_replaced_label_is_one_exactly_where_the_token_changed(tiny_pair):
 def test_proposals_are_a_sub_distribution_and_the_sample_is_a_vocabulary_token(tiny_pair, top_k):
     result = explain(tiny_pair, SENTENCE, Settings(mask_rate=0.3, seed=3, top_k=top_k))
     vocab = len(tiny_pair.tokenizer)
+    listed = vocab - len(unlisted_ids(tiny_pair.tokenizer))  # the specials (and any offensive word) are never listed
     assert result.masked
     for m in result.masked:
         probabilities = [p.probability for p in m.proposals]
-        assert len(probabilities) == min(top_k, vocab)
+        assert len(probabilities) == min(top_k, listed)
         assert sum(probabilities) <= 1 + 1e-5 and probabilities == sorted(probabilities, reverse=True)
         if top_k >= vocab:
             assert sum(probabilities) == pytest.approx(1, abs=1e-4)

@@ -49,6 +49,17 @@ def _text(markup: str) -> str:
         .replace("&quot;", '"').replace("&#x27;", "'")
 
 
+def _seen(result, word, masked: set[int]) -> str:
+    if set(word.tokens) <= masked:
+        return "[MASK]"
+    shown, cursor = "", word.start
+    for p in word.tokens:
+        token = result.tokens[p]
+        shown += result.text[cursor:token.start] + "[MASK]" if p in masked else result.text[cursor:token.end]
+        cursor = max(cursor, token.end)
+    return visible(shown + result.text[cursor:word.end])  # shown without invisible marks
+
+
 def _check(pair, text: str, result) -> None:
     words, tokens = result.words, result.tokens
     # The chips in order: one per word, each the word's own place, nothing missing or doubled.
@@ -68,14 +79,14 @@ def _check(pair, text: str, result) -> None:
         if " " in word.corrupted:  # only where a whole word was drawn for a piece: what the discriminator read
             assert any(tokens[p].original.startswith(PIECE_MARK) and tokens[p].corrupted != tokens[p].original
                        for p in word.tokens), word
-    # What the generator saw: the sentence's words, [MASK] at each masked word, spaced as typed.
+    # What the generator saw: the sentence's words, spaced as typed; one [MASK] for a word masked whole, and inside a
+    # word masked in part its other pieces as typed, a [MASK] at each masked token.
     if result.masked:
         masked = {m.position for m in result.masked if m.shown_as_mask}
         expected = ""
         for n, word in enumerate(words):
             gap = text[words[n - 1].end:word.start] if n else ""
-            expected += (" " if any(c.isspace() for c in gap) else "") + (
-                "[MASK]" if masked & set(word.tokens) else visible(word.text))  # shown without invisible marks
+            expected += (" " if any(c.isspace() for c in gap) else "") + _seen(result, word, masked)
         saw = re.search(r'<div class="ee-masked"[^>]*>(.*?)</div>', render.generator_input_html(result, merged=True))
         assert _text(saw.group(1)) == expected
     # No "##" anywhere people read: the page, the API's JSON, the exported card.

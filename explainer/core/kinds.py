@@ -5,7 +5,8 @@ The game and the live class draw each fake from the generator's own softmax limi
 in place of the original (`unfair_fakes`): punctuation for punctuation, a number (digits) for a number, and for any
 other word an English word (training.lexicon: letters, a vowel, a spell-checker's dictionary), so never "," for
 "opens", "st" for "school" or "15" for "milk"; the original itself may always be drawn back. Explore draws from the
-whole vocabulary, as ELECTRA does. They also mask only tokens that are a word by themselves (`standing_alone`), so a
+whole vocabulary, as ELECTRA does, less what no draw shows (offensive words, [UNK], "[unused667]":
+explainer.core.internals). They also mask only tokens that are a word by themselves (`standing_alone`), so a
 fake is never glued to the rest of a longer word ("w" of "windowsill" -> "throughindowsill").
 """
 
@@ -18,8 +19,9 @@ from training import lexicon, words
 # What a fake may be, per token: a word's form (training.lexicon) or the token's kind.
 FORMS = (lexicon.ENGLISH, lexicon.NUMBER, lexicon.OTHER, words.PIECE, words.PUNCTUATION, words.SPECIAL)
 # The form of fake each form of original takes: an odd word ("bbc", "1st") gets an English word.
+# A special original (an emoji read as [UNK]) takes an English word: no special is ever drawn (core.internals).
 FAIR = torch.tensor([FORMS.index(f) for f in (lexicon.ENGLISH, lexicon.NUMBER, lexicon.ENGLISH, words.PIECE,
-                                              words.PUNCTUATION, words.SPECIAL)])
+                                              words.PUNCTUATION, lexicon.ENGLISH)])
 _KINDS: dict[tuple[int, int], tuple[str, ...]] = {}
 _FORMS: dict[tuple[int, int], torch.Tensor] = {}
 

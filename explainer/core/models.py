@@ -98,6 +98,14 @@ def public(message: str) -> str:
     return message
 
 
+def shown_name(name: str) -> str:
+    """A model's name for a page: "bundled" and a hub id as they are; a folder as `public` writes it, from its
+    allowed root ("races/race-20261205-tiny-seed0/rtd"), and never as an absolute server path (a folder outside
+    every root: its last two parts)."""
+    shown = public(name)
+    return str(Path(*Path(shown).parts[-2:])) if Path(shown).is_absolute() else shown
+
+
 def resolve(name: str, roots: tuple[Path, ...] | None = None) -> Source:
     """Validate what the user typed. `roots=None` allows any local folder (the CLI's own user)."""
     name = (name or "").strip() or default_model()

@@ -5,7 +5,8 @@
        chosen words (all their tokens become [MASK]), or none ("detect only": the user's text
        is the corrupted sentence and only the discriminator runs)
     -> generator logits at those positions          (`masked_lm_logits`)
-    -> top-k proposals and one sampled replacement  (`training.objectives.corrupt`, softmax at temperature)
+    -> top-k proposals and one sampled replacement  (`training.objectives.corrupt`, softmax at temperature;
+       never a vocabulary internal such as [UNK] or "[unused667]": `explainer.core.internals`)
     -> corrupted ids -> discriminator logit per token -> P(replaced) = sigmoid(logit)
     -> truth per token: replaced iff corrupted != original (a sample equal to the original is
        labelled original, as in training).
@@ -20,8 +21,8 @@ notice says so, and it is never the most suspicious word. A fake is shown with t
 
 Everything lands in one frozen `Explanation`, read by the renderer, the UI, the JSON export and
 the CLI alike. Pure apart from the models it is handed; the same seed gives the same result.
-`explain_many` runs several sentences in one batch (the server's micro-batching, explainer.core.batching).
-Left out: attention maps.
+`explain_many` runs several sentences in one batch (the server's micro-batching, explainer.core.batching). Left out:
+attention maps.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Literal
 
 import torch
 
-from explainer.core import generators
+from explainer.core import generators, internals
 from explainer.core.kinds import standing_alone, token_kinds, unfair_fakes
 from explainer.core.text import Encoded, InputError, Word, as_read, blocked_ids, encode
 from training.words import readable_ids
@@ -288,10 +289,7 @@ def _by_model(batch: list[_Prepared], model_of) -> dict[int, tuple[object, list[
 
 
 def _proposals(tokenizer, probs: torch.Tensor, k: int, original_id: int) -> tuple[Proposal, ...]:
-    top = probs.topk(min(k, probs.shape[-1]))
-    ids = top.indices.tolist()
-    return tuple(Proposal(token, t, q, t == original_id)
-                 for token, t, q in zip(readable_ids(tokenizer, ids), ids, top.values.tolist()))
+    return tuple(Proposal(token, t, q, t == original_id) for token, t, q in internals.guesses(tokenizer, probs, k))
 
 
 def _generate(pair, batch: list[_Prepared]) -> list[tuple[torch.Tensor, list[MaskedPosition]]]:
@@ -310,7 +308,9 @@ def _generate(pair, batch: list[_Prepared]) -> list[tuple[torch.Tensor, list[Mas
     for i, sentence_logits in logits_of.items():
         p = batch[i]
         fake = corrupt(p.original[None], p.selected[None], sentence_logits, p.settings.temperature, p.rng)
-        probs, samples, corrupted = fake.probs, fake.samples, fake.ids[0]  # (M, V), (M,), (T,)
+        # no [UNK] nor "[unused667]": drawn again only where ELECTRA's draw hit one (explainer.core.internals)
+        probs, samples = internals.redraw(tokenizer, sentence_logits, fake.samples, p.settings.temperature, p.rng)
+        corrupted = fake.ids[0].masked_scatter(p.selected, samples)  # (M, V), (M,), (T,)
         blank_probs = iter(softmax(others_of[i], p.settings.temperature)) if i in others_of else None
         other_key = generators.other(p.settings.generator)
         masked = []

@@ -136,9 +136,10 @@ def as_read(word: Word, pieces, text: str, drawn_kinds) -> str:
     """`word` as the discriminator read it, from its tokens (explainer.core.pipeline.Token) and the kind of each
     token it read (by position). Unchanged tokens keep the user's own spelling (case, accents), with the
     characters the tokenizer dropped around them; a replaced one shows its fake, with the capitals of the text it
-    replaced (`cased_like`; a filled blank none): a piece that stands first is written as one ("-hini"), a piece
-    after others joins them ("fisher" + "-s" = "fishers"), and a whole word drawn for a piece stands apart
-    ("fisher dog"): what the discriminator read, never two words glued."""
+    replaced (`cased_like`; a filled blank none): a piece that stands first is written as one, as drawn ("-hini";
+    "-ution.S." for "U.S.", never "-UTION.S.": it names a piece of the vocabulary, it spells nothing), a piece after
+    others joins them ("fisher" + "-s" = "fishers"), and a whole word drawn for a piece stands apart ("fisher dog"):
+    what the discriminator read, never two words glued."""
     parts, cursor, after_replaced = [], word.start, False
     for n, t in enumerate(pieces):
         if not after_replaced:
@@ -149,8 +150,8 @@ def as_read(word: Word, pieces, text: str, drawn_kinds) -> str:
             parts.append(text[t.start:t.end])
         elif t.blank:
             parts.append(t.corrupted)
-        elif kind == words.PIECE and n == 0:
-            parts.append(cased_like(t.corrupted, word.text, at_start=False))
+        elif kind == words.PIECE and n == 0:  # a word's ending standing first, as the guesses list it: "-ution"
+            parts.append(t.corrupted)  # as drawn: "U.S." gives "-ution.S.", never "-UTION.S."
         else:
             drawn = t.corrupted.removeprefix(words.PIECE_MARK) if kind == words.PIECE else t.corrupted
             at_start = not any(c.isalpha() for part in parts for c in part)  # no letter shown before this piece

@@ -36,6 +36,17 @@ from explainer.render.style import (
     word_label,
 )
 
+# Large type, for a projector: a body class (`ee-explore-large`, the tab's switch) that scales the results ②-④, whose
+# sizes are all in em, from the page's 14 px to 28 px (the live class's projector size): the chips' percentages
+# read at 21 px, not 10.5. The guess cards drop their 420-px cap so their bars keep room. The Classroom's presenter
+# mode is the same idea (explainer/render/classroom_tab.py).
+LARGE_CSS = """
+body.ee-explore-large :is(#explore-generator-input, #explore-proposals, #explore-verdict, #explore-notices) .prose {
+  font-size: 28px; }
+body.ee-explore-large .ee-results-head h3 { font-size: 30px; }
+body.ee-explore-large #explore-proposals .ee-guess-card { max-width: none !important; flex-basis: 16em !important; }
+"""
+
 if TYPE_CHECKING:  # types only: the views never run a model
     from explainer.core.attributions import Attribution, AttributionMatrix
     from explainer.core.pipeline import Explanation
@@ -90,13 +101,45 @@ def sentence_chips(explanation: Explanation, merged: bool = True, palette: str |
 
 
 def sentence_html(explanation: Explanation, merged: bool = True, palette: str | Palette = DEFAULT_PALETTE) -> str:
-    """The sentence the discriminator read, every word (or token) coloured by its P(replaced), and the legend."""
+    """The sentence the discriminator read, every word (or token) coloured by its P(replaced), and the legend (its
+    outlines for what was really replaced only where there is a truth: not in detect-only)."""
     return (f'<div class="ee-sentence" style="{FONT}">{sentence_chips(explanation, merged, palette)}</div>'
-            f"{legend_html(palette, flag_cue=True)}")
+            f"{legend_html(palette, flag_cue=True, truth=explanation.settings.mode != 'detect')}")
+
+
+MASK_CHIP = ('<span style="background: #333; color: #fff; border-radius: 4px; padding: 1px 6px; '
+             'font-family: ui-monospace, monospace; font-size: 0.9em">[MASK]</span>')
+KEPT_TITLE = "selected but left unmasked (15% of the selected, as in the official ELECTRA code)"
+
+
+def _kept(text: str) -> str:
+    return f'<span title="{KEPT_TITLE}" style="border-bottom: 2px dotted #333"><bdi>{esc(text)}</bdi></span>'
+
+
+def _seen_word(explanation: Explanation, word, shown_as_mask: set[int], kept: set[int]) -> str:
+    """One word as the generator read it. A word masked whole is one [MASK] (a ticked word, "U.S." in manual mode);
+    a word only some of whose tokens were masked is written token by token, so nothing it saw is hidden: its
+    unmasked pieces as typed, a [MASK] at each masked token ("[MASK].S." when only the "u" of "U.S." was)."""
+    masked = [p in shown_as_mask for p in word.tokens]
+    if all(masked):
+        return MASK_CHIP
+    if not any(masked):
+        return _kept(word.text) if any(p in kept for p in word.tokens) else f"<bdi>{esc(word.text)}</bdi>"
+    text, parts, cursor = explanation.text, [], word.start
+    for position in word.tokens:
+        token = explanation.tokens[position]
+        if position in shown_as_mask:  # the characters the tokenizer dropped before it stay with the text before
+            parts.append(esc(text[cursor:token.start]) + MASK_CHIP)
+        else:
+            piece = text[cursor:token.end]
+            parts.append(_kept(piece) if position in kept else esc(piece))
+        cursor = max(cursor, token.end)
+    parts.append(esc(text[cursor:word.end]))
+    return f"<bdi>{''.join(parts)}</bdi>"
 
 
 def generator_input_html(explanation: Explanation, merged: bool = True) -> str:
-    """The sentence as the generator saw it: chosen positions shown as [MASK]."""
+    """The sentence as the generator saw it: masked positions shown as [MASK] (`_seen_word` per word)."""
     if not explanation.masked:
         return f'<p style="{FONT}">Nothing was masked: the discriminator judges your text as it is.</p>'
     shown_as_mask = {m.position for m in explanation.masked if m.shown_as_mask}
@@ -107,22 +150,22 @@ def generator_input_html(explanation: Explanation, merged: bool = True) -> str:
         # Words as typed: no space where none was ("arrived" [MASK] for "arrived."), one where any was.
         touching = merged and n > 0 and not any(c.isspace() for c in explanation.text[units[n - 1].end:unit.start])
         pieces.append("" if n == 0 or touching else " ")
-        positions = unit.tokens if merged else (unit.position,)
-        text = unit.text if merged else unit.original
-        if any(p in shown_as_mask for p in positions):
-            pieces.append('<span style="background: #333; color: #fff; border-radius: 4px; padding: 1px 6px; '
-                          'font-family: ui-monospace, monospace; font-size: 0.9em">[MASK]</span>')
-        elif any(p in kept for p in positions):
-            pieces.append('<span title="selected but left unmasked (15% of the selected, '
-                          'as in the official ELECTRA code)" '
-                          f'style="border-bottom: 2px dotted #333"><bdi>{esc(text)}</bdi></span>')
+        if merged:
+            pieces.append(_seen_word(explanation, unit, shown_as_mask, kept))
+        elif unit.position in shown_as_mask:
+            pieces.append(MASK_CHIP)
         else:
-            pieces.append(f"<bdi>{esc(text)}</bdi>")
+            pieces.append(_kept(unit.original) if unit.position in kept else f"<bdi>{esc(unit.original)}</bdi>")
     legend = ""
     if kept:
         legend = (f'<div style="{FONT}; font-size: 0.85em; color: #444">Dotted underline: chosen, but left '
                   "visible (ELECTRA leaves 15% of the chosen words unmasked); the generator still guesses it.</div>")
     return f'<div class="ee-masked" style="{FONT}; font-size: 1.15em; line-height: 2">{"".join(pieces)}</div>{legend}'
+
+
+def _alarms(n: int) -> str:
+    """The false alarms counted in words: no false alarms, 1 false alarm, 3 false alarms (the number in bold)."""
+    return "<b>no</b> false alarms" if n == 0 else f"<b>{n}</b> false alarm{'' if n == 1 else 's'}"
 
 
 def score_html(explanation: Explanation) -> str:
@@ -135,7 +178,7 @@ def score_html(explanation: Explanation) -> str:
     return (
         f'<p class="ee-score" style="{FONT}">The generator replaced <b>{score["replaced"]}</b> of '
         f'{score["tokens"]} tokens; the discriminator flagged <b>{score["caught"]}</b> of them '
-        f'(P &gt; 50%) and raised <b>{score["false_alarms"]}</b> false alarm(s). '
+        f"(P &gt; 50%) and raised {_alarms(score['false_alarms'])}. "
         f'<span class="ee-seed" style="color: #555">Draw {explanation.settings.seed:d}: press the button again '
         "for another draw; the seed in Settings gives this one back.</span></p>"
     )

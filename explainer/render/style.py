@@ -220,8 +220,10 @@ def word_label(shown: str, p: float, replaced: bool | None, masked: bool, origin
     return label
 
 
-def legend_html(palette: str | Palette = DEFAULT_PALETTE, flag_cue: bool = False) -> str:
-    """The P(replaced) scale and the outlines; `flag_cue` also explains bold underlined (flagged) words."""
+def legend_html(palette: str | Palette = DEFAULT_PALETTE, flag_cue: bool = False, truth: bool = True) -> str:
+    """The P(replaced) scale and the outlines; `flag_cue` also explains bold underlined (flagged) words. Without
+    `truth` (detect-only: nothing was masked, nobody knows what was replaced) the outlines, which mark the truth,
+    are left out."""
     stops = ", ".join(p_colour(i / 4, palette) for i in range(5))
     flag = ""
     if flag_cue:
@@ -233,12 +235,15 @@ def legend_html(palette: str | Palette = DEFAULT_PALETTE, flag_cue: bool = False
         f'<span>looks original <span style="display: inline-block; width: 140px; height: 12px; '
         f'vertical-align: middle; border: 1px solid #999; background: linear-gradient(to right, {stops})"></span> '
         f"looks replaced &nbsp;(the number under a word is the discriminator's P(replaced))</span>"
-        f"{flag}"
-        f'<span><span style="border: 3px solid #111; border-radius: 4px; padding: 0 6px">word</span> '
-        f"the generator really replaced it</span>"
-        f'<span><span style="border: 2px dashed #777; border-radius: 4px; padding: 0 6px">word</span> '
-        f"masked, but the generator drew the original back</span></div>"
+        f"{flag}{_truth_legend() if truth else ''}</div>"
     )
+
+
+def _truth_legend() -> str:
+    return ('<span><span style="border: 3px solid #111; border-radius: 4px; padding: 0 6px">word</span> '
+            "the generator really replaced it</span>"
+            '<span><span style="border: 2px dashed #777; border-radius: 4px; padding: 0 6px">word</span> '
+            "masked, but the generator drew the original back</span>")
 
 
 def message_html(message: str) -> str:

@@ -25,6 +25,7 @@ from explainer.render import completeness, style
 from explainer.render import explore as render
 from explainer.render.guesses import guesses_html
 from explainer.ui import api, forgers, queues
+from explainer.ui.explore_controls import BUSY_STOP, IDLE_STOP, LARGE_JS, LARGE_LABEL, RUN_LABEL, run_label
 from explainer.ui import explore_share as share
 from explainer.ui.explore_share import COPY_LINK_JS, link_query
 from explainer.ui.named import named
@@ -77,8 +78,8 @@ def model_status(model: str, progress=gr.Progress(track_tqdm=True)):
     except models.ModelLoadError as error:
         return style.message_html(str(error)), gr.update()
     config = pair.discriminator.config
-    return render.model_html(pair.name, config.num_hidden_layers, config.hidden_size, len(pair.tokenizer),
-                             pair.max_tokens, pair.generator is not None), model
+    return render.model_html(models.shown_name(pair.name), config.num_hidden_layers, config.hidden_size,
+                             len(pair.tokenizer), pair.max_tokens, pair.generator is not None), model
 
 
 def word_choices(text: str, model: str, mode: str, current=None, shown=None, link_ticks=None) -> dict:
@@ -258,13 +259,14 @@ def _layout() -> SimpleNamespace:
     with gr.Row(equal_height=True):
         text = gr.Textbox(value=EXAMPLES[0], label="① Your sentence", lines=2, max_lines=8, scale=5,
                           elem_id="explore-text")
-        run = gr.Button("Corrupt it and judge every word", variant="primary", scale=1, elem_id="explore-run")
+        run = gr.Button(RUN_LABEL, variant="primary", scale=1, elem_id="explore-run")
     gr.Examples([[e] for e in EXAMPLES + [DETECT_EXAMPLE]], [text], label=EXAMPLES_LABEL)
     with gr.Row():
         mode = gr.Radio(MODES, value="auto", label="What gets corrupted", scale=3)
         merged = gr.Checkbox(value=True, label="Show whole words (untick to see subword tokens)", scale=1)
         palette = gr.Radio(list(style.PALETTES), value=style.DEFAULT_PALETTE, label="Colours", scale=1,
                            elem_id="explore-palette")
+        large = gr.Checkbox(False, label=LARGE_LABEL, scale=1, elem_id="explore-large")
     mask_words = gr.CheckboxGroup([], label="Words to mask (tick them, then press the button)", visible=False,
                                   elem_id="explore-mask-words")
     ticked_on = gr.State(None)  # the words the ticks point at (they follow their words when the sentence changes)
@@ -285,11 +287,11 @@ def _layout() -> SimpleNamespace:
     link_note = gr.HTML(elem_id="explore-link-note")
     status = gr.HTML(elem_id="explore-model-status")
     notices = gr.HTML(elem_id="explore-notices")
-    gr.Markdown("### ② What the generator saw")
+    gr.Markdown("### ② What the generator saw", elem_classes="ee-results-head")
     generator_input = gr.HTML(elem_id="explore-generator-input")
-    gr.Markdown("### ③ The generator's guesses, and the one it drew")
+    gr.Markdown("### ③ The generator's guesses, and the one it drew", elem_classes="ee-results-head")
     proposals = gr.HTML(elem_id="explore-proposals")
-    gr.Markdown("### ④ The discriminator's verdict on every word")
+    gr.Markdown("### ④ The discriminator's verdict on every word", elem_classes="ee-results-head")
     verdict = gr.HTML(elem_id="explore-verdict")
     with gr.Row(equal_height=True):
         download = gr.Button("Download the results (JSON)", size="sm", scale=0, min_width=240, elem_id="explore-json")
@@ -319,7 +321,7 @@ def _layout() -> SimpleNamespace:
     with gr.Row():
         why = gr.Button("Explain this word", variant="primary", elem_id="explore-why")
         why_all = gr.Button("Explain every word (heatmap, rows appear as they are computed)", elem_id="explore-why-all")
-        stop = gr.Button("Stop", variant="stop", scale=0, min_width=80, elem_id="explore-stop")
+        stop = gr.Button("Stop", **IDLE_STOP, scale=0, min_width=80, elem_id="explore-stop")
     attribution = gr.State(None)
     attribution_text = gr.HTML(elem_id="explore-attribution")
     attribution_plot = gr.Plot(show_label=False, visible=False)
@@ -333,6 +335,7 @@ def _layout() -> SimpleNamespace:
 
 def build_explore(demo: gr.Blocks) -> ModelControls:
     """The tab's components and events; `demo.load` shows the model and a first example at once (or a link's)."""
+    gr.HTML(f"<style>{render.LARGE_CSS}</style>")  # the large-type switch's
     c = _layout()
     inputs = [c.text, c.active_model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words, c.merged,
               c.palette, c.generator, c.link_ticks]
@@ -347,20 +350,25 @@ def build_explore(demo: gr.Blocks) -> ModelControls:
           [c.text, c.active_model, c.mode, c.mask_words, c.ticked_on, c.link_ticks], [c.mask_words, c.ticked_on],
           trigger_mode="always_last", show_progress="hidden", **private)
     c.mask_words.input(lambda: None, None, [c.link_ticks], show_progress="hidden", **private)  # the user's ticks rule
+    c.mode.change(run_label, [c.mode], [c.run], show_progress="hidden", **private)  # a link's mode too
+    c.large.change(None, [c.large], None, js=LARGE_JS, **private)
     c.copy_link.click(lambda *values: (link_query(*values), gr.update(visible=True)),
                       [c.text, c.active_model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words,
                        c.generator], [c.link_query_box, c.link], **private).then(
         None, [c.link_query_box], [c.link], js=COPY_LINK_JS)
     gr.on([c.merged.change, c.palette.change], named(rerender, c), [c.explanation, c.attribution, c.merged, c.palette],
           [c.generator_input, c.verdict, c.attribution_text, c.attribution_plot], **private)
-    single = c.why.click(named(run_attribute, c), [c.explanation, c.target, c.method, c.n_steps, c.baseline,
-                                                     c.adaptive, c.merged, c.palette],
-                         [c.attribution_text, c.attribution_plot, c.attribution, *pictures], **private,
-                         **queues.ATTRIBUTE)
-    every = c.why_all.click(named(run_matrix, c), [c.explanation, c.method, c.n_steps, c.baseline, c.adaptive,
-                                                     c.palette], [c.matrix_plot, c.matrix_note], **private,
-                            **queues.ATTRIBUTE)
-    c.stop.click(None, cancels=[single, every], **private)
+    quiet = {"show_progress": "hidden", "queue": False, **private}
+    single = c.why.click(lambda: gr.update(**BUSY_STOP), None, [c.stop], **quiet).then(
+        named(run_attribute, c), [c.explanation, c.target, c.method, c.n_steps, c.baseline, c.adaptive, c.merged,
+                                  c.palette], [c.attribution_text, c.attribution_plot, c.attribution, *pictures],
+        **private, **queues.ATTRIBUTE)
+    every = c.why_all.click(lambda: gr.update(**BUSY_STOP), None, [c.stop], **quiet).then(
+        named(run_matrix, c), [c.explanation, c.method, c.n_steps, c.baseline, c.adaptive, c.palette],
+        [c.matrix_plot, c.matrix_note], **private, **queues.ATTRIBUTE)
+    for running in (single, every):
+        running.then(lambda: gr.update(**IDLE_STOP), None, [c.stop], **quiet)
+    c.stop.click(lambda: gr.update(**IDLE_STOP), None, [c.stop], cancels=[single, every], **quiet)
     share.wire_downloads(dict(zip(share.DOWNLOADS, [c.download, *pictures])),
                          [c.explanation, c.attribution, c.merged, c.palette])
     controls = [c.text, c.model, c.mode, c.mask_rate, c.seed, c.temperature, c.top_k, c.mask_words, c.link_note,
