@@ -18,6 +18,7 @@ from typing import NamedTuple
 import gradio as gr
 
 from explainer.core import links, models
+from explainer.core.bounds import MAX_TEXT
 from explainer.core.attributions import TOLERANCE, AttributionSettings, attribute, iter_matrix, matrix_targets
 from explainer.core.pipeline import Explanation, Settings, sentence_words
 from explainer.core.text import InputError, follow_words, visible
@@ -258,7 +259,7 @@ def _layout() -> SimpleNamespace:
     explanation = gr.State(None)
     with gr.Row(equal_height=True):
         text = gr.Textbox(value=EXAMPLES[0], label="① Your sentence", lines=2, max_lines=8, scale=5,
-                          elem_id="explore-text")
+                          max_length=MAX_TEXT, elem_id="explore-text")  # a huge paste: cut here, not refused (413)
         run = gr.Button(RUN_LABEL, variant="primary", scale=1, elem_id="explore-run")
     gr.Examples([[e] for e in EXAMPLES + [DETECT_EXAMPLE]], [text], label=EXAMPLES_LABEL)
     with gr.Row():
