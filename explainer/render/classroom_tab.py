@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from explainer.lesson.supervision import MASK, SupervisedPositions
 from explainer.lesson.quiz import Grade, Question
-from explainer.render.style import FONT, MLM_COLOUR, MUTED, RTD_COLOUR, esc
+from explainer.render.style import FONT, MLM_COLOUR, MUTED, RTD_COLOUR, esc, full_stop
 
 # Gradio's `.prose *` gives every element the body colour; inside our views colours are inherited
 # instead, so a white label on a dark chip stays white (the doubled class outranks gradio's rule). The
@@ -132,14 +132,37 @@ def question_html(question: Question, index: int, total: int) -> str:
 def feedback_html(grade: Grade) -> str:
     if not grade.answered:
         return f'<div style="{FONT}" role="status">Choose or type an answer first.</div>'
-    head = ("✓ Correct." if grade.correct else f"✗ Not quite. The answer: <b>{esc(grade.answer)}</b>.")
+    head = ("✓ Correct." if grade.correct else
+            f"✗ Not quite. The answer: <b>{esc(grade.answer)}</b>{full_stop(grade.answer)}")
     colour, background = ("#1a7f37", "#e6f4ea") if grade.correct else ("#b42318", "#fde8e8")
     return (f'<div class="ee-c ee-feedback" role="status" style="{FONT}; border-left: 5px solid {colour}; '
             f'background: {background}; padding: 8px 12px; border-radius: 4px"><div style="font-size: 1.1em">'
-            f"{head}</div><div>{esc(grade.explanation)}</div></div>")
+            f"{head}</div><div>{esc(grade.explanation)}{full_stop(grade.explanation)}</div></div>")
 
 
-def quiz_score_html(correct: int, answered: int, total: int) -> str:
-    done = " All done." if answered == total else ""
-    return (f'<div class="ee-quiz-score" style="{FONT}; font-size: 1.1em">Score: <b>{correct}</b> / {answered} '
-            f"answered, {total} questions (first tries count).{done}</div>")
+def _numbers(numbers: tuple[int, ...]) -> str:
+    """"question 4", "questions 3 and 7", "questions 2, 5 and 9"."""
+    listed = ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}" if len(numbers) > 1 else str(numbers[0])
+    return f"question{'s' if len(numbers) > 1 else ''} {listed}"
+
+
+def quiz_score_html(correct: int, answered: int, total: int, revisit: tuple[str, ...] = (),
+                    unanswered: tuple[int, ...] = ()) -> str:
+    """The running score (first tries count); with every question answered, the end-of-quiz summary: the score and
+    the topics of the questions missed (`revisit`). `unanswered`: question numbers (from 1) still open, named once
+    the last question is answered."""
+    if answered < total:
+        gaps = (f" Not answered yet: {_numbers(unanswered)} (“← Previous” goes back)." if unanswered else "")
+        return (f'<div class="ee-quiz-score" style="{FONT}; font-size: 1.1em">Score: <b>{correct}</b> / {answered} '
+                f"answered, {total} questions (first tries count).{gaps}</div>")
+    if not revisit:
+        advice = "<p>Every question right on the first try: you have the lesson.</p>"
+    else:
+        items = "".join(f"<li>{esc(topic)}</li>" for topic in revisit)
+        advice = (f'<p style="margin: 6px 0 2px">Worth another look (the questions you missed were about):</p>'
+                  f'<ul style="margin: 0">{items}</ul>')
+    return (f'<div class="ee-c ee-quiz-score ee-quiz-summary" role="status" style="{FONT}; font-size: 1.1em; '
+            f'border: 2px solid {RTD_COLOUR}; border-radius: 6px; padding: 8px 12px">'
+            f"<b>All done: {correct} of {total} right on the first try ({correct / max(1, total):.0%}).</b>"
+            f"{advice}<p style=\"margin: 6px 0 0\">“Start over” (with the shuffle, a new order) to try again.</p>"
+            "</div>")

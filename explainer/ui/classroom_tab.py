@@ -176,7 +176,12 @@ class Quiz:
         return self.questions[self.index]
 
     def score_html(self) -> str:
-        return view.quiz_score_html(sum(right for _, right in self.results), len(self.results), len(self.questions))
+        """The running score; on the last question, the ones still open; with all answered, the summary."""
+        done = dict(self.results)
+        open_ = tuple(i + 1 for i, q in enumerate(self.questions) if q.id not in done)
+        last = self.index == len(self.questions) - 1 and self.question.id in done
+        return view.quiz_score_html(sum(done.values()), len(done), len(self.questions),
+                                    quiz.to_revisit(self.questions, self.results), open_ if last else ())
 
 
 def _quiz_view(state: Quiz) -> dict:
