@@ -47,6 +47,8 @@ def test_a_class_link_gives_everyone_the_same_round_and_a_bad_one_says_so(browse
     teacher.locator("#game-code input").fill("42")
     teacher.locator("#game-share").click()
     wait_for_text(teacher, "#game-link", "?game=42", timeout=15_000)
+    shared = teacher.locator("#game-link code").inner_text()
+    assert shared == f"{app_url.rstrip('/')}/?game=42"  # the page's own address, not its queue's
     expected = first_sentence(teacher)
     page = to_game(links["42"])  # a student opens the class link
     page.wait_for_function("() => document.querySelector('#game-code input')?.value === '42'", timeout=15_000)

@@ -183,7 +183,7 @@ def test_a_worded_round_code_goes_into_the_class_link_and_back():
 
     from explainer.ui import beat_electra as ui
 
-    shown = ui.class_link("FFT V8X & co", "stronger", SimpleNamespace(url="http://127.0.0.1:7860/?tab=classroom"))
+    shown = ui.class_link("FFT V8X & co", "stronger", "http://127.0.0.1:7860/?tab=classroom")
     link = shown.split("<code>")[1].split("</code>")[0].replace("&amp;", "&")
     assert link == "http://127.0.0.1:7860/?game=FFT%20V8X%20%26%20co&level=harder"
     assert "round code <b>FFT V8X &amp; co</b>" in shown

@@ -114,13 +114,17 @@ def next_sentence(state: Round | None) -> dict:
             "next_button": gr.update(interactive=False)}
 
 
-def class_link(code, generator=None, request: gr.Request | None = None) -> str:
-    """The link that starts everyone on this round code, at this level."""
+# The page's own address, read in the browser: the server sees only its queue's (…/gradio_api/queue/join).
+PAGE_ADDRESS_JS = "(code, level, page) => [code, level, window.location.origin + window.location.pathname]"
+
+
+def class_link(code, generator=None, page: str = "") -> str:
+    """The link that starts everyone on this round code, at this level, on the page at `page`."""
     try:
         code = game.round_code(code)
     except ValueError as error:
         return _error(error)
-    base = str(getattr(request, "url", "") or "").split("?")[0] if request is not None else ""
+    base = (page or "").split("?")[0].split("#")[0]
     query = {"game": code.text, **({"level": HARDER} if forgers.chosen(generator) == generators.STRONGER else {})}
     link = f"{base}?{urlencode(query, quote_via=quote)}"
     return (f'<p style="{style.FONT}" id="game-link">Class link: <code>{style.esc(link)}</code> — '
@@ -202,7 +206,7 @@ def _layout() -> SimpleNamespace:
     c.level = forgers.radio("Level (who forges the fakes; ELECTRA's discriminator judges them)", "game-level",
                             labels=game.LEVELS)
     gr.HTML(forgers.line_html())
-    c.link, c.state = gr.HTML(), gr.State(None)
+    c.link, c.state, c.page = gr.HTML(), gr.State(None), gr.Textbox(visible=False)
     with gr.Group():
         c.sentence = gr.HTML(elem_id="game-sentence-box")
         c.ticks = gr.CheckboxGroup([], label="The words you think are fakes", visible=False, elem_id="game-ticks")
@@ -232,7 +236,7 @@ def build_game(demo: gr.Blocks, model: gr.State) -> None:
     c.start.click(named(start_round, c), [c.code, c.n, model, c.level], spot, **private, **queues.EXPLAIN)
     c.reveal_button.click(named(reveal, c), [c.state, c.ticks], spot, **private)
     c.next_button.click(named(next_sentence, c), [c.state], spot, **private)
-    c.share.click(class_link, [c.code, c.level], [c.link], **private)
+    c.share.click(class_link, [c.code, c.level, c.page], [c.link], js=PAGE_ADDRESS_JS, **private)
     c.pick_sentence.click(named(fool_sentence, c), [c.code, model], [c.fool_text, c.word, c.fooled], **private,
                           **queues.EXPLAIN)
     c.fool_text.change(fool_words, [c.fool_text, model], [c.word], trigger_mode="always_last", **private)
