@@ -106,6 +106,10 @@ def _presents_the_game(page) -> float:
     inside = page.evaluate("() => document.querySelector('#classroom-stage').contains("
                            "document.querySelector('#game-start'))")
     assert inside  # the game is on the full-screen stage, not under it
+    page.locator("#fool-test").scroll_into_view_if_needed()  # the foot of the game's view
+    for fixed in (page.locator("#classroom-present"), page.get_by_role("tab", name="① Walk-through")):
+        box = fixed.bounding_box()
+        assert box and 0 <= box["y"] < 200, box  # the switch and the views stay on screen as the view scrolls
     page.locator("#game-code input").click()
     page.keyboard.press("Escape")  # in a text box the keys are the box's: presenter mode stays on
     assert page.evaluate("() => document.body.classList.contains('ee-present')")

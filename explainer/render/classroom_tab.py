@@ -17,18 +17,18 @@ from explainer.render.style import FONT, MLM_COLOUR, MUTED, RTD_COLOUR, esc, ful
 # Gradio's `.prose *` gives every element the body colour; inside our views colours are inherited
 # instead, so a white label on a dark chip stays white (the doubled class outranks gradio's rule). The
 # walk-through's step pills and "drew back" badges wrap as whole boxes on a phone, never "4 / Detect".
-# Presenter mode fills the screen with the stage: the switch, the views' tab bar (every view one click away, pinned to
-# the top as the view scrolls) and the open view, in large type. Gradio sizes its text by theme variables resolved on
-# :root, so the stage sets them again (each derived one too, or it would keep :root's value); the views' own HTML is
-# sized in em and follows.
+# Presenter mode fills the screen with the stage: the switch and the views' tab bar (every view one click away) stay
+# at the top, and the open view scrolls beneath them, in large type. Gradio sizes its text by theme variables
+# resolved on :root, so the stage sets them again (each derived one too, or it would keep :root's value); the views'
+# own HTML is sized in em and follows.
 CLASSROOM_CSS = """
 div.ee-c.ee-c * { color: inherit; }
 .ee-step p.ee-para { font-size: 1.1em; line-height: 1.55; max-width: 70em; }
 .ee-walk-tokens { line-height: 2.4; }
 .ee-progress > span { display: inline-block; white-space: nowrap; margin-bottom: 4px; }
 .ee-badge { white-space: nowrap; }
-body.ee-present #classroom-stage { position: fixed; inset: 0; z-index: 1000; overflow: auto; background: #fff;
-  padding: 1rem 3rem; margin: 0; max-width: none;
+body.ee-present #classroom-stage { position: fixed; inset: 0; z-index: 1000; overflow: clip; background: #fff;
+  padding: 1rem 3rem; margin: 0; max-width: none; display: flex; flex-direction: column; flex-wrap: nowrap;
   --text-xxs: 15px; --text-xs: 18px; --text-sm: 20px; --text-md: 24px; --text-lg: 28px; --text-xl: 34px;
   --text-xxl: 42px; --body-text-size: var(--text-md); --prose-text-size: var(--text-md);
   --block-info-text-size: var(--text-sm); --block-label-text-size: var(--text-sm);
@@ -38,8 +38,10 @@ body.ee-present #classroom-stage { position: fixed; inset: 0; z-index: 1000; ove
   --button-small-text-size: var(--text-sm); }
 body.ee-present #classroom-stage .ee-muted { color: #222 !important; }
 body.ee-present #classroom-stage .cm-editor { font-size: 20px; }
-body.ee-present #classroom-views > .tab-wrapper { position: sticky; top: -1rem; z-index: 100; background: #fff;
-  height: auto; padding-top: 0.5rem; }
+body.ee-present #classroom-stage > :not(#classroom-views) { flex: none; }  /* the switch (in gradio's form box) */
+body.ee-present #classroom-views { flex: 1 1 auto; min-height: 0; display: flex; flex-direction: column; }
+body.ee-present #classroom-views > .tab-wrapper { flex: none; height: auto; }
+body.ee-present #classroom-views > .tabitem { flex: 1 1 auto; min-height: 0; overflow: auto; }
 body.ee-present #walk-panel .ee-step { font-size: 1.6rem; color: #000; }
 body.ee-present #walk-panel .ee-step h3 { font-size: 1.5em; }
 body.ee-present #walk-panel .ee-token { border: 2px solid #000; }
