@@ -54,8 +54,8 @@ objective gets its loss) · **③ Generator difficulty** (1 min) · **④ Effici
 **⑤ Use it in Hugging Face** (1 min) · **⑥ Knowledge check** · **⑦ Can you beat ELECTRA?** (the class against the
 discriminator, the rest of the lesson).
 """
-PRESENT_HELP = ("Presenter mode: full screen and large type for whichever view is open (the views stay one click "
-                "away); in the walk-through ← / → (or a clicker's PageUp / PageDown) step; Esc leaves.")
+PRESENT_HELP = ("Presenter mode: full screen, large type, for whichever view is open; ← / → (or a clicker's PageUp / "
+                "PageDown) step the walk-through; Esc leaves.")
 # Installed once per page: while presenter mode is on, arrow keys drive the walk-through's Back/Next when it is the
 # view on screen, and Esc leaves presenter mode.
 KEYS_JS = """
