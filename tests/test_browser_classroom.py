@@ -1,8 +1,8 @@
 """The Classroom tab in Debian's Chromium (Playwright): step through the walk-through, present it from the
-keyboard, answer a question.
+keyboard and go on to present the game, answer a question.
 
 Needs `apt-get install -y chromium` (never `playwright install`). Set CLASSROOM_SCREENSHOTS=prefix to
-keep full-page screenshots (prefix-walk.png, -present, -positions, -quiz).
+keep full-page screenshots (prefix-walk.png, -present, -present-game, -positions, -quiz).
 """
 
 from __future__ import annotations
@@ -70,10 +70,10 @@ def test_back_and_next_walk_through_the_four_steps(page):
 
 def test_presenter_mode_is_full_screen_and_driven_by_the_keyboard(page):
     to_step(page, "swap")  # where the walk-through above ends
-    page.locator("#walk-present input").check()
+    page.locator("#classroom-present input").check()
     page.wait_for_function("() => document.body.classList.contains('ee-present')", timeout=5_000)
-    panel = page.locator("#walk-panel").bounding_box()
-    assert panel["width"] >= 1200 and panel["height"] >= 850  # covers the window
+    stage = page.locator("#classroom-stage").bounding_box()
+    assert stage["width"] >= 1200 and stage["height"] >= 850  # covers the window
     page.locator("#walk-step").click()  # focus out of the checkbox, as a presenter would
     page.keyboard.press("ArrowLeft")
     wait_for_step(page, "propose")
@@ -82,11 +82,43 @@ def test_presenter_mode_is_full_screen_and_driven_by_the_keyboard(page):
     page.keyboard.press("PageDown")
     wait_for_step(page, "detect")
     shot(page, "present")
+    game_size = _presents_the_game(page)
+    assert step(page) == "detect"  # the arrows pressed on the game's view left the walk-through where it was
     page.keyboard.press("Escape")
+    page.wait_for_function("() => !document.body.classList.contains('ee-present')", timeout=5_000)
+    normal = page.evaluate("() => parseFloat(getComputedStyle(document.querySelector('#classroom-game-tab .prose p'))"
+                           ".fontSize)")
+    assert game_size >= 1.5 * normal  # presenter mode enlarged the game
+    page.get_by_role("tab", name="① Walk-through").click()
+    wait_for_step(page, "detect")
     page.wait_for_function("() => !document.body.classList.contains('ee-present')", timeout=5_000)
     page.keyboard.press("ArrowLeft")  # outside presenter mode the arrows are the page's again
     page.wait_for_timeout(500)
     assert step(page) == "detect"
+
+
+def _presents_the_game(page) -> float:
+    """In presenter mode the views' tab bar stays on the stage: ⑦ opens, large, and the arrow keys leave the
+    walk-through alone while the game is on screen. Returns the game's rules' type size (px)."""
+    page.get_by_role("tab", name="⑦ Can you beat ELECTRA?").click(timeout=5_000)
+    page.locator("#game-start").wait_for(timeout=10_000)
+    assert page.locator("#game-start").is_visible() and not page.locator("#walk-panel").is_visible()
+    inside = page.evaluate("() => document.querySelector('#classroom-stage').contains("
+                           "document.querySelector('#game-start'))")
+    assert inside  # the game is on the full-screen stage, not under it
+    page.locator("#fool-test").scroll_into_view_if_needed()  # the foot of the game's view
+    for fixed in (page.locator("#classroom-present"), page.get_by_role("tab", name="① Walk-through")):
+        box = fixed.bounding_box()
+        assert box and 0 <= box["y"] < 200, box  # the switch and the views stay on screen as the view scrolls
+    page.locator("#game-code input").click()
+    page.keyboard.press("Escape")  # in a text box the keys are the box's: presenter mode stays on
+    assert page.evaluate("() => document.body.classList.contains('ee-present')")
+    page.locator("#classroom-game-tab .prose p").first.click()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_timeout(500)
+    shot(page, "present-game")
+    return page.evaluate("() => parseFloat(getComputedStyle(document.querySelector('#classroom-game-tab .prose p'))"
+                         ".fontSize)")
 
 
 def test_the_toy_sentence_restarts_at_step_one_and_counts_as_the_pipeline_does(page, tiny_pair):

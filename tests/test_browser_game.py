@@ -47,10 +47,12 @@ def test_a_class_link_gives_everyone_the_same_round_and_a_bad_one_says_so(browse
     teacher.locator("#game-code input").fill("42")
     teacher.locator("#game-share").click()
     wait_for_text(teacher, "#game-link", "?game=42", timeout=15_000)
+    shared = teacher.locator("#game-link code").inner_text()
+    assert shared == f"{app_url.rstrip('/')}/?game=42"  # the page's own address, not its queue's
     expected = first_sentence(teacher)
     page = to_game(links["42"])  # a student opens the class link
     page.wait_for_function("() => document.querySelector('#game-code input')?.value === '42'", timeout=15_000)
-    assert "Class code 42 from your link" in page.locator("#game-link-note").inner_text()
+    assert "Round code 42 from your link" in page.locator("#game-link-note").inner_text()
     assert first_sentence(page) == expected  # the same sentence, the same corruption, on another page
     bad = to_game(links["-5"])
     wait_for_text(bad, "#game-link-note", "was not used", timeout=15_000)
@@ -81,7 +83,7 @@ def test_play_a_whole_round_then_fool_the_discriminator(new_page, app_url):
         if index < 2:
             page.locator("#game-next").click()
     wait_for_text(page, "#game-score-box", "Round over", timeout=15_000)
-    assert "class code 3" in page.locator("#game-score-box").inner_text()
+    assert "round code 3" in page.locator("#game-score-box").inner_text()
     closing = re.findall(r"(?:fooled you|fooled ELECTRA): (.*)\.", page.inner_text("#game-score-box"))
     assert closing  # the round names the words that fooled
     for line in closing:

@@ -72,6 +72,8 @@ def test_a_drawn_back_piece_is_named_with_its_word(tiny_pair, vocab):
 @pytest.mark.parametrize("token, words, count", [
     ("movie", (0, 2), "5 tokens were masked; the generator drew a different token at every masked position, so all 5 "
                       "count as replaced (label 1)."),
+    ("movie", (0, 3), "2 tokens were masked; the generator drew a different token at every masked position, so both "
+                      "count as replaced (label 1)."),
     ("movie", (0,), "1 token was masked; the generator drew a different token there, so it counts as replaced "
                     "(label 1)."),
     ("the", (0, 3), "2 tokens were masked; the generator drew the original token back at both of them (“the”, "
@@ -86,7 +88,10 @@ def test_the_detect_step_counts_drawn_back_positions(tiny_pair, vocab, token, wo
     assert f"{RULE} {count}" in detect.paragraph
     if not back:
         assert "happened to draw the original token back:" not in swap.paragraph
-        assert ("the draw differs" if len(words) == 1 else "5 of the 5 draws differ") in swap.paragraph.lower()
+        n = len(explanation.masked)  # never "all 2", "2 of the 2" or "the 1 masked ones"
+        assert {1: "the draw differs", 2: "both draws differ", 5: "all 5 draws differ"}[n] in swap.paragraph.lower()
+        assert ("not only the masked one:" if n == 1 else f"not only the {n} masked ones:") in detect.paragraph
+        assert not re.search(r"all 2\b|\b(\d+) of the \1\b|the 1 ", swap.paragraph + detect.paragraph)
     else:
         assert "nothing is labelled replaced" in swap.paragraph and "labelled original (0)" in swap.paragraph
 

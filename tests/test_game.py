@@ -33,10 +33,33 @@ def test_the_same_code_gives_the_same_round_and_every_sentence_has_a_fake(tiny_p
 
 @pytest.mark.parametrize("code, message", [(-1, "from 0 to"), (2.5, "from 0 to"), ("x", "whole number"),
                                            (None, "whole number")])
-def test_a_bad_class_code_is_refused(tiny_pair, code, message):
+def test_a_bad_seed_is_refused(tiny_pair, code, message):
     with pytest.raises(ValueError, match=message):
         game.spot_round(tiny_pair, code, 3, SENTENCES)
     assert game.check_seed("12") == 12
+
+
+@pytest.mark.parametrize("code, text, seed", [
+    (42, "42", 42), ("42", "42", 42), (" 007 ", "7", 7), (3.0, "3", 3), ("１２", "12", 12),  # a number is its own seed
+    ("FFT-V8X", "FFT-V8X", 960026355), ("fft v8x", "fft v8x", 960026355), ("FFTV8X", "FFTV8X", 960026355),
+    ("Mrs  Smith's class!", "Mrs Smith's class!", game.round_code("mrssmithsclass").seed),
+])
+def test_a_round_code_is_a_number_or_any_word(code, text, seed):
+    """Numbers keep their old rounds; a word is hashed the same way on every server (the seed is pinned)."""
+    assert game.round_code(code) == game.RoundCode(text, seed)
+
+
+@pytest.mark.parametrize("code, message", [
+    ("-5", "A round code that is a number is a whole number from 0 to 999,999,999, not '-5'."),
+    (10**9, "from 0 to 999,999,999, not 1000000000."), (2.5, "not 2.5."),
+    ("", "Type a round code: a number or a word, such as 7 or FFT-V8X."), (" -- ", "Type a round code"),
+    ("x" * 41, "A round code has at most 40 characters, not 41."), ("x" * 10**6, "at most 40 characters"),
+    (True, "A round code is a number or a word, not True."), (None, "not None."), ([1], "not [1]."),
+])
+def test_a_bad_round_code_says_what_a_code_is(code, message):
+    with pytest.raises(ValueError) as caught:
+        game.round_code(code)
+    assert message in str(caught.value)
 
 
 def test_scores_count_catches_misses_and_false_alarms_for_both_players(items):
@@ -92,7 +115,8 @@ def test_the_views_escape_and_mark_without_colour(items, tiny_pair):
     assert "Sentence 1 of 3" in sentence and "&lt;script&gt;" in sentence
     you, electra = game.round_score([result])
     end = view.round_html(you, electra, 1, 1, 5, [result])
-    assert "Round over" in end and "class code 5" in end
+    assert "Round over" in end and "round code 5" in end
+    assert "round code &lt;b&gt;" in view.round_html(you, electra, 1, 1, "<b>", [result])
     fool = game.fool(tiny_pair, SENTENCES[1], 2, "<b>big</b>", False)
     assert "&lt;b&gt;big&lt;/b&gt;" in view.fool_html(fool, 1, int(fool.fooled), int(fool.student_right))
 
@@ -107,7 +131,7 @@ def test_the_handlers_play_a_round_to_the_end(tiny_pair_dir, monkeypatch):
     models.clear_cache() if hasattr(models, "clear_cache") else None
     started = ui.start_round(3, 3, model)
     state = started["state"]
-    assert state.code == 3 and "Sentence 1 of 3" in started["sentence"] and started["ticks"]["choices"]
+    assert state.code == "3" and "Sentence 1 of 3" in started["sentence"] and started["ticks"]["choices"]
     for index in range(3):
         shown = ui.reveal(state, [0])
         state = shown["state"]
@@ -121,7 +145,9 @@ def test_the_handlers_play_a_round_to_the_end(tiny_pair_dir, monkeypatch):
     assert ui.next_sentence(state) == {"next_button": ui.gr.update(interactive=False)}  # the round is over
     bad = ui.start_round(-4, 3, model)
     assert bad["state"] is None and "from 0 to" in bad["sentence"]
-    assert "?game=3" in ui.class_link(3) and "whole number" in ui.class_link("x")
+    assert "?game=3" in ui.class_link(3) and "Type a round code" in ui.class_link(" - ")
+    worded = ui.start_round("fft-v8x", 3, model)["state"]  # a live class's code typed here: a round, not an error
+    assert worded.code == "fft-v8x" and worded.items == ui.start_round("FFT V8X", 3, model)["state"].items
 
 
 def test_round_b_keeps_its_tally_by_name(tiny_pair, monkeypatch):
@@ -135,7 +161,8 @@ def test_round_b_keeps_its_tally_by_name(tiny_pair, monkeypatch):
     assert first["tally"] == ui.Tally(1, int(result.fooled), int(result.student_right))
     second = ui.fool_try(SENTENCES[0], 1, "dog", True, "tiny", first["tally"])
     assert second["tally"].tries == 2 and "Choose" not in second["fooled"]
-    refused = ui.fool_sentence("x", "tiny")
+    assert ui.fool_sentence("x", "tiny")["fool_text"] in game.load_sentences()  # any word is a round code
+    refused = ui.fool_sentence("-1", "tiny")
     assert "whole number" in refused["fooled"] and "fool_text" not in refused  # the sentence box keeps its text
 
 
@@ -148,3 +175,21 @@ def test_a_handler_that_changes_nothing_skips_every_output():
     c = SimpleNamespace(revealed="revealed-box", score="score-box")
     assert named(lambda: {}, c)() == ui.gr.skip()  # gradio would read {} as one value
     assert named(lambda: {"score": "3"}, c)() == {"score-box": "3"}
+
+
+def test_a_worded_round_code_goes_into_the_class_link_and_back():
+    from types import SimpleNamespace
+    from urllib.parse import parse_qs, urlsplit
+
+    from explainer.ui import beat_electra as ui
+
+    shown = ui.class_link("FFT V8X & co", "stronger", "http://127.0.0.1:7860/?tab=classroom")
+    link = shown.split("<code>")[1].split("</code>")[0].replace("&amp;", "&")
+    assert link == "http://127.0.0.1:7860/?game=FFT%20V8X%20%26%20co&level=harder"
+    assert "round code <b>FFT V8X &amp; co</b>" in shown
+    params = {k: v[0] for k, v in parse_qs(urlsplit(link).query).items()}  # as the page reads its address
+    opened = ui.code_from_link(SimpleNamespace(query_params=params))
+    assert (opened["code"], opened["level"]) == ("FFT V8X & co", "stronger")
+    assert "Round code <b>FFT V8X &amp; co</b> from your link" in opened["link_note"]
+    assert "round code was not used: A round code that is a number" in ui.code_from_link(
+        SimpleNamespace(query_params={"game": "-5"}))["link_note"]

@@ -133,7 +133,7 @@ def test_the_games_harder_level_through_its_handlers(stronger, tiny_pair_dir):
     assert page.class_link(5, "stronger").count("?game=5&amp;level=harder") == 1
     assert "level=" not in page.class_link(5, "electra")
     request = SimpleNamespace(query_params={"game": "5", "level": "harder"})
-    assert {k: page.code_from_link(request)[k] for k in ("code", "level")} == {"code": 5, "level": "stronger"}
+    assert {k: page.code_from_link(request)[k] for k in ("code", "level")} == {"code": "5", "level": "stronger"}
     assert page.code_from_link(SimpleNamespace(query_params={"game": "5"}))["level"] == "electra"
 
 

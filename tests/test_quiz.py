@@ -97,6 +97,65 @@ def test_the_ui_handlers_score_first_tries_only():
     assert [q.id for q in shuffled_state.questions] == [q.id for q in shuffled(QUESTIONS, 5)]
 
 
+@pytest.mark.parametrize("text, stop", [
+    ("is it the original?", ""), ("replaced", "."), ("as in Hugging Face”).", ""), ("it helps (a little)", "."),
+    ("Wow!", ""), ("as it said “so.”", ""), ("and so on…", ""), ("ends. ", ""),
+])
+def test_a_sentence_gets_a_full_stop_only_when_it_has_no_ending(text, stop):
+    from explainer.render.style import full_stop
+
+    assert full_stop(text) == stop
+
+
+def test_feedback_never_doubles_the_punctuation():
+    import re
+
+    from explainer.render.classroom_tab import feedback_html
+
+    rtd = QUESTIONS[0]
+    assert rtd.answer.endswith("?")
+    shown = feedback_html(grade(rtd, "nonsense"))
+    assert ("✗ Not quite. The answer: <b>For every token: was it replaced by the generator, or is it the "
+            "original?</b></div>") in shown
+    for question in QUESTIONS:
+        for response in ("nonsense", question.answer):
+            text = re.sub(r"<[^>]+>", "", feedback_html(grade(question, response)))
+            assert not re.search(r"[.?!…][”’)]?\.", text), text
+            assert text.rstrip().endswith((".", "?", "!", ".)", ").")), text
+
+
+def test_the_last_question_names_the_open_ones_and_the_end_sums_up():
+    from explainer.ui import classroom_tab as ui
+
+    state = ui.start_quiz(False, 0)["state"]
+    questions = state.questions
+    missed = {questions[1].id, questions[4].id}  # two topics: what RTD is, and the supervised positions
+    assert [questions[1].topic, questions[4].topic] == ["rtd", "positions"]
+    for index, question in enumerate(questions):
+        if index == 2:
+            continue  # skipped: named once the last question is answered
+        state = ui.next_question(state, index - state.index)["state"]
+        wrong = next(c for c in question.choices if c != question.answer) if question.choices else "nonsense"
+        shown = ui.check_answer(state, wrong if question.id in missed else question.answer,
+                                "nonsense" if question.id in missed else question.answer)
+        shown = ui.check_answer(shown["state"], question.answer, question.answer)  # a retry: the first try counts
+        state, score = shown["state"], shown["score"]
+    assert "Score: <b>16</b> / 18 answered" in score
+    assert "Not answered yet: question 3 (“← Previous” goes back)." in score
+    state = ui.next_question(state, 2 - state.index)["state"]
+    third = questions[2]
+    summary = ui.check_answer(state, third.answer, third.answer)["score"]
+    n = len(questions)
+    assert f"<b>All done: {n - 2} of {n} right on the first try ({(n - 2) / n:.0%}).</b>" in summary
+    assert (f"<ul style=\"margin: 0\"><li>{TOPICS['rtd']}</li><li>{TOPICS['positions']}</li></ul>") in summary
+    assert "Not answered yet" not in summary
+    right = ui.start_quiz(False, 0)["state"]
+    for index, question in enumerate(questions):
+        right = ui.check_answer(ui.next_question(right, index - right.index)["state"], question.answer,
+                                question.answer)["state"]
+    assert "Every question right on the first try" in right.score_html() and "<li>" not in right.score_html()
+
+
 # --- the efficiency questions agree with the paper's Table 1 and with the races the app ships ------------
 
 def _question(id: str) -> quiz.Question:

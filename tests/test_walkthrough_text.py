@@ -85,3 +85,14 @@ def test_mask_step_on_a_short_sentence_says_one_was_picked(tiny_pair, vocab):
     assert round(0.15 * n) == 0 and len(explanation.masked) == 1
     assert paragraph.startswith(f"ELECTRA picked 1 of the {n} tokens at random (15% of {n} rounds to none, so one "
                                 "was picked).")
+
+
+@pytest.mark.parametrize("caught, replaced, text", [
+    (0, 0, "Nothing here was really replaced, so there was nothing to flag"),
+    (1, 1, "Here it flagged the one replacement"), (0, 1, "Here it did not flag the one replacement"),
+    (2, 2, "Here it flagged both replacements"), (0, 2, "Here it flagged neither of the 2 replacements"),
+    (1, 2, "Here it flagged 1 of the 2 replacements"), (5, 5, "Here it flagged all 5 replacements"),
+    (0, 5, "Here it flagged none of the 5 replacements"), (3, 5, "Here it flagged 3 of the 5 replacements"),
+])
+def test_the_detect_step_counts_the_flagged_replacements_in_words(caught, replaced, text):
+    assert walk._flagged({"caught": caught, "replaced": replaced}) == text

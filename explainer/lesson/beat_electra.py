@@ -24,7 +24,10 @@ class plays the same round. Nothing is stored: a round is a value the page keeps
 
 from __future__ import annotations
 
+import hashlib
 import random
+import re
+import unicodedata
 from dataclasses import dataclass
 
 from explainer.core import generators
@@ -38,7 +41,7 @@ SENTENCES_FILE = ASSETS / "game_sentences.json"
 THRESHOLD = 0.5  # the discriminator "flags" a word when P(replaced) > 50%
 ROUND_SENTENCES = 5
 MAX_SENTENCES = 10
-MAX_SEED = 10**9  # a class code: a whole number people can read out
+MAX_SEED = 10**9  # a seed (a live class's, or a game's round code): a whole number people can read out
 
 
 def load_sentences(path=SENTENCES_FILE) -> tuple[str, ...]:
@@ -46,7 +49,7 @@ def load_sentences(path=SENTENCES_FILE) -> tuple[str, ...]:
 
 
 def check_seed(seed) -> int:
-    """A class code as an int, or ValueError with a message for people."""
+    """A seed as an int, or ValueError with a message for people (a live class's seed; a round code's number)."""
     try:
         value = int(seed)
     except (TypeError, ValueError, OverflowError):
@@ -54,6 +57,43 @@ def check_seed(seed) -> int:
     if not 0 <= value < MAX_SEED or value != seed and not isinstance(seed, str):
         raise ValueError(f"The class code must be a whole number from 0 to {MAX_SEED - 1}.")
     return value
+
+
+MAX_CODE = 40  # characters of a round code
+_NUMBER = re.compile(r"[+-]?[0-9]+")
+
+
+@dataclass(frozen=True)
+class RoundCode:
+    """What a class types to share one round of the single-browser game, and the seed it stands for."""
+
+    text: str  # as people read it: "42", "FFT-V8X"
+    seed: int  # the round's seed: the number itself, or the text's hash
+
+
+def round_code(code) -> RoundCode:
+    """A round code -> its seed, or ValueError with a message for people. A whole number from 0 to MAX_SEED - 1 is
+    its own seed, as it always was (old links and numbers give the same sentences); any other text (a word, a live
+    class's code such as FFT-V8X) is hashed (sha256, so every server and Python agrees), after NFKC, case folding and
+    dropping all but letters and digits: "fft-v8x", "FFT V8X" and "FFTV8X" are one round."""
+    if isinstance(code, bool) or not isinstance(code, (int, float, str)):
+        raise ValueError(f"A round code is a number or a word, not {quote(code)}.")
+    # NFKC: a full-width "１２" is 12; a long text is cut first, then refused by its length below
+    text = " ".join(unicodedata.normalize("NFKC", code[:MAX_CODE * 4]).split()) if isinstance(code, str) else code
+    if not isinstance(text, str) or _NUMBER.fullmatch(text):
+        try:
+            seed = check_seed(text)
+        except ValueError:
+            raise ValueError(f"A round code that is a number is a whole number from 0 to {MAX_SEED - 1:,}, not "
+                             f"{quote(code)}.") from None
+        return RoundCode(str(seed), seed)
+    if len(text) > MAX_CODE:
+        raise ValueError(f"A round code has at most {MAX_CODE} characters, not {len(text):,}.")
+    key = "".join(c for c in text.casefold() if c.isalnum())
+    if not key:
+        raise ValueError("Type a round code: a number or a word, such as 7 or FFT-V8X.")
+    digest = hashlib.sha256(f"electra-round:{key}".encode()).digest()
+    return RoundCode(text, int.from_bytes(digest[:8], "big") % MAX_SEED)
 
 
 @dataclass(frozen=True)

@@ -98,6 +98,14 @@ def shuffled(questions: tuple[Question, ...], seed: int) -> tuple[Question, ...]
     return tuple(out)
 
 
+def to_revisit(questions: tuple[Question, ...], results) -> tuple[str, ...]:
+    """The topics (TOPICS' words, in TOPICS' order, each once) of the questions whose first try was wrong;
+    `results` holds (question id, right on the first try) pairs."""
+    wrong = {id for id, right in results if not right}
+    missed = {q.topic for q in questions if q.id in wrong}
+    return tuple(words for topic, words in TOPICS.items() if topic in missed)
+
+
 # --- what this app's own races measured (the efficiency question's explanation) --------------------
 
 PAPER_BUDGET = ("The paper's gains were measured over hours to days of GPU time (1e17 FLOPs and more; its "

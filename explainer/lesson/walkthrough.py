@@ -71,16 +71,25 @@ def _label_rule(explanation: Explanation, back: tuple[int, ...]) -> str:
     if k == 0:
         count = (f"{masked}; the generator drew a different token there, so it counts as replaced (label 1)."
                  if chosen == 1 else
-                 f"{masked}; the generator drew a different token at every masked position, so all {chosen} count "
-                 "as replaced (label 1).")
+                 f"{masked}; the generator drew a different token at every masked position, so {_of(chosen, chosen)} "
+                 "count as replaced (label 1).")
     else:
-        where = ("there" if chosen == 1 else "at both of them" if k == chosen == 2 else
-                 f"at all {chosen} of them" if k == chosen else f"at {k} of them")
+        where = "there" if chosen == 1 else f"at {_of(k, chosen)} of them" if k == chosen else f"at {k} of them"
         which = "that position counts" if k == 1 else "those positions count"
         left = "no token is really replaced" if really == 0 else f"{_plural(really, 'token', 'is')} really replaced"
         count = (f"{masked}; the generator drew the original token back {where} ({_name_tokens(explanation, back)}), "
                  f"so {which} as original (label 0): {left}.")
     return f"{rule} {count}"
+
+
+def _of(k: int, n: int) -> str:
+    """How many of `n` things (n >= 2; a sentence about one thing says "it"): "both", "all 5", "neither of the 2",
+    "none of the 5", "3 of the 5". Never "all 2" or "2 of the 2"."""
+    if k == n:
+        return "both" if n == 2 else f"all {n}"
+    if k == 0:
+        return "neither of the 2" if n == 2 else f"none of the {n}"
+    return f"{k} of the {n}"
 
 
 def _plural(n: int, word: str, verb: str = "") -> str:
@@ -142,13 +151,14 @@ def _swap_paragraph(explanation: Explanation, back: tuple[int, ...]) -> str:
     swapped = tuple(m.position for m in explanation.masked if m.position not in back)
     if not swapped:
         differ = ("The draw is the original token, so nothing is labelled replaced." if len(chosen) == 1 else
-                  f"None of the {len(chosen)} draws differs from the original, so nothing is labelled replaced.")
+                  f"{_of(0, len(chosen)).capitalize()} draws differs from the original, so nothing is labelled "
+                  "replaced.")
     elif len(swapped) == len(chosen) == 1:
         differ = "The draw differs from the original: that position is now labelled replaced (1)."
     else:
-        differ = (f"{len(swapped)} of the {len(chosen)} draws {'differs' if len(swapped) == 1 else 'differ'} from "
-                  f"the original: {'that position is' if len(swapped) == 1 else 'those positions are'} now labelled "
-                  "replaced (1).")
+        one = len(swapped) == 1
+        differ = (f"{_of(len(swapped), len(chosen)).capitalize()} draws {'differs' if one else 'differ'} from the "
+                  f"original: {'that position is' if one else 'those positions are'} now labelled replaced (1).")
     same_note = ""
     if back and len(chosen) == 1:
         same_note = (f" By ELECTRA's rule that position ({_name_tokens(explanation, back)}) is labelled original (0), "
@@ -173,13 +183,23 @@ def _detect_paragraph(explanation: Explanation, back: tuple[int, ...]) -> str:
     suspects = (f"its most suspicious token is {named}, which {'was' if hits else 'was not'} really replaced."
                 if len(ranked) == 1 else
                 f"its {len(ranked)} most suspicious tokens are {named}: {hits} of them were really replaced.")
+    masked = "the masked one" if chosen == 1 else f"the {chosen} masked ones"
     return (f"The discriminator, a full-size encoder, reads the corrupted sentence and gives every token one "
             f"number: the probability that it was replaced. Its loss covers all {len(tokens)} positions ([CLS] "
-            f"and [SEP] included), not only the {chosen} masked ones: that is why ELECTRA learns more from "
-            f"each sentence than BERT. {_label_rule(explanation, back)} Here it flagged {score['caught']} of the "
-            f"{score['replaced']} replacements "
-            f"(P > 50%) and raised {_plural(score['false_alarms'], 'false alarm')}; {suspects} After "
+            f"and [SEP] included), not only {masked}: that is why ELECTRA learns more from "
+            f"each sentence than BERT. {_label_rule(explanation, back)} {_flagged(score)} (P > 50%) and raised "
+            f"{_plural(score['false_alarms'], 'false alarm')}; {suspects} After "
             "pretraining the generator is thrown away and this discriminator is fine-tuned.")
+
+
+def _flagged(score: dict) -> str:
+    """How many replacements the discriminator flagged, in words: "Here it flagged both replacements"."""
+    caught, replaced = score["caught"], score["replaced"]
+    if replaced == 0:
+        return "Nothing here was really replaced, so there was nothing to flag"
+    if replaced == 1:
+        return f"Here it {'flagged' if caught else 'did not flag'} the one replacement"
+    return f"Here it flagged {_of(caught, replaced)} replacements"
 
 
 def walkthrough(explanation: Explanation, vocab_size: int) -> tuple[WalkStep, ...]:

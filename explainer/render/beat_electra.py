@@ -100,10 +100,10 @@ def spot_reveal_html(item: SpotItem, result: SpotResult, picked, scores: bool = 
     return _wrap(table + rule + lines + (f"<p>{' '.join(fooled)}</p>" if fooled else ""), "game-reveal")
 
 
-def round_html(student: Score, electra: Score, done: int, total: int, code: int, results: list[SpotResult],
+def round_html(student: Score, electra: Score, done: int, total: int, code: str, results: list[SpotResult],
                generator: str = "electra") -> str:
     """The running score of the round; at the end, who won and which words fooled whom. `generator`: who forged
-    (the stronger one is the harder level, said beside the class code)."""
+    (the stronger one is the harder level, said beside the round code)."""
     if done < total:
         status = f"After {done} of {total} sentences"
     elif student.points > electra.points:
@@ -113,7 +113,7 @@ def round_html(student: Score, electra: Score, done: int, total: int, code: int,
     else:
         status = "Round over: <b>a draw.</b>"
     level = ", harder level: a stronger generator forged the fakes" if generator == "stronger" else ""
-    lines = [f"<p style='font-size:1.15em;margin:4px 0'>{status} (class code {code}{level})</p>"]
+    lines = [f"<p style='font-size:1.15em;margin:4px 0'>{status} (round code {esc(str(code))}{level})</p>"]
     if results and done:  # the sentence just revealed, then the round so far: each score once, each labelled
         last = results[-1]
         lines.append(f'<p style="margin:0 0 4px" id="game-this-sentence">Sentence {done}: <span style="color:'

@@ -3,8 +3,8 @@ the supervised positions, the knowledge check, the tab's CSS, and the token chip
 
 MLM (BERT) is drawn in blue, RTD (ELECTRA) in orange throughout. Every token, sentence and answer
 passes through `style.esc`. Presenter mode is a body class (`ee-present`) that `CLASSROOM_CSS` turns
-into a full-screen, large-type, black-on-white view. The other views: the walk-through
-(explainer/render/walkthrough.py), the temperature sweep (explainer/render/difficulty.py), the
+into a full-screen, large-type, black-on-white stage: the views' tab bar and whichever view is open. The other
+views: the walk-through (explainer/render/walkthrough.py), the temperature sweep (explainer/render/difficulty.py), the
 Efficiency chart (explainer/render/efficiency.py).
 """
 
@@ -12,23 +12,39 @@ from __future__ import annotations
 
 from explainer.lesson.supervision import MASK, SupervisedPositions
 from explainer.lesson.quiz import Grade, Question
-from explainer.render.style import FONT, MLM_COLOUR, MUTED, RTD_COLOUR, esc
+from explainer.render.style import FONT, MLM_COLOUR, MUTED, RTD_COLOUR, esc, full_stop
 
 # Gradio's `.prose *` gives every element the body colour; inside our views colours are inherited
 # instead, so a white label on a dark chip stays white (the doubled class outranks gradio's rule). The
 # walk-through's step pills and "drew back" badges wrap as whole boxes on a phone, never "4 / Detect".
+# Presenter mode fills the screen with the stage: the switch and the views' tab bar (every view one click away) stay
+# at the top, and the open view scrolls beneath them, in large type. Gradio sizes its text by theme variables
+# resolved on :root, so the stage sets them again (each derived one too, or it would keep :root's value); the views'
+# own HTML is sized in em and follows.
 CLASSROOM_CSS = """
 div.ee-c.ee-c * { color: inherit; }
 .ee-step p.ee-para { font-size: 1.1em; line-height: 1.55; max-width: 70em; }
 .ee-walk-tokens { line-height: 2.4; }
 .ee-progress > span { display: inline-block; white-space: nowrap; margin-bottom: 4px; }
 .ee-badge { white-space: nowrap; }
-body.ee-present #walk-panel { position: fixed; inset: 0; z-index: 1000; overflow: auto; background: #fff;
-  padding: 1.5rem 3rem; }
+body.ee-present #classroom-stage { position: fixed; inset: 0; z-index: 1000; overflow: clip; background: #fff;
+  padding: 1rem 3rem; margin: 0; max-width: none; display: flex; flex-direction: column; flex-wrap: nowrap;
+  --text-xxs: 15px; --text-xs: 18px; --text-sm: 20px; --text-md: 24px; --text-lg: 28px; --text-xl: 34px;
+  --text-xxl: 42px; --body-text-size: var(--text-md); --prose-text-size: var(--text-md);
+  --block-info-text-size: var(--text-sm); --block-label-text-size: var(--text-sm);
+  --block-title-text-size: var(--text-md); --section-header-text-size: var(--text-md);
+  --checkbox-label-text-size: var(--text-md); --input-text-size: var(--text-md);
+  --button-large-text-size: var(--text-lg); --button-medium-text-size: var(--text-md);
+  --button-small-text-size: var(--text-sm); }
+body.ee-present #classroom-stage .ee-muted { color: #222 !important; }
+body.ee-present #classroom-stage .cm-editor { font-size: 20px; }
+body.ee-present #classroom-stage > :not(#classroom-views) { flex: none; }  /* the switch (in gradio's form box) */
+body.ee-present #classroom-views { flex: 1 1 auto; min-height: 0; display: flex; flex-direction: column; }
+body.ee-present #classroom-views > .tab-wrapper { flex: none; height: auto; }
+body.ee-present #classroom-views > .tabitem { flex: 1 1 auto; min-height: 0; overflow: auto; }
 body.ee-present #walk-panel .ee-step { font-size: 1.6rem; color: #000; }
 body.ee-present #walk-panel .ee-step h3 { font-size: 1.5em; }
 body.ee-present #walk-panel .ee-token { border: 2px solid #000; }
-body.ee-present #walk-panel .ee-muted { color: #222 !important; }
 body.ee-present #walk-panel button { font-size: 1.3rem; min-height: 3rem; }
 """
 
@@ -132,14 +148,37 @@ def question_html(question: Question, index: int, total: int) -> str:
 def feedback_html(grade: Grade) -> str:
     if not grade.answered:
         return f'<div style="{FONT}" role="status">Choose or type an answer first.</div>'
-    head = ("✓ Correct." if grade.correct else f"✗ Not quite. The answer: <b>{esc(grade.answer)}</b>.")
+    head = ("✓ Correct." if grade.correct else
+            f"✗ Not quite. The answer: <b>{esc(grade.answer)}</b>{full_stop(grade.answer)}")
     colour, background = ("#1a7f37", "#e6f4ea") if grade.correct else ("#b42318", "#fde8e8")
     return (f'<div class="ee-c ee-feedback" role="status" style="{FONT}; border-left: 5px solid {colour}; '
             f'background: {background}; padding: 8px 12px; border-radius: 4px"><div style="font-size: 1.1em">'
-            f"{head}</div><div>{esc(grade.explanation)}</div></div>")
+            f"{head}</div><div>{esc(grade.explanation)}{full_stop(grade.explanation)}</div></div>")
 
 
-def quiz_score_html(correct: int, answered: int, total: int) -> str:
-    done = " All done." if answered == total else ""
-    return (f'<div class="ee-quiz-score" style="{FONT}; font-size: 1.1em">Score: <b>{correct}</b> / {answered} '
-            f"answered, {total} questions (first tries count).{done}</div>")
+def _numbers(numbers: tuple[int, ...]) -> str:
+    """"question 4", "questions 3 and 7", "questions 2, 5 and 9"."""
+    listed = ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}" if len(numbers) > 1 else str(numbers[0])
+    return f"question{'s' if len(numbers) > 1 else ''} {listed}"
+
+
+def quiz_score_html(correct: int, answered: int, total: int, revisit: tuple[str, ...] = (),
+                    unanswered: tuple[int, ...] = ()) -> str:
+    """The running score (first tries count); with every question answered, the end-of-quiz summary: the score and
+    the topics of the questions missed (`revisit`). `unanswered`: question numbers (from 1) still open, named once
+    the last question is answered."""
+    if answered < total:
+        gaps = (f" Not answered yet: {_numbers(unanswered)} (“← Previous” goes back)." if unanswered else "")
+        return (f'<div class="ee-quiz-score" style="{FONT}; font-size: 1.1em">Score: <b>{correct}</b> / {answered} '
+                f"answered, {total} questions (first tries count).{gaps}</div>")
+    if not revisit:
+        advice = "<p>Every question right on the first try: you have the lesson.</p>"
+    else:
+        items = "".join(f"<li>{esc(topic)}</li>" for topic in revisit)
+        advice = (f'<p style="margin: 6px 0 2px">Worth another look (the questions you missed were about):</p>'
+                  f'<ul style="margin: 0">{items}</ul>')
+    return (f'<div class="ee-c ee-quiz-score ee-quiz-summary" role="status" style="{FONT}; font-size: 1.1em; '
+            f'border: 2px solid {RTD_COLOUR}; border-radius: 6px; padding: 8px 12px">'
+            f"<b>All done: {correct} of {total} right on the first try ({correct / max(1, total):.0%}).</b>"
+            f"{advice}<p style=\"margin: 6px 0 0\">“Start over” (with the shuffle, a new order) to try again.</p>"
+            "</div>")

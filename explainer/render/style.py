@@ -246,6 +246,16 @@ def _truth_legend() -> str:
             "masked, but the generator drew the original back</span>")
 
 
+SENTENCE_ENDS = (".", "?", "!", "…")
+CLOSERS = "\"'”’)]»"  # may follow a sentence's last mark: (as it said “so.”)
+
+
+def full_stop(text: str) -> str:
+    """The full stop a sentence ending in `text` needs: "" when it already ends with ".", "?", "!" or "…" (before any
+    closing quote or bracket), else ".". Joined text then never reads "?." or ".."."""
+    return "" if text.rstrip().rstrip(CLOSERS).endswith(SENTENCE_ENDS) else "."
+
+
 def message_html(message: str) -> str:
     return (f'<div class="ee-error" role="alert" style="{FONT}; background: #fde8e8; border: 1px solid #d66; '
             f'border-radius: 6px; padding: 8px 12px">{esc(message)}</div>')

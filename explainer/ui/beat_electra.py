@@ -1,9 +1,10 @@
 """The Classroom's game, "Can you beat ELECTRA?": thin wiring of explainer.lesson.beat_electra and its views.
 
 A round lives in the page's gr.State as a `Round` (nothing on the server); every handler returns its values
-by the names of the components they go to (`named`). A class code (the seed) and the level (the
-generator that forges: ELECTRA's own, or the stronger one for the harder level) give everyone the same sentences
-and corruptions; a link with ?game=CODE (&level=harder) fills them in.
+by the names of the components they go to (`named`). A round code (a number, or any word: its seed,
+`explainer.lesson.beat_electra.round_code`) and the level (the generator that forges: ELECTRA's own, or the stronger
+one for the harder level) give everyone the same sentences and corruptions; a link with ?game=CODE (&level=harder)
+fills them in.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
+from urllib.parse import quote, urlencode
 
 import gradio as gr
 
@@ -27,9 +29,11 @@ RULES = """
 pretraining. Tick the words you think are fakes; then see what really changed, and what ELECTRA's
 discriminator flagged, on the same sentence. One point per fake caught, minus one per false alarm, for you and
 for ELECTRA. {fakes} **Round B — fool the discriminator.** Change one word of a sentence so that it still sounds right,
-and bet on whether ELECTRA will flag it. The same class code gives everyone the same round.
+and bet on whether ELECTRA will flag it. **The round code** is any number or word the class agrees on (7, FFT-V8X,
+"Tuesday"): everyone who types the same code gets the same sentences and the same fakes.
 **A whole class at once?** Open the [live class page](class): students join from their phones with a code or a QR
-code, the server keeps their answers, and the projector shows the class against ELECTRA.
+code, the server keeps their answers, and the projector shows the class against ELECTRA. (A live class deals its own
+sentences: its code typed here gives a round of this page, not the live class's.)
 """.format(fakes=game.FAKES_RULE)
 PREDICTIONS = [("ELECTRA will flag my word", True), ("ELECTRA will be fooled", False)]
 HARDER = "harder"  # a link's level for the stronger generator: ?game=CODE&level=harder
@@ -37,8 +41,9 @@ HARDER = "harder"  # a link's level for the stronger generator: ?game=CODE&level
 
 @dataclass(frozen=True)
 class Round:
-    """A round A in the page's gr.State: its class code, sentences and level, and how far the player is."""
-    code: int
+    """A round A in the page's gr.State: its round code (as typed), sentences and level, and how far the player
+    is."""
+    code: str
     items: tuple[game.SpotItem, ...]
     generator: str = generators.ELECTRA
     index: int = 0  # the sentence on screen
@@ -71,12 +76,13 @@ def start_round(code, n, model: str, generator=None) -> dict:
     """A new round A, by component name: its state, first sentence, word ticks, score and buttons."""
     generator = forgers.chosen(generator)
     try:
-        items = game.spot_round(api.load_pair(model), code, int(n or game.ROUND_SENTENCES), generator=generator)
+        code = game.round_code(code)
+        items = game.spot_round(api.load_pair(model), code.seed, int(n or game.ROUND_SENTENCES), generator=generator)
     except (gr.Error, ValueError) as error:
         return {"state": None, "sentence": _error(error), "ticks": gr.update(choices=[], value=[], visible=False),
                 "revealed": "", "score": "", "reveal_button": gr.update(interactive=False),
                 "next_button": gr.update(interactive=False)}
-    state = Round(game.check_seed(code), tuple(items), generator)
+    state = Round(code.text, tuple(items), generator)
     return {"state": state, "sentence": view.spot_sentence_html(items[0], 0, len(items)), "ticks": _ticks(items[0]),
             "revealed": "", "score": state.score_html(), "reveal_button": gr.update(interactive=True),
             "next_button": gr.update(interactive=False)}
@@ -108,20 +114,25 @@ def next_sentence(state: Round | None) -> dict:
             "next_button": gr.update(interactive=False)}
 
 
-def class_link(code, generator=None, request: gr.Request | None = None) -> str:
-    """The link that starts everyone on this class code, at this level."""
+# The page's own address, read in the browser: the server sees only its queue's (…/gradio_api/queue/join).
+PAGE_ADDRESS_JS = "(code, level, page) => [code, level, window.location.origin + window.location.pathname]"
+
+
+def class_link(code, generator=None, page: str = "") -> str:
+    """The link that starts everyone on this round code, at this level, on the page at `page`."""
     try:
-        code = game.check_seed(code)
+        code = game.round_code(code)
     except ValueError as error:
         return _error(error)
-    base = str(getattr(request, "url", "") or "").split("?")[0] if request is not None else ""
-    link = f"{base}?game={code}" + (f"&level={HARDER}" if forgers.chosen(generator) == generators.STRONGER else "")
+    base = (page or "").split("?")[0].split("#")[0]
+    query = {"game": code.text, **({"level": HARDER} if forgers.chosen(generator) == generators.STRONGER else {})}
+    link = f"{base}?{urlencode(query, quote_via=quote)}"
     return (f'<p style="{style.FONT}" id="game-link">Class link: <code>{style.esc(link)}</code> — '
-            f"or just tell the class the code <b>{code}</b>.</p>")
+            f"or just tell the class the round code <b>{style.esc(code.text)}</b>.</p>")
 
 
 def code_from_link(request: gr.Request) -> dict:
-    """?game=CODE in the page's address fills in the class code (a bad one: a message, the default kept), and
+    """?game=CODE in the page's address fills in the round code (a bad one: a message, the default kept), and
     &level=harder the stronger generator."""
     params = (getattr(request, "query_params", None) or {}) if request is not None else {}
     raw = params.get("game")
@@ -129,19 +140,19 @@ def code_from_link(request: gr.Request) -> dict:
         return {"link_note": ""}
     level = generators.STRONGER if params.get("level") == HARDER else generators.ELECTRA
     try:
-        code = game.check_seed(raw)
+        code = game.round_code(raw)
     except ValueError as error:
-        return {"link_note": _error(f"The link's class code was not used: {error}")}
-    return {"code": code, "level": level,
-            "link_note": (f'<p style="{style.FONT}">Class code <b>{code}</b> from your link: go to the Classroom\'s '
-                          "“⑦ Can you beat ELECTRA?” and press <b>Start round</b>.</p>")}
+        return {"link_note": _error(f"The link's round code was not used: {error}")}
+    return {"code": code.text, "level": level,
+            "link_note": (f'<p style="{style.FONT}">Round code <b>{style.esc(code.text)}</b> from your link: go to the '
+                          "Classroom's “⑦ Can you beat ELECTRA?” and press <b>Start round</b>.</p>")}
 
 
 def fool_sentence(code, model: str) -> dict:
-    """A sentence for round B (the class code picks it) and its words to choose from."""
+    """A sentence for round B (the round code picks it) and its words to choose from."""
     try:
         pair = api.load_pair(model)
-        sentence = random.Random(game.check_seed(code) + 1).choice(game.load_sentences())
+        sentence = random.Random(game.round_code(code).seed + 1).choice(game.load_sentences())
     except (gr.Error, ValueError) as error:
         return {"fooled": _error(error)}
     return {"fool_text": sentence, "word": _word_choices(sentence, pair), "fooled": ""}
@@ -185,8 +196,9 @@ def _layout() -> SimpleNamespace:
     gr.Markdown(RULES)
     c = SimpleNamespace(link_note=gr.HTML(elem_id="game-link-note"))
     with gr.Row(equal_height=True):
-        c.code = gr.Number(1, precision=0, minimum=0, maximum=game.MAX_SEED - 1, label="Class code (the same code, "
-                           "the same round for everyone)", scale=2, min_width=160, elem_id="game-code")
+        c.code = gr.Textbox("1", label="Round code: a number or a word (the same code, the same sentences for "
+                            "everyone)", max_lines=1, max_length=game.MAX_CODE, scale=2, min_width=160,
+                            elem_id="game-code")
         c.n = gr.Slider(3, game.MAX_SENTENCES, value=game.ROUND_SENTENCES, step=1, label="Sentences", scale=2,
                         min_width=160, elem_id="game-n")
         c.start = gr.Button("Start round", variant="primary", scale=1, min_width=140, elem_id="game-start")
@@ -194,7 +206,7 @@ def _layout() -> SimpleNamespace:
     c.level = forgers.radio("Level (who forges the fakes; ELECTRA's discriminator judges them)", "game-level",
                             labels=game.LEVELS)
     gr.HTML(forgers.line_html())
-    c.link, c.state = gr.HTML(), gr.State(None)
+    c.link, c.state, c.page = gr.HTML(), gr.State(None), gr.Textbox(visible=False)
     with gr.Group():
         c.sentence = gr.HTML(elem_id="game-sentence-box")
         c.ticks = gr.CheckboxGroup([], label="The words you think are fakes", visible=False, elem_id="game-ticks")
@@ -206,7 +218,7 @@ def _layout() -> SimpleNamespace:
     gr.Markdown("#### Round B — fool the discriminator")
     with gr.Row(equal_height=True):
         c.fool_text = gr.Textbox(label="Sentence", scale=4, elem_id="fool-text")
-        c.pick_sentence = gr.Button("A sentence for this class code", scale=1, elem_id="fool-pick")
+        c.pick_sentence = gr.Button("A sentence for this round code", scale=1, elem_id="fool-pick")
     with gr.Row(equal_height=True):
         c.word = gr.Dropdown([], label="Word to change", scale=2, elem_id="fool-word")
         c.new_word = gr.Textbox(label="Your word", scale=2, elem_id="fool-new")
@@ -224,7 +236,7 @@ def build_game(demo: gr.Blocks, model: gr.State) -> None:
     c.start.click(named(start_round, c), [c.code, c.n, model, c.level], spot, **private, **queues.EXPLAIN)
     c.reveal_button.click(named(reveal, c), [c.state, c.ticks], spot, **private)
     c.next_button.click(named(next_sentence, c), [c.state], spot, **private)
-    c.share.click(class_link, [c.code, c.level], [c.link], **private)
+    c.share.click(class_link, [c.code, c.level, c.page], [c.link], js=PAGE_ADDRESS_JS, **private)
     c.pick_sentence.click(named(fool_sentence, c), [c.code, model], [c.fool_text, c.word, c.fooled], **private,
                           **queues.EXPLAIN)
     c.fool_text.change(fool_words, [c.fool_text, model], [c.word], trigger_mode="always_last", **private)

@@ -54,8 +54,10 @@ objective gets its loss) · **③ Generator difficulty** (1 min) · **④ Effici
 **⑤ Use it in Hugging Face** (1 min) · **⑥ Knowledge check** · **⑦ Can you beat ELECTRA?** (the class against the
 discriminator, the rest of the lesson).
 """
-PRESENT_HELP = "Presenter mode: full screen, large type; ← / → (or a clicker's PageUp / PageDown) step, Esc leaves."
-# Installed once per page: arrow keys drive Back/Next while presenter mode is on; Esc leaves it.
+PRESENT_HELP = ("Presenter mode: full screen, large type, for whichever view is open; ← / → (or a clicker's PageUp / "
+                "PageDown) step the walk-through; Esc leaves.")
+# Installed once per page: while presenter mode is on, arrow keys drive the walk-through's Back/Next when it is the
+# view on screen, and Esc leaves presenter mode.
 KEYS_JS = """
 () => {
   if (window.__eeKeys) return;
@@ -64,8 +66,9 @@ KEYS_JS = """
     if (!document.body.classList.contains("ee-present")) return;
     if (["INPUT", "TEXTAREA", "SELECT"].includes(event.target.tagName) && event.target.type !== "checkbox") return;
     const target = {ArrowRight: "#walk-next", PageDown: "#walk-next", ArrowLeft: "#walk-back",
-                    PageUp: "#walk-back", Escape: "#walk-present input"}[event.key];
+                    PageUp: "#walk-back", Escape: "#classroom-present input"}[event.key];
     if (!target) return;
+    if (target.startsWith("#walk") && !document.querySelector("#walk-panel")?.checkVisibility()) return;
     event.preventDefault();
     document.querySelector(target)?.click();
   });
@@ -176,7 +179,12 @@ class Quiz:
         return self.questions[self.index]
 
     def score_html(self) -> str:
-        return view.quiz_score_html(sum(right for _, right in self.results), len(self.results), len(self.questions))
+        """The running score; on the last question, the ones still open; with all answered, the summary."""
+        done = dict(self.results)
+        open_ = tuple(i + 1 for i, q in enumerate(self.questions) if q.id not in done)
+        last = self.index == len(self.questions) - 1 and self.question.id in done
+        return view.quiz_score_html(sum(done.values()), len(done), len(self.questions),
+                                    quiz.to_revisit(self.questions, self.results), open_ if last else ())
 
 
 def _quiz_view(state: Quiz) -> dict:
@@ -209,14 +217,13 @@ def next_question(state: Quiz, delta: int = 1) -> dict:
 # --- layout --------------------------------------------------------------------------------------
 
 def _build_walk() -> SimpleNamespace:
-    """① The walk-through's panel: the step, Back/Next and the presenter-mode switch."""
+    """① The walk-through's panel: the step and Back/Next."""
     with gr.Column(elem_id="walk-panel"):
         step = gr.HTML(elem_id="walk-step")
         with gr.Row():
             back = gr.Button("← Back", elem_id="walk-back", min_width=120, scale=0)
             forward = gr.Button("Next →", variant="primary", elem_id="walk-next", min_width=120, scale=0)
-            present = gr.Checkbox(False, label=PRESENT_HELP, elem_id="walk-present", scale=3)
-    return SimpleNamespace(step=step, back=back, forward=forward, present=present)
+    return SimpleNamespace(step=step, back=back, forward=forward)
 
 
 def _build_efficiency() -> gr.Plot:
@@ -312,7 +319,15 @@ def _layout(demo: gr.Blocks) -> SimpleNamespace:
                             elem_id="classroom-link")
     c.link_query_box, c.link_note = gr.Textbox(visible=False), gr.HTML(elem_id="classroom-link-note")
     c.view_id = gr.State("walk")
-    with gr.Tabs(overflow_behavior="wrap", elem_id="classroom-views") as c.views:  # every view one tap away on a phone
+    with gr.Column(elem_id="classroom-stage"):  # what presenter mode fills the screen with: the switch and the views
+        c.present = gr.Checkbox(False, label=PRESENT_HELP, elem_id="classroom-present")
+        c.views = _build_views(demo, c)
+    return c
+
+
+def _build_views(demo: gr.Blocks, c: SimpleNamespace) -> gr.Tabs:
+    """The seven views, as sub-tabs; their components go into `c` by name."""
+    with gr.Tabs(overflow_behavior="wrap", elem_id="classroom-views") as views:  # every view one tap away on a phone
         with gr.Tab("① Walk-through", id="walk", elem_id="classroom-walk-tab"):
             c.walk = _build_walk()
             c.step = c.walk.step
@@ -330,7 +345,7 @@ def _layout(demo: gr.Blocks) -> SimpleNamespace:
             c.quiz = _build_quiz()
         with gr.Tab("⑦ Can you beat ELECTRA?", id="game", elem_id="classroom-game-tab"):
             build_game(demo, c.model)
-    return c
+    return views
 
 
 def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = lambda: None,
@@ -353,7 +368,7 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
     c.walk.back.click(named(lambda s, i: move(s, i, -1), c), [c.steps, c.step_index], [c.step_index, c.step], **private)
     c.walk.forward.click(named(lambda s, i: move(s, i, 1), c), [c.steps, c.step_index], [c.step_index, c.step],
                          **private)
-    c.walk.present.change(None, [c.walk.present], None, js=PRESENT_JS)
+    c.present.change(None, [c.present], None, js=PRESENT_JS)
     sweep, power = named(run_sweep, c), named(run_strength, c)
     c.sweep_tab.select(sweep, [c.model], [c.sweep_plot, c.sweep_note], **private, **queues.SWEEP)
     c.sweep_tab.select(power, [c.model], [c.strength_plot, c.strength_note], **private)
