@@ -143,3 +143,17 @@ def test_the_launched_app_keeps_gradios_upload_limit_and_refuses_a_larger_body_u
         assert response.status == 413
         assert json.loads(response.read())["error"] == (f"This request's body is {announced:,} bytes; this server "
                                                         f"reads at most {most:,}.")
+
+
+def test_the_text_boxes_cannot_send_a_body_the_guard_refuses():
+    """A huge paste into Explore or the Classroom is cut by the box itself (HTML maxlength), to a text the bounds
+    accept (and the pipeline cuts further, with a notice): before, a 5 MB paste was a 413 and six bare "Error" toasts.
+    The longest the box allows, in the costliest characters JSON can carry (an emoji: two escapes, 12 bytes), fits."""
+    from explainer.core.bounds import MAX_TEXT
+    from explainer.ui import app
+
+    boxes = {block.elem_id: block for block in app.demo.blocks.values() if getattr(block, "elem_id", None)}
+    for box in ("explore-text", "classroom-text"):
+        assert boxes[box].max_length == MAX_TEXT, box
+    worst = json.dumps({"data": ["\U0001F600" * (MAX_TEXT // 2)]})  # maxlength counts UTF-16 units: 2 an emoji
+    assert len(worst.encode()) < MAX_BODY / 3

@@ -23,6 +23,7 @@ from types import SimpleNamespace
 import gradio as gr
 
 from explainer.core import models
+from explainer.core.bounds import MAX_TEXT
 from explainer.core.pipeline import Settings
 from explainer.lesson import difficulty, hf_snippet, quiz, strength, supervision
 from explainer.lesson.walkthrough import walkthrough
@@ -307,7 +308,8 @@ def _layout(demo: gr.Blocks) -> SimpleNamespace:
     c = SimpleNamespace(model=gr.State(models.default_model()), steps=gr.State(None), step_index=gr.State(0))
     with gr.Row(equal_height=True):
         c.text = gr.Textbox(value=EXAMPLES[0], label="The lesson's sentence (the same sentence and seed as in Explore "
-                            "give the same masks and draws)", lines=1, max_lines=4, scale=5, elem_id="classroom-text")
+                            "give the same masks and draws)", lines=1, max_lines=4, scale=5, max_length=MAX_TEXT,
+                            elem_id="classroom-text")  # a huge paste: cut here, not refused by the server (413)
         c.seed = gr.Number(0, precision=0, label="Seed", scale=1, min_width=90, elem_id="classroom-seed")
         c.run = gr.Button("Use this sentence", variant="primary", scale=1, elem_id="classroom-run")
         c.toy = gr.Button(f"Toy: “{supervision.TOY_TEXT}”", scale=1, elem_id="classroom-toy")
