@@ -84,3 +84,43 @@ def test_replay_a_shipped_race_pause_scrub_and_play_to_the_end(new_page, app_url
         "mlm": len(record["events"]["mlm"]), "rtd": len(record["events"]["rtd"]), "probes": len(record["probes"])}
     assert _percent(page) == 100
     screenshot_if_asked(page, "REPLAY_SCREENSHOT")
+
+
+def _selected(page) -> str:
+    return page.locator("#race-tabs button[role=tab][aria-selected=true]").inner_text().strip()
+
+
+@pytest.mark.parametrize("click", [False, True])
+def test_the_view_a_visitor_opens_on_never_overrides_their_own_click(new_page, app_url, monkeypatch, click):
+    """The server's answer (the other view than the one shown) comes late, as on a busy server: after the visitor
+    has clicked the view in front of them, who keeps it; a visitor who did not click is taken to the server's view."""
+    import time
+
+    from explainer.ui import race_tabs
+
+    ids = {label: view for view, label in race_tabs.LABELS.items()}
+    asked: dict = {}
+
+    def late_opening(live: bool) -> str:
+        deadline = time.monotonic() + 30
+        while "other" not in asked and time.monotonic() < deadline:  # until the test has clicked (or not)
+            time.sleep(0.05)
+        asked["answer"] = ids[asked["other"]]
+        return asked["answer"]
+
+    monkeypatch.setattr(race_tabs, "opening", late_opening)
+    page = new_page(app_url)
+    page.get_by_role("tab", name="Training").click()
+    shown = _selected(page)
+    if click:
+        page.get_by_role("tab", name=shown).click()  # the visitor picks the view in front of them
+    asked["other"] = next(label for label in ids if label != shown)
+    if click:
+        deadline = time.monotonic() + 30
+        while "answer" not in asked and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+        page.wait_for_timeout(1_000)  # the browser applies the answer as it arrives; a second more to be sure
+        assert _selected(page) == shown
+    else:
+        page.wait_for_function(f"() => document.querySelector('#race-tabs button[role=tab][aria-selected=true]')"
+                               f"?.innerText.trim() === {asked['other']!r}", timeout=30_000)

@@ -53,20 +53,20 @@ def _race(status: str, preset: str, ended: str | None):
     (_race("running", "tiny", None), True, "live"), (_race("running", "tiny", None), False, "replay"),
 ])
 def test_the_tab_opens_each_visitor_on_the_view_the_servers_race_calls_for(monkeypatch, race, live, expected):
-    from explainer.ui import races, training_tab
+    from explainer.ui import race_tabs, races
 
     monkeypatch.setattr(races, "MANAGER", SimpleNamespace(race=race))
     monkeypatch.setenv("ELECTRA_LIVE_RACES", "1" if live else "0")
-    assert training_tab.opening() == expected
+    assert race_tabs.opening(live) == expected
 
 
 def test_a_just_finished_race_opens_live(monkeypatch):
-    from explainer.ui import races, training_tab
+    from explainer.ui import race_tabs, races
 
     just = datetime.now(timezone.utc).isoformat(timespec="seconds")
     monkeypatch.setattr(races, "MANAGER", SimpleNamespace(race=_race("finished", "mini", just)))
     monkeypatch.setenv("ELECTRA_LIVE_RACES", "1")
-    assert training_tab.opening() == "live"
+    assert race_tabs.opening(True) == "live"
 
 
 def snapshot(status: str, preset: str = "tiny", started: str | None = "2026-12-05T03:46:25+00:00") -> dict:

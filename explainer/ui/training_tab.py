@@ -15,17 +15,15 @@ import os
 import shutil
 import tempfile
 import threading
-from datetime import datetime, timezone
 from pathlib import Path
 from types import SimpleNamespace
 
 import gradio as gr
 
-from explainer.core.race_opening import opening_view
 from explainer.render import race_headline, style, verdict
 from explainer.render import training as view
 from explainer.render.style import message_html
-from explainer.ui import queues, races
+from explainer.ui import queues, race_tabs, races
 from explainer.ui.named import named
 from explainer.ui.race_budget import amount_label, parse_amount, unit_changed
 from explainer.ui.races import CURVES_HELP, PAYOFF_HELP, X_AXES
@@ -367,14 +365,6 @@ def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, explore_model
                                   ".find(b => b.innerText.trim() === 'Explore')?.click(); }")
 
 
-def opening() -> str:
-    """The sub-tab this visitor opens on (explainer.core.race_opening): the live race while one runs, or
-    just ended at a size that means something; otherwise the replay of the headline's recorded race."""
-    race = races.MANAGER.race
-    facts = (None, None, None) if race is None else (race.status, race.settings.preset, race.ended_at)
-    return opening_view(*facts, datetime.now(timezone.utc), live_races())
-
-
 def build_training(demo: gr.Blocks, explore_model: tuple | None = None) -> None:
     """The tab's components and events. `explore_model`: the Explore tab's (model dropdown, status HTML,
     active-model state), which build_explore returns; with it, "Open the ELECTRA pair in Explore" works."""
@@ -382,13 +372,13 @@ def build_training(demo: gr.Blocks, explore_model: tuple | None = None) -> None:
     gr.Markdown(INTRO)
     _build_verdict()
     live = live_races()
-    with gr.Tabs(selected=opening(), elem_id="race-tabs") as tabs:
-        with gr.Tab("Race live", id="live", elem_id="race-live-tab"):
+    with gr.Tabs(selected=race_tabs.opening(live), elem_id="race-tabs"):
+        with gr.Tab(race_tabs.LABELS["live"], id="live", elem_id="race-live-tab"):
             if not live:
                 gr.Markdown(NO_LIVE, elem_id="race-no-live")
             settings = _build_settings(defaults)
             race_view = _build_race_view(live)
-        with gr.Tab("Replay a race", id="replay", elem_id="race-replay-tab"):
+        with gr.Tab(race_tabs.LABELS["replay"], id="replay", elem_id="race-replay-tab"):
             build_replay(demo)
     _wire(demo, settings, race_view, explore_model)
-    demo.load(lambda: gr.Tabs(selected=opening()), None, [tabs], api_visibility="private")  # each visitor's own
+    race_tabs.open_for_each_visitor(demo, live)
