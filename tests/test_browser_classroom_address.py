@@ -150,7 +150,9 @@ def test_a_teacher_chooses_among_several_addresses_and_a_local_server_says_how_t
     assert link.startswith(f"http://192.168.4.2:{port}/class?class=")
     assert urlsplit(teacher.locator("#class-view-link").get_attribute("href")).hostname == "192.168.4.2"
     assert decode(teacher.locator("#class-join-card .ee-qr").screenshot()) == [link]
-    wait_for_text(teacher, "#class-stage", link)  # the projector preview's link and QR code
+    # the projector preview: the address to type (the code is typed beside it) and the QR code with the whole link
+    wait_for_text(teacher, "#class-typed-address", link.split("?", 1)[0])
+    assert decode(teacher.locator("#class-stage .ee-qr").screenshot()) == [link]
     teacher.reload()  # the pick is kept in this browser's storage
     wait_for_text(teacher, "#class-card", "192.168.4.2", timeout=60_000)
     assert teacher.locator("#class-student-link").get_attribute("href") == link
