@@ -99,6 +99,7 @@ def test_page_handlers_render_results_and_errors(app_url, tiny_pair_dir):
     files = {kind: share.make_file(kind, explanation, attribution, True, "standard") for kind in share.DOWNLOADS}
     assert [Path(files[k]).suffix for k in share.DOWNLOADS] == [".json", ".svg", ".html", ".svg"]
     assert json.loads(Path(files["json"]).read_text())["attribution"]["target"] == attribution.target
+    assert not [kind for kind, file in files.items() if model in Path(file).read_text()]  # no server path leaves
     assert share.make_file("why", explanation, None, True, "standard") is None  # nothing to draw yet: a warning
     assert "convergence delta" in html and figure["visible"] and attribution.target == explanation.most_suspicious
     assert f"{attribution.points} integration points; completeness error {attribution.error:.2%}" in html

@@ -63,6 +63,9 @@ def make_file(kind: str, explanation: Explanation | None, attribution, merged: b
     if explanation is None or (kind == "why" and attribution is None):
         gr.Warning("Nothing to download yet: run the generator and discriminator first.")
         return None
+    # A file leaves the server: a local pair is named from its allowed root ("races/race-…/rtd"), never by the
+    # server's own path (a race opened from the Training tab is a folder under the server's cache).
+    explanation = dataclasses.replace(explanation, model=models.shown_name(explanation.model))
     if kind == "json":
         return export_json(explanation, None if attribution is None else attribution_extra(attribution))
     if kind == "verdict":
