@@ -284,3 +284,15 @@ def rows_judged(tiny_pair_dir) -> list:
         with_kwargs=True)
     yield rows
     hook.remove()
+
+
+@pytest.fixture
+def classes(tmp_path, monkeypatch, tiny_pair_dir):
+    """The API on the tiny pair, with a fresh live-class store (returned); a test file may narrow it (quotas)."""
+    from explainer.core.live_class.store import ClassStore
+    from explainer.lesson.live_class import session
+
+    monkeypatch.setenv("ELECTRA_MODEL", str(tiny_pair_dir))
+    monkeypatch.setenv("ELECTRA_MODEL_ROOTS", str(tiny_pair_dir))
+    monkeypatch.setattr(session, "_store", ClassStore(tmp_path))
+    return session._store

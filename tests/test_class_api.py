@@ -13,20 +13,10 @@ from pathlib import Path
 import gradio as gr
 import pytest
 
-from explainer.core.live_class.store import ClassStore
 from explainer.lesson.live_class import session as class_session
 from explainer.render.live_class import card, phone, projector
 from explainer.ui import api
 from explainer.ui.live_class.screens import REMEMBERED, page_link, remember, write_results
-
-
-@pytest.fixture
-def classes(tmp_path, monkeypatch, tiny_pair_dir):
-    """The API on the tiny pair with a fresh store."""
-    monkeypatch.setenv("ELECTRA_MODEL", str(tiny_pair_dir))
-    monkeypatch.setenv("ELECTRA_MODEL_ROOTS", str(tiny_pair_dir))
-    monkeypatch.setattr(class_session, "_store", ClassStore(tmp_path))
-    return class_session._store
 
 
 def test_a_class_through_the_api_adds_up_and_keeps_the_first_answer(classes):

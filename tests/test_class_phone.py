@@ -48,15 +48,6 @@ def test_the_verdict_names_the_students_own_bet_and_no_bet_it_did_not_make():
     assert "predicted" not in unbet and "ELECTRA <b>flagged</b> your word ⚑.</p>" in unbet
 
 
-@pytest.fixture
-def classes(tmp_path, monkeypatch, tiny_pair_dir):
-    """The API on the tiny pair with a fresh store."""
-    monkeypatch.setenv("ELECTRA_MODEL", str(tiny_pair_dir))
-    monkeypatch.setenv("ELECTRA_MODEL_ROOTS", str(tiny_pair_dir))
-    monkeypatch.setattr(session, "_store", ClassStore(tmp_path))
-    return session._store
-
-
 def test_round_b_shows_each_verdict_in_the_forms_place_until_next_and_takes_no_bet_it_was_not_given(classes):
     start = api.class_start(3, 11)
     code, key = start["code"], start["teacher_key"]

@@ -9,18 +9,9 @@ import gradio as gr
 import pytest
 
 from explainer.core import bounds, user_text
-from explainer.core.live_class.store import ClassStore
-from explainer.lesson.live_class import session as class_session
 from explainer.ui import api
 
 HUGE = 10**5000
-
-
-@pytest.fixture
-def classes(tmp_path, monkeypatch, tiny_pair_dir):
-    monkeypatch.setenv("ELECTRA_MODEL", str(tiny_pair_dir))
-    monkeypatch.setenv("ELECTRA_MODEL_ROOTS", str(tiny_pair_dir))
-    monkeypatch.setattr(class_session, "_store", ClassStore(tmp_path))
 
 
 @pytest.mark.parametrize("kwargs, message", [
