@@ -371,11 +371,7 @@ def main(argv=None) -> int:
                 probe(f"after round {number + 1}")
         memory.stopped = True
     finally:
-        server.terminate()
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        load.stop_server(server)
     ok = all(r["largest_reply_bytes"] < MAX_REPLY and r["all_strict_json"] and r["server_peak_mb"] * 1e6 < MAX_RSS
              and r["honest_started"] and r["honest_errors"] == 0 and (r["honest_p95_s"] or 0) <= MAX_P95 for r in rows)
     rest_before, rest_after = rests[0], rests[-1]

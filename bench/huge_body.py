@@ -21,7 +21,6 @@ import json
 import os
 import select
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -162,11 +161,7 @@ def main(argv=None) -> int:
                   f"{r['uploads_mb']:,} |", flush=True)
         memory.stopped = True
     finally:
-        server.terminate()
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        load.stop_server(server)
     print(json.dumps({"rows": rows}))
     return 0
 

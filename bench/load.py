@@ -156,6 +156,17 @@ def wait_for_page(url: str, server: subprocess.Popen, timeout: float, log: Path)
         time.sleep(0.1)
 
 
+def stop_server(server: subprocess.Popen | None) -> None:
+    """Stop a server this bench started (our own child, by its pid): terminate, then kill after 30 s."""
+    if server is None or server.poll() is not None:
+        return
+    server.terminate()
+    try:
+        server.wait(30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
 def drive(url: str, clients: int, calls: int, mode: str) -> tuple[list[float], list[str], float]:
     """Every client connects, then all start at once; (latencies in s, errors, wall seconds)."""
     from gradio_client import Client
@@ -278,12 +289,7 @@ def serve_and_load(args, model_env: dict, scratch: Path, extra_env: dict, race: 
         latencies, errors, wall = drive(url, args.clients, args.calls, args.mode)
         peak = memory.stop()
     finally:
-        if server is not None and server.poll() is None:
-            server.terminate()  # our own child, by its pid
-            try:
-                server.wait(30)
-            except subprocess.TimeoutExpired:
-                server.kill()
+        stop_server(server)
     ms = lambda s: None if s is None else round(1000 * s, 1)
     return {
         "cold_start_page_s": round(page_s, 2), "cold_start_first_explain_s": round(first_s, 2),

@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from load import PROJECT, free_port, prepare_model, wait_for_page  # bench/load.py
+from load import PROJECT, free_port, prepare_model, stop_server, wait_for_page  # bench/load.py
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -74,8 +74,7 @@ def main() -> None:
                 page.close()
             browser.close()
     finally:
-        server.terminate()  # our own child, by its pid
-        server.wait(30)
+        stop_server(server)
     print(f"model: {described}; {args.pages} fresh pages in Chromium, idle {args.idle:g} s before the run")
     print(f"first verdict after goto: median {statistics.median(first):.2f} s (max {max(first):.2f})")
     print(f"the visitor's first run:  median {statistics.median(run):.2f} s (max {max(run):.2f})")
