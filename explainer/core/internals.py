@@ -49,6 +49,8 @@ def redraw(tokenizer, logits: torch.Tensor, samples: torch.Tensor, temperature: 
     softmax(`logits` / T), kept where it is no internal and drawn again from that distribution with `rng` where it
     is one (the rng moves on only then)."""
     internal = internal_ids(tokenizer)
+    # From the logits, not by renormalising ELECTRA's probabilities: at a low temperature those of every token but
+    # an internal can underflow to 0, and a renormalised row would be 0/0.
     probs = softmax(logits.index_fill(-1, internal, float("-inf")), temperature)  # (M, V)
     hit = torch.isin(samples, internal)  # (M,)
     if hit.any():

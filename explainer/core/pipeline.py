@@ -310,7 +310,7 @@ def _generate(pair, batch: list[_Prepared]) -> list[tuple[torch.Tensor, list[Mas
         fake = corrupt(p.original[None], p.selected[None], sentence_logits, p.settings.temperature, p.rng)
         # no [UNK] nor "[unused667]": drawn again only where ELECTRA's draw hit one (explainer.core.internals)
         probs, samples = internals.redraw(tokenizer, sentence_logits, fake.samples, p.settings.temperature, p.rng)
-        corrupted = fake.ids[0].masked_scatter(p.selected, samples)  # (M, V), (M,), (T,)
+        corrupted = fake.ids[0].masked_scatter(p.selected, samples)  # (T,)
         blank_probs = iter(softmax(others_of[i], p.settings.temperature)) if i in others_of else None
         other_key = generators.other(p.settings.generator)
         masked = []
