@@ -85,8 +85,8 @@ def tiny_pair_dir(tmp_path_factory, wordpiece):
     """A folder with generator/ and discriminator/ (+ tokenizer in each), like a training run's.
 
     Random weights from `build_electra(PRESETS["tiny"])` (seed 0) on the session's 1,000-token
-    WordPiece vocabulary (`train_wordpiece` on 200 IMDB reviews, cached on disk: `tokenizers`
-    can number tied tokens differently from one training to the next); loads in well under a second.
+    WordPiece vocabulary (`train_wordpiece` on 200 IMDB reviews, cached on disk, numbered the same on every
+    machine: its draws are too); loads in well under a second.
     """
     from training.models import PRESETS, build_electra
 

@@ -91,12 +91,26 @@ def test_a_lesson_link_opens_the_classroom_on_its_sentence_seed_and_view(new_pag
     assert page.locator("#classroom-text textarea").input_value() == SENTENCE
     assert page.locator("#classroom-seed input").input_value() == "5"
     assert "Opened from a link" in page.locator("#classroom-link-note").inner_text()
+    held = []  # a busy server: any call the view's tab makes to it stays unanswered until the link is copied
+
+    def hold(route):
+        if holding:
+            held.append(route)
+        else:
+            route.continue_()
+
+    holding = True
+    page.route("**/gradio_api/queue/join**", hold)
     page.get_by_role("tab", name="① Walk-through").click()
+    page.wait_for_timeout(500)
+    holding = False
     page.locator("#classroom-copy-link").click()
     page.wait_for_function("() => document.querySelector('#classroom-link textarea, #classroom-link input')?.value"
                            ".startsWith('http')", timeout=10_000)
     url = page.locator("#classroom-link textarea, #classroom-link input").first.input_value()
-    assert "tab=classroom" in url and "seed=5" in url and "view=walk" in url
+    for route in held:
+        route.continue_()
+    assert "tab=classroom" in url and "seed=5" in url and "view=walk" in url  # the view shown when it was copied
 
     bad = new_page(f"{app_url}?tab=classroom&seed=x&view=slides")
     wait_for_text(bad, "#classroom-link-note", "“view” must be one of")

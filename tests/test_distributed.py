@@ -53,7 +53,6 @@ def test_two_cpu_processes_train_one_model(tmp_path):
     for name in ("generator", "discriminator"):
         assert (out / name / "model.safetensors").exists() and (out / name / "tokenizer.json").exists()
     assert (out / "checkpoint.pt").exists()
-    # Both ranks used one vocabulary: a single tokenizer and a single token stream in the cache
-    # (a trained WordPiece numbers its tokens differently each time it is trained).
+    # Both ranks used one vocabulary: a single tokenizer and a single token stream in the cache.
     assert len(list(cache.glob("wordpiece-*"))) == 1
     assert len(list(cache.glob("stream-*.npy"))) == 1

@@ -15,6 +15,7 @@ from explainer.core.internals import unlisted_ids
 from explainer.core.models import ModelPair
 from explainer.core.pipeline import Settings, explain
 from explainer.core.text import MAX_CHARS, InputError, is_invisible
+from training.words import readable
 
 SENTENCE = "The chef cooked a delicious meal for the guests at the restaurant."
 
@@ -73,7 +74,7 @@ def test_proposals_are_a_sub_distribution_and_the_sample_is_a_vocabulary_token(t
         if top_k >= vocab:
             assert sum(probabilities) == pytest.approx(1, abs=1e-4)
         assert 0 <= m.sampled_id < vocab
-        assert m.sampled == tiny_pair.tokenizer.convert_ids_to_tokens(m.sampled_id)
+        assert m.sampled == readable(tiny_pair.tokenizer.convert_ids_to_tokens(m.sampled_id))  # "##ywood": "-ywood"
         assert 0 < m.sampled_probability <= 1
         assert result.corrupted_ids[m.position] == m.sampled_id
         assert m.replaced == (m.sampled_id != result.original_ids[m.position])

@@ -38,12 +38,21 @@ def packaged_model_dir() -> Path:
 
 def train_wordpiece(texts: Sequence[str], vocab_size: int) -> PreTrainedTokenizerBase:
     from tokenizers import BertWordPieceTokenizer
+    from tokenizers.models import WordPiece
     from tokenizers.processors import BertProcessing
 
     if not any(t.strip() for t in texts):
         raise ValueError("cannot train a tokenizer on an empty corpus")
     wordpiece = BertWordPieceTokenizer(lowercase=True, strip_accents=True, clean_text=True)
     wordpiece.train_from_iterator(texts, vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, show_progress=False)
+    # `tokenizers` numbers tied tokens in hash order, a new numbering every training (the same tokens): number
+    # them in one order instead (the special tokens first, as trained), so that one corpus always gives one
+    # vocabulary, and a seeded model on it the same draws on every machine. WordPiece reads no meaning into ids.
+    trained = wordpiece._tokenizer.model
+    tokens = SPECIAL_TOKENS + sorted(set(wordpiece.get_vocab()) - set(SPECIAL_TOKENS))
+    wordpiece._tokenizer.model = WordPiece({token: i for i, token in enumerate(tokens)}, unk_token=trained.unk_token,
+                                           continuing_subword_prefix=trained.continuing_subword_prefix,
+                                           max_input_chars_per_word=trained.max_input_chars_per_word)
     # Training does not install BERT's template; without it no [CLS] ... [SEP] would be added.
     wordpiece.post_processor = BertProcessing(("[SEP]", wordpiece.token_to_id("[SEP]")),
                                               ("[CLS]", wordpiece.token_to_id("[CLS]")))
@@ -67,7 +76,8 @@ def load_tokenizer(spec: str, training_texts: Sequence[str] | None = None,
         vocab_size = int(spec.split(":", 1)[1])
         if training_texts is None:
             raise ValueError("training a tokenizer needs the corpus's training texts")
-        key = hashlib.sha1(f"{vocab_size}\n".encode() + "\n".join(training_texts).encode()).hexdigest()[:16]
+        # "sorted": numbered by `train_wordpiece`'s one order (a cache from before it is trained again)
+        key = hashlib.sha1(f"{vocab_size}\nsorted\n".encode() + "\n".join(training_texts).encode()).hexdigest()[:16]
         folder = cache_dir / f"wordpiece-{vocab_size}-{key}" if cache_dir else None
         if folder is not None and (folder / "tokenizer.json").exists():
             return AutoTokenizer.from_pretrained(folder)
@@ -75,7 +85,7 @@ def load_tokenizer(spec: str, training_texts: Sequence[str] | None = None,
         if folder is None:
             return tokenizer
         # Another process may be training the same tokenizer: the first folder to land wins and
-        # everyone loads it (ties among tokens may be numbered differently from one training to the next).
+        # everyone loads it (the same vocabulary, numbered the same: `train_wordpiece`).
         tmp = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
         tokenizer.save_pretrained(tmp)
         if folder.exists() and not (folder / "tokenizer.json").exists():

@@ -118,8 +118,8 @@ def _tokenizer_and_streams(config: TrainConfig, out_dir: Path, resume: bool, acc
     cache = data_lib.cache_dir()
     corpus = data_lib.load_corpus(config.corpus)
     texts = corpus.train[: config.max_documents] if config.max_documents else corpus.train
-    # Rank 0 trains the tokenizer and tokenizes first, the other ranks then read its cache: a trained
-    # WordPiece numbers its tokens differently every time, and all ranks must share one vocabulary.
+    # Rank 0 trains the tokenizer and tokenizes first, the other ranks then read its cache: one training
+    # and one tokenization, where every rank would otherwise repeat them.
     with accelerator.main_process_first():
         # A resumed run reuses its own saved tokenizer: a retrained WordPiece would renumber tokens.
         saved = out_dir / "tokenizer.json"

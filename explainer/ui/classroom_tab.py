@@ -14,6 +14,7 @@ The lesson's links: `explainer.ui.classroom_links`.
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
 from dataclasses import dataclass, replace
 from collections.abc import Callable
@@ -320,7 +321,7 @@ def _layout(demo: gr.Blocks) -> SimpleNamespace:
         c.link = gr.Textbox(label="Lesson link", interactive=False, buttons=["copy"], scale=3, visible=False,
                             elem_id="classroom-link")
     c.link_query_box, c.link_note = gr.Textbox(visible=False), gr.HTML(elem_id="classroom-link-note")
-    c.view_id = gr.State("walk")
+    c.view_id = gr.Textbox("walk", visible=False)  # set in the browser as a view opens: a copy never lags a click
     with gr.Column(elem_id="classroom-stage"):  # what presenter mode fills the screen with: the switch and the views
         c.present = gr.Checkbox(False, label=PRESENT_HELP, elem_id="classroom-present")
         c.views = _build_views(demo, c)
@@ -358,7 +359,7 @@ def build_classroom(demo: gr.Blocks, latest_race: Callable[[], dict | None] = la
     c = _layout(demo)
     private = dict(api_visibility="private")
     for tab in c.views.children:  # the view a copied link opens
-        tab.select(lambda name=tab.id: name, None, [c.view_id], show_progress="hidden", **private)
+        tab.select(None, None, [c.view_id], js=f"() => {json.dumps(tab.id)}", show_progress="hidden", **private)
     c.copy_link.click(lambda *values: (lesson_link_query(*values), gr.update(visible=True)),
                       [c.text, c.seed, c.view_id], [c.link_query_box, c.link],
                       **private).then(None, [c.link_query_box], [c.link], js=COPY_LINK_JS)
