@@ -124,3 +124,38 @@ def test_the_view_a_visitor_opens_on_never_overrides_their_own_click(new_page, a
     else:
         page.wait_for_function(f"() => document.querySelector('#race-tabs button[role=tab][aria-selected=true]')"
                                f"?.innerText.trim() === {asked['other']!r}", timeout=30_000)
+
+
+def test_a_frame_still_on_its_way_when_pause_is_pressed_never_undoes_the_pause(new_page, app_url, monkeypatch):
+    """On a busy server a frame can be drawn, found current, and then take a while to reach the page: Pause,
+    pressed in that while, must still win (the status said "Replaying" again, and stayed so, while paused)."""
+    import threading
+    import time
+
+    from explainer.ui import replay
+
+    inside, slow = threading.Event(), {"on": False}
+    current = replay._stale
+
+    def late(request, anchor):  # the frame is found current, then is slow to leave
+        stale = current(request, anchor)
+        if slow["on"] and not stale:
+            slow["on"] = False
+            inside.set()
+            time.sleep(2)
+        return stale
+
+    monkeypatch.setattr(replay, "_stale", late)
+    page = new_page(app_url)
+    page.get_by_role("tab", name="Training").click()
+    page.get_by_role("tab", name="Replay a race").click()
+    wait_for_text(page, STATUS, "End of the recording", timeout=20_000)
+    page.locator("#replay-play").click()
+    wait_for_text(page, STATUS, "Replaying", timeout=10_000)
+    slow["on"] = True
+    assert inside.wait(15)  # a frame is on its way
+    page.locator("#replay-play").click()  # Pause
+    wait_for_text(page, STATUS, "Paused", timeout=10_000)
+    page.wait_for_timeout(3_000)  # the late frame has long arrived (or been dropped)
+    assert "Paused" in page.locator(STATUS).inner_text()
+    assert page.locator("#replay-play").inner_text().strip() == "▶ Play"

@@ -120,6 +120,7 @@ def test_the_tab_redraws_by_name_and_only_what_moved(monkeypatch):
     first = training_tab.refresh("step", None)  # no race yet: the empty charts, the buttons asleep
     assert "No race yet" in first["status"] and not first["csv_button"]["interactive"] and "message" not in first
     assert first["stop"]["interactive"] is False and first["stop"]["variant"] == "secondary"  # nothing to stop
+    assert first["start"]["interactive"] is True and first["start"]["variant"] == "primary"  # a start is taken
     assert training_tab.refresh("step", first["shown"]) == {}  # nothing moved: nothing is sent again
     assert training_tab.refresh("flops", first["shown"])["shown"] != first["shown"]  # another axis: redrawn
     preset = training_tab.preset_changed("mini")

@@ -132,6 +132,7 @@ def test_the_tab_says_busy_and_reattaches_to_the_managers_race(tmp_path, monkeyp
     first = training_tab.refresh("step", None)  # a fresh page (or a reload) draws the race at once
     assert ("Running" in first["status"] or "Getting ready" in first["status"]) and "message" not in first
     assert first["stop"]["interactive"] is True and first["stop"]["variant"] == "stop"  # a race to stop: red, awake
+    assert first["start"]["interactive"] is False and first["start"]["value"] == "A race is running…"  # no 2nd start
     race = races.MANAGER.race
     _wait_for(lambda: all(race.runners[o].events for o in OBJECTIVES))
     assert all(training_tab.refresh("step", None)[name] is not None for name in ("status", "curves", "payoff"))
@@ -145,6 +146,7 @@ def test_the_tab_says_busy_and_reattaches_to_the_managers_race(tmp_path, monkeyp
     assert "kept: both models as trained so far" in final["status"] and "none runs after a Stop" in final["status"]
     assert final["message"] == ""  # the "Stopping after the current step…" message is gone
     assert final["stop"]["interactive"] is False and final["stop"]["variant"] == "secondary"
+    assert final["start"]["interactive"] is True and final["start"]["value"] == "Start the race"  # awake again
     assert any("none runs after a Stop" in a.text for a in final["payoff"].layout.annotations)  # no probe is promised
     assert "No race is running" in training_tab.stop_race()
     # "Open the ELECTRA pair in Explore": the race folder's rtd/ pair, through Explore's own loader

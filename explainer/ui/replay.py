@@ -244,11 +244,14 @@ def build_replay(demo: gr.Blocks) -> None:
     views = [c.status, c.curves, c.supervised, c.payoff]
     inputs = [c.record, c.scrubber, c.speed, c.x_axis, c.anchor]
     everything = [c.scrubber, *views, c.anchor, c.timer, c.play]
-    c.play.click(named(replay_play, c), inputs, everything, show_progress="hidden", **private)
-    c.timer.tick(named(replay_tick, c), inputs, everything, show_progress="hidden", concurrency_limit=None, **private)
+    tick = c.timer.tick(named(replay_tick, c), inputs, everything, show_progress="hidden", concurrency_limit=None,
+                        **private)
+    # Play/Pause, a scrub, a new axis or record drop a frame still on its way: found current, then slow to leave
+    # a busy server, it would arrive after a pause and say "Replaying" again (replay_tick's check is too early).
+    c.play.click(named(replay_play, c), inputs, everything, show_progress="hidden", cancels=[tick], **private)
     for event in (c.scrubber.input, c.x_axis.change):
         event(named(replay_scrubbed, c), inputs, [*views, c.anchor], show_progress="hidden",
-              trigger_mode="always_last", **private)
+              trigger_mode="always_last", cancels=[tick], **private)
     c.record.change(named(replay_other_record, c), [c.record, c.speed, c.x_axis], [c.scrubber, *views, c.anchor],
-                    show_progress="hidden", **private)
+                    show_progress="hidden", cancels=[tick], **private)
     demo.load(lambda: gr.update(choices=record_choices()), None, [c.record], **private)  # a race ended since

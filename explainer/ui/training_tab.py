@@ -80,7 +80,7 @@ def _version(race) -> str:
 
 def _views(race, x_axis: str) -> dict:
     """Status, figures and files of the race's current snapshot, by name, built once per (race, version, axis)."""
-    key = (id(race), _version(race), x_axis)
+    key = (id(race), _version(race), races.MANAGER.job, x_axis)  # the job: "ended" and "idle" follow it
     with _views_lock:
         if key not in _views_cache:
             snapshot = race.snapshot() if race else None
@@ -100,7 +100,7 @@ def _views(race, x_axis: str) -> dict:
 def refresh(x_axis: str, shown: str | None) -> dict:
     """The timer's handler, by component name: redraw only when the race moved since this page last drew it."""
     race = races.MANAGER.race
-    key = f"{id(race)}:{_version(race)}:{x_axis}"
+    key = f"{id(race)}:{_version(race)}:{races.MANAGER.job}:{x_axis}"
     if key == shown:
         return {}
     views = _views(race, x_axis)
@@ -109,10 +109,19 @@ def refresh(x_axis: str, shown: str | None) -> dict:
             "zip_button": gr.update(value=views["zip_file"], interactive=views["zip_file"] is not None),
             "explore_button": gr.update(interactive=views["ended"]), "finetune": gr.update(interactive=views["idle"]),
             "stop": gr.update(interactive=views["running"], variant="stop" if views["running"] else "secondary"),
-            "shown": key}
+            "start": _start_button(), "shown": key}
     if views["ended"]:  # once the race has ended, its status line says what was kept
         out["message"] = ""
     return out
+
+
+def _start_button() -> dict:
+    """"Start the race" is awake only when a start would be taken: on a server that runs live races, while no race
+    and no fine-tune runs (a second start would only be told "busy"); its label says what it waits for."""
+    job = races.MANAGER.job
+    label = {"race": "A race is running…", "finetune": "A fine-tune is running…"}.get(job, "Start the race")
+    return gr.update(interactive=live_races() and job is None, value=label,
+                     variant="secondary" if job else "primary")
 
 
 NO_LIVE = ("This server does not run live races (a race would hold its CPU for minutes for every visitor): "
@@ -351,7 +360,7 @@ def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, explore_model
     r.stop.click(stop_race, None, [r.message], **private)
     r.finetune.click(start_finetune, [r.epochs], [r.message], **private)
     outputs = [r.status, r.curves, r.supervised, r.payoff, r.csv_button, r.zip_button, r.explore_button, r.finetune,
-               r.finetune_view, r.shown, r.message, r.stop]
+               r.finetune_view, r.shown, r.message, r.stop, r.start]
     timer = gr.Timer(TICK_SECONDS)
     redraw = named(refresh, r)
     timer.tick(redraw, [r.x_axis, r.shown], outputs, show_progress="hidden", concurrency_limit=None, **private)
