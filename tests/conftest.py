@@ -165,10 +165,36 @@ new MutationObserver(changes => changes.forEach(change => {
 })).observe(document, {subtree: true, childList: true, characterData: true});"""
 
 
+def _raw_keys(page) -> list[str]:
+    try:
+        return page.evaluate("() => window.rawKeys || []")
+    except Exception:  # noqa: BLE001 - a page that crashed or is navigating has none to show
+        return []
+
+
+@pytest.fixture(autouse=True)
+def _pages_close_with_their_test(request):
+    """Every browser context a test opened (each `browser.new_page` is one) closes when the test ends, after a check
+    that none of its pages showed a bare translation key: an open page goes on polling the server and drawing for
+    the rest of the session. Pages of a module's shared fixture, opened before the test began, stay."""
+    if "browser" not in request.fixturenames:
+        yield
+        return
+    browser = request.getfixturevalue("browser")
+    before = set(browser.contexts)
+    yield
+    opened = [context for context in browser.contexts if context not in before]
+    raw = sorted({key for context in opened for page in context.pages if not page.is_closed()
+                  for key in _raw_keys(page)})
+    for context in opened:
+        context.close()
+    assert not raw, f"the pages showed gradio's untranslated keys {raw} (explainer/ui/app.py's TRANSLATIONS)"
+
+
 @pytest.fixture(scope="module")
 def new_page(browser):
-    """Open the app in a fresh 1280x900 page: `new_page(url)`; pages close with the module, after a check that
-    none showed or announced a bare translation key."""
+    """Open the app in a fresh 1280x900 page: `new_page(url)`; pages close with the test that opened them (a
+    module's shared page with the module), after a check that none showed or announced a bare translation key."""
     pages = []
 
     def open_page(url: str, record_requests: bool = False):
@@ -182,7 +208,7 @@ def new_page(browser):
         return page
 
     yield open_page
-    raw = sorted({key for page in pages if not page.is_closed() for key in page.evaluate("() => window.rawKeys || []")})
+    raw = sorted({key for page in pages if not page.is_closed() for key in _raw_keys(page)})
     for page in pages:
         page.close()
     assert not raw, f"the pages showed gradio's untranslated keys {raw} (explainer/ui/app.py's TRANSLATIONS)"

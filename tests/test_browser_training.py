@@ -115,3 +115,33 @@ def test_a_reload_reattaches_to_the_running_race(page, manager):
     assert race.status == "stopped"
     expect(start).to_be_enabled(timeout=10_000)  # awake again once the race has ended
     assert start.inner_text().strip() == "Start the race"
+
+
+def _joins(page) -> int:
+    return sum("/queue/join" in url for url in page.requested)
+
+
+def test_the_race_is_asked_for_only_while_the_training_tab_is_open(new_page, app_url):
+    """The live race's timer wakes with the Training tab (or a link that opens on it) and sleeps on the others:
+    a class of 40 on the Classroom tab sent the server 40 calls a second for a race none of them saw."""
+    page = new_page(app_url, record_requests=True)
+    page.locator("#explore-verdict .ee-chip").first.wait_for(timeout=60_000)  # the first example, on load
+    page.wait_for_timeout(1_000)  # the page's own calls on load are over
+    quiet = _joins(page)
+    page.wait_for_timeout(4_000)
+    assert _joins(page) == quiet  # on Explore, idle: nothing asked
+    page.get_by_role("tab", name="Training", exact=True).click()
+    page.wait_for_timeout(4_000)
+    assert _joins(page) > quiet + 1  # the tab's select, then the timer's ticks
+    page.get_by_role("tab", name="Classroom", exact=True).click()
+    page.wait_for_timeout(1_500)  # the Classroom's own calls on opening, and a tick already on its way
+    asleep = _joins(page)
+    page.wait_for_timeout(4_000)
+    assert _joins(page) == asleep
+
+    linked = new_page(f"{app_url}?tab=training", record_requests=True)
+    linked.locator("#race-tabs").wait_for(timeout=30_000)  # the tab, on whichever view it opens
+    linked.wait_for_timeout(1_500)
+    opened = _joins(linked)
+    linked.wait_for_timeout(4_000)
+    assert _joins(linked) > opened  # a page opened on the tab by a link ticks without a click

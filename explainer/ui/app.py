@@ -62,13 +62,16 @@ with gr.Blocks(title="ELECTRA Explainer", delete_cache=(CACHE_MAX_AGE_S, CACHE_M
     gr.Navbar(visible="hidden")  # gradio's page links ("Home"): the tabs are the app's navigation
     gr.Markdown("# ELECTRA Explainer")
     with gr.Tabs() as tabs:
-        with gr.Tab("Explore", id="explore"):
+        with gr.Tab("Explore", id="explore") as explore_tab:
             explore_model = build_explore(demo)
-        with gr.Tab("Classroom", id="classroom"):
+        with gr.Tab("Classroom", id="classroom") as classroom_tab:
             build_classroom(demo, latest_race=latest_race, measured_gaps=measured_gaps)
-        with gr.Tab("Training", id="training"):
-            build_training(demo, explore_model=explore_model)
-    demo.load(page_from_link, None, [tabs], api_visibility="private")  # ?tab=classroom, ?game=CODE
+        with gr.Tab("Training", id="training") as training_tab:
+            race_timer = build_training(demo, explore_model=explore_model)
+    for tab in (explore_tab, classroom_tab, training_tab):  # the live race is redrawn while its tab is open
+        tab.select(lambda on=tab is training_tab: gr.Timer(active=on), None, [race_timer], show_progress="hidden",
+                   api_visibility="private")
+    demo.load(page_from_link, None, [tabs, race_timer], api_visibility="private")  # ?tab=classroom, ?game=CODE
     gr.api(api.explain, api_name="explain", **queues.EXPLAIN)
     gr.api(api.attribute, api_name="attribute", **queues.ATTRIBUTE)
     gr.api(api.game, api_name="game", **queues.EXPLAIN)

@@ -35,7 +35,10 @@ def apply_lesson_link(request: gr.Request) -> dict:
 
 
 def page_from_link(request: gr.Request):
-    """The app's tab a link names: ?tab=classroom (or training), or a class code (?game=CODE) -> Classroom."""
+    """The app's tab a link names: ?tab=classroom (or training), or a class code (?game=CODE) -> Classroom; and
+    the Training tab's timer, awake when the page opens on that tab."""
     params = dict(getattr(request, "query_params", None) or {})
     tab = params.get("tab") or ("classroom" if "game" in params else None)
-    return gr.Tabs(selected=tab) if tab in ("explore", "classroom", "training") else gr.skip()
+    if tab not in ("explore", "classroom", "training"):
+        return gr.skip(), gr.skip()
+    return gr.Tabs(selected=tab), gr.Timer(active=tab == "training")

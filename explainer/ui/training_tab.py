@@ -345,7 +345,7 @@ def _build_race_view(live: bool) -> SimpleNamespace:
                            shown=shown)
 
 
-def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, explore_model: tuple | None) -> None:
+def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, explore_model: tuple | None) -> gr.Timer:
     """The live race's events: `s` the settings (_build_settings), `r` the race view (_build_race_view); every
     handler with more than one output returns by component name (`named`)."""
     private = dict(api_visibility="private")
@@ -361,7 +361,8 @@ def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, explore_model
     r.finetune.click(start_finetune, [r.epochs], [r.message], **private)
     outputs = [r.status, r.curves, r.supervised, r.payoff, r.csv_button, r.zip_button, r.explore_button, r.finetune,
                r.finetune_view, r.shown, r.message, r.stop, r.start]
-    timer = gr.Timer(TICK_SECONDS)
+    timer = gr.Timer(TICK_SECONDS, active=False)  # ticks while the tab is open (explainer/ui/app.py): no page
+    # on another tab asks the server every second for a race it does not show
     redraw = named(refresh, r)
     timer.tick(redraw, [r.x_axis, r.shown], outputs, show_progress="hidden", concurrency_limit=None, **private)
     r.x_axis.change(redraw, [r.x_axis, r.shown], outputs, show_progress="hidden", **private)
@@ -372,11 +373,13 @@ def _wire(demo: gr.Blocks, s: SimpleNamespace, r: SimpleNamespace, explore_model
                                **queues.MODEL,
                                js="() => { [...document.querySelectorAll('button[role=tab]')]"
                                   ".find(b => b.innerText.trim() === 'Explore')?.click(); }")
+    return timer
 
 
-def build_training(demo: gr.Blocks, explore_model: tuple | None = None) -> None:
+def build_training(demo: gr.Blocks, explore_model: tuple | None = None) -> gr.Timer:
     """The tab's components and events. `explore_model`: the Explore tab's (model dropdown, status HTML,
-    active-model state), which build_explore returns; with it, "Open the ELECTRA pair in Explore" works."""
+    active-model state), which build_explore returns; with it, "Open the ELECTRA pair in Explore" works.
+    Returns the timer that redraws the live race, asleep: the app wakes it while the tab is open."""
     defaults = default_settings()
     gr.Markdown(INTRO)
     _build_verdict()
@@ -389,5 +392,6 @@ def build_training(demo: gr.Blocks, explore_model: tuple | None = None) -> None:
             race_view = _build_race_view(live)
         with gr.Tab(race_tabs.LABELS["replay"], id="replay", elem_id="race-replay-tab"):
             build_replay(demo)
-    _wire(demo, settings, race_view, explore_model)
+    timer = _wire(demo, settings, race_view, explore_model)
     race_tabs.open_for_each_visitor(demo, live)
+    return timer
