@@ -128,20 +128,20 @@ def test_the_race_is_asked_for_only_while_the_training_tab_is_open(new_page, app
     page.locator("#explore-verdict .ee-chip").first.wait_for(timeout=60_000)  # the first example, on load
     page.wait_for_timeout(1_000)  # the page's own calls on load are over
     quiet = _joins(page)
-    page.wait_for_timeout(4_000)
+    page.wait_for_timeout(2_500)
     assert _joins(page) == quiet  # on Explore, idle: nothing asked
     page.get_by_role("tab", name="Training", exact=True).click()
-    page.wait_for_timeout(4_000)
+    page.wait_for_timeout(2_500)
     assert _joins(page) > quiet + 1  # the tab's select, then the timer's ticks
     page.get_by_role("tab", name="Classroom", exact=True).click()
     page.wait_for_timeout(1_500)  # the Classroom's own calls on opening, and a tick already on its way
     asleep = _joins(page)
-    page.wait_for_timeout(4_000)
+    page.wait_for_timeout(2_500)
     assert _joins(page) == asleep
 
     linked = new_page(f"{app_url}?tab=training", record_requests=True)
     linked.locator("#race-tabs").wait_for(timeout=30_000)  # the tab, on whichever view it opens
     linked.wait_for_timeout(1_500)
     opened = _joins(linked)
-    linked.wait_for_timeout(4_000)
+    linked.wait_for_timeout(2_500)
     assert _joins(linked) > opened  # a page opened on the tab by a link ticks without a click
