@@ -136,8 +136,12 @@ def test_the_game_through_gradio_client_is_the_same_round_for_the_same_code(clie
     assert scored["you"]["caught"] + scored["you"]["missed"] == sum(sum(s["replaced"]) for s in scored["sentences"])
     with pytest.raises(Exception, match="one list of word numbers per sentence"):
         client.predict(7, 3, [[0]], api_name="/game")
-    with pytest.raises(Exception, match=r"code \(the class code\) is a whole number from 0 to 999,999,999, not -1"):
+    with pytest.raises(Exception, match=r"A round code that is a number is a whole number from 0 to 999,999,999, "
+                                        r"not -1"):
         client.predict(-1, 3, api_name="/game")
+    worded = client.predict("FFT-V8X", 3, api_name="/game")  # a word, as the page's "Round code" takes it
+    assert worded["code"] == "FFT-V8X" and worded["sentences"] == client.predict("fft v8x", 3, api_name="/game")[
+        "sentences"]
 
 
 def test_every_call_that_takes_a_visitor_s_lock_runs_one_at_a_time_in_the_queue(app_url):

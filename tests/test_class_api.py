@@ -98,7 +98,9 @@ def test_the_api_refuses_what_it_must_with_short_messages(classes):
         (lambda: api.class_spot(start["code"], student, 0, "0,1"), "must be a list"),
         (lambda: api.class_fool(start["code"], student, 0, 1, "two words", True), "Round B is not open yet"),
         (lambda: api.class_start(0), "A round has 1 to"),
-        (lambda: api.game(huge), "whole number"),
+        (lambda: api.game(huge), "at most 40 characters"),
+        (lambda: api.game("9" * 5_000), "whole number"),
+        (lambda: api.game(True), "a number or a word"),
         (lambda: api.game(1, huge), "whole number"),
     ]
     for call, expected in cases:

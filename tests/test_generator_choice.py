@@ -112,8 +112,11 @@ def test_explain_and_game_apis_take_the_generator(stronger, tiny_pair):
     harder = api.game(7, 3, generator="stronger")
     normal = api.game(7, 3)
     assert harder["generator"] == "stronger" and normal["generator"] == "electra"
-    assert harder["sentences"] != normal["sentences"]
+    assert harder["sentences"] != normal["sentences"] and normal["code"] == 7  # a number stays a number
     assert harder == api.game(7, 3, generator="stronger")  # the same code and level, the same round
+    worded = api.game("FFT-V8X", 3)  # a worded code, as the page's "Round code" takes it: hashed to one round
+    assert worded["code"] == "FFT-V8X" and worded["sentences"] == api.game("fft v8x", 3)["sentences"]
+    assert worded["sentences"] == api.game(game.round_code("FFT-V8X").seed, 3)["sentences"] != normal["sentences"]
     scored = api.game(7, 3, picks=[[0]] * 3, generator="stronger")
     assert [s["words"] for s in scored["sentences"]] == [s["words"] for s in harder["sentences"]]
     with pytest.raises(gr.Error, match="one of electra, stronger"):

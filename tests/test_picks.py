@@ -22,9 +22,12 @@ HUGE = 10**5000
     (dict(picks=True), "picks must be one list of word numbers per sentence \\(1 lists\\), not True"),
     (dict(picks=[["two"]]), "not 'two'"),
     (dict(picks=[[400]]), "A pick points at no word of this sentence: 400"),
-    (dict(code=HUGE), "code \\(the class code\\) is a whole number from 0 to 999,999,999, "
+    (dict(code=HUGE), "A round code that is a number is a whole number from 0 to 999,999,999, "
                       "not a number of 5,001 digits"),
-    (dict(code=True), "code \\(the class code\\) is a whole number from 0 to 999,999,999, not True"),
+    (dict(code=True), "A round code is a number or a word, not True"),
+    (dict(code=math.inf), "A round code that is a number is a whole number from 0 to 999,999,999, not inf"),
+    (dict(code="x" * 41), "A round code has at most 40 characters, not 41"),
+    (dict(code="-·-"), "Type a round code: a number or a word"),
     (dict(sentences=math.inf), "sentences \\(sentences in the round\\) is a whole number from 1 to 10, not inf"),
     (dict(sentences=True), "not True"),
 ])

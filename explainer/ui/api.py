@@ -142,15 +142,17 @@ def attribute(
     return bounded({**dataclasses.asdict(result), "p_replaced": result.p_replaced, "error": result.error})
 
 
-def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model: str = "",
+def game(code: int | str = 1, sentences: int = 5, picks: Optional[list] = None, model: str = "",
          generator: str = "electra") -> dict:
-    """The Classroom game's round A for a class code: the sentences as students see them (words), and, when
+    """The Classroom game's round A for a round code: the sentences as students see them (words), and, when
     `picks` (one list of word indices per sentence) is given, the truth, ELECTRA's verdicts and both scores.
-    The same code (and generator) gives the same round to everyone; nothing is stored. generator: "electra"
+    The same code (and generator) gives the same round to everyone; nothing is stored. code: what the page's
+    "Round code" takes, a whole number or a word ("FFT-V8X" and "fft v8x" are one round). generator: "electra"
     (ELECTRA's own, the default) or "stronger" (the harder level)."""
     v = checked(model=model, generator=generator or "electra")
     try:  # every value in words before any model runs: a bool, Infinity or 5,000 digits is no code, count or pick
-        code = bounds.Whole(0, lesson.MAX_SEED - 1, "the class code")("code", code)
+        round_code = lesson.round_code(code)
+        code = round_code.seed
         n = bounds.Whole(1, lesson.MAX_SENTENCES, "sentences in the round")("sentences", sentences)
         if picks is not None and (not isinstance(picks, list) or len(picks) != n):
             raise ValueError(f"picks must be one list of word numbers per sentence ({n} lists), not {quote(picks)}.")
@@ -167,7 +169,8 @@ def game(code: int = 1, sentences: int = 5, picks: Optional[list] = None, model:
                       for item, p in zip(items, rows)]
     except (TypeError, ValueError) as error:
         raise gr.Error(str(error), print_exception=False) from error
-    round_ = {"code": lesson.check_seed(code), "model": pair.name, "generator": v["generator"],
+    shown = round_code.seed if round_code.text == str(round_code.seed) else round_code.text  # a number stays one
+    round_ = {"code": shown, "model": pair.name, "generator": v["generator"],
               "sentences": [{"words": list(item.words)} for item in items]}
     if rows is None:
         return round_
